@@ -1,0 +1,168 @@
+"""The catalog: every memory file parsed, kept current by a stat scan confirmed by content hash.
+
+The files are the truth; `.memctl/catalog.json` only saves re-parsing unchanged files.
+`plan_file_changes` is pure; `load_snapshot` is the thin I/O shell around it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from memctl.errors import InvalidMemory
+from memctl.fileformat import content_hash, parse_memory
+from memctl.models import Memory
+from memctl.storage import Directory, write_atomic
+
+CATALOG_VERSION = 2
+
+
+@dataclass
+class Entry:
+    """One file as last seen: stat signature, content hash, and the parsed memory or an error."""
+
+    mtime_ns: int
+    size: int
+    hash: str
+    data: dict | None = None
+    error: str | None = None
+
+
+@dataclass
+class ChangeReport:
+    """What changed on disk since the catalog was written."""
+
+    new: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.new or self.modified or self.removed)
+
+
+def plan_file_changes(on_disk: dict[str, tuple[int, int]], cached: dict[str, Entry]) -> ChangeReport:
+    """Compare stat signatures of files on disk with the cached entries (pure)."""
+    report = ChangeReport()
+    for rel, (mtime_ns, size) in on_disk.items():
+        entry = cached.get(rel)
+        if entry is None:
+            report.new.append(rel)
+        elif (entry.mtime_ns, entry.size) != (mtime_ns, size):
+            report.modified.append(rel)
+        else:
+            report.unchanged.append(rel)
+    report.removed = sorted(set(cached) - set(on_disk))
+    return report
+
+
+@dataclass
+class Snapshot:
+    """The directory as it is now: parsed memories, broken files, and id changes since last time."""
+
+    memories: list[Memory]
+    broken: list[tuple[str, str]]
+    hashes: dict[str, str]
+    changed_ids: set[str]
+    removed_ids: set[str]
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, Memory]:
+        return {m.id: m for m in self.memories}
+
+
+def _read_catalog(path: Path) -> dict[str, Entry]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw.get("version") != CATALOG_VERSION:
+            return {}
+        return {rel: Entry(**value) for rel, value in raw["files"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def _write_catalog(path: Path, entries: dict[str, Entry]) -> None:
+    files = {rel: e.__dict__ for rel, e in sorted(entries.items())}
+    with contextlib.suppress(OSError):
+        write_atomic(path, json.dumps({"version": CATALOG_VERSION, "files": files}, ensure_ascii=False))
+
+
+def _stat_files(directory: Directory) -> dict[str, tuple[int, int]]:
+    out = {}
+    for path in directory.memory_files():
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            out[directory.relative(path)] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
+    try:
+        raw = (directory.root / rel).read_bytes()
+    except OSError as exc:
+        return Entry(stat[0], stat[1], "", error=f"{rel}: cannot read ({exc.strerror})")
+    digest = content_hash(raw)
+    if old is not None and old.hash == digest:
+        return Entry(stat[0], stat[1], digest, old.data, old.error)
+    try:
+        memory = parse_memory(raw.decode("utf-8"), rel)
+    except UnicodeDecodeError:
+        return Entry(stat[0], stat[1], digest, error=f"{rel}: not UTF-8 text")
+    except InvalidMemory as exc:
+        return Entry(stat[0], stat[1], digest, error=str(exc))
+    data = memory.model_dump(mode="json", exclude={"path"})
+    return Entry(stat[0], stat[1], digest, data=data)
+
+
+def _to_memory(rel: str, entry: Entry) -> Memory | None:
+    try:
+        memory = Memory.model_validate(entry.data)
+    except ValidationError:
+        return None
+    memory.path = rel
+    return memory
+
+
+def load_snapshot(directory: Directory, write_cache: bool = True) -> Snapshot:
+    """Scan the directory, re-parse only changed files, and report what changed."""
+    catalog_path = directory.cache / "catalog.json"
+    cached = _read_catalog(catalog_path)
+    on_disk = _stat_files(directory)
+    report = plan_file_changes(on_disk, cached)
+    entries = {rel: cached[rel] for rel in report.unchanged}
+    changed_paths = report.new + report.modified
+    for rel in changed_paths:
+        entries[rel] = _parse_entry(directory, rel, on_disk[rel], cached.get(rel))
+    snapshot = _assemble(entries, cached, changed_paths, report.removed)
+    if write_cache and (report.dirty or not catalog_path.exists()):
+        directory.ensure_cache()
+        _write_catalog(catalog_path, entries)
+    return snapshot
+
+
+def _assemble(entries: dict[str, Entry], cached: dict[str, Entry], changed: list[str], removed: list[str]) -> Snapshot:
+    memories, broken, hashes, seen = [], [], {}, {}
+    duplicates = []
+    for rel in sorted(entries, key=lambda r: (r.startswith("archive/"), r)):
+        entry = entries[rel]
+        memory = _to_memory(rel, entry) if entry.data else None
+        if memory is None:
+            broken.append((rel, entry.error or f"{rel}: invalid memory"))
+            continue
+        if memory.id in seen:
+            duplicates.append((seen[memory.id], rel))
+            continue
+        seen[memory.id] = rel
+        hashes[memory.id] = entry.hash
+        memories.append(memory)
+    changed_ids = {(entries[r].data or {}).get("id") for r in changed} - {None}
+    removed_ids = {(cached[r].data or {}).get("id") for r in removed} - {None} - set(seen)
+    old_ids = {(cached[r].data or {}).get("id") for r in changed if r in cached} - {None}
+    removed_ids |= old_ids - set(seen)
+    return Snapshot(memories, broken, hashes, changed_ids, removed_ids, duplicates)

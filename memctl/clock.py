@@ -1,0 +1,56 @@
+"""The current time, overridable for tests and time travel (`--now`, MEMCTL_NOW)."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime, timedelta, timezone
+
+from memctl.errors import UsageError
+
+_override: datetime | None = None
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_timestamp(value: str) -> datetime:
+    """Parse an ISO 8601 time or date; naive values are taken as UTC."""
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"not an ISO 8601 time: {value!r}", code="bad_time") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def parse_duration(value: str) -> timedelta:
+    """Parse a TTL such as `7d`, `12h`, `30m`, `2w`."""
+    match = _DURATION.match(value or "")
+    if not match:
+        raise UsageError(f"not a duration (use e.g. 7d, 12h, 30m, 2w): {value!r}", code="bad_duration")
+    return timedelta(**{_UNITS[match.group(2)]: float(match.group(1))})
+
+
+def set_now(value: datetime | None) -> None:
+    """Pin the clock (None unpins it)."""
+    global _override
+    _override = value
+
+
+def now() -> datetime:
+    """Now in UTC, to the second: the pinned time, else MEMCTL_NOW, else the system clock."""
+    if _override is not None:
+        return _override
+    env = os.environ.get("MEMCTL_NOW")
+    if env:
+        return parse_timestamp(env)
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def format_timestamp(value: datetime) -> str:
+    """Canonical file form: UTC, seconds, trailing Z."""
+    return value.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,194 @@
+"""Settings from `memctl.toml`: types, gate thresholds, ranking weights, lifecycle, index budget."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memctl.errors import ConfigError
+from memctl.models import DEFAULT_TYPES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CONFIG_NAME = "memctl.toml"
+PRESETS: dict[str, tuple[str, ...]] = {
+    "default": DEFAULT_TYPES,
+    "claude": ("user", "feedback", "project", "reference"),
+    "categories": ("profile", "preference", "event", "relation", "topic", "custom"),
+}
+DEFAULT_MODEL = "memctl/all-MiniLM-L6-v2-int8"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MemorySettings(_Section):
+    preset: Literal["default", "claude", "categories"] = "default"
+    types: list[str] = Field(default_factory=list)
+    language: Literal["en", "zh"] = "en"
+
+
+class GateSettings(_Section):
+    min_confidence: float = 0.7
+    duplicate_threshold: float = 0.85
+    related_threshold: float = 0.55
+    max_auto_writes: int = 3
+    rate_window_hours: float = 24
+    min_length: int = 5
+    max_length: int = 2000
+    redact: bool = False
+
+
+class RecallSettings(_Section):
+    k: int = 5
+    mode: Literal["hybrid", "keyword", "semantic"] = "hybrid"
+    weight_similarity: float = 0.5
+    weight_confidence: float = 0.3
+    weight_scope: float = 0.2
+    scope_priority: dict[str, float] = Field(
+        default_factory=lambda: {"session": 1.0, "project": 0.8, "user": 0.6})
+    rrf_k: int = 60
+    keyword_weight: float = 1.0
+    semantic_weight: float = 1.0
+    recency_boost: float = 0.0
+
+
+class EmbeddingSettings(_Section):
+    model: str = DEFAULT_MODEL
+    batch_size: int = 32
+
+
+class LifecycleSettings(_Section):
+    half_life_days: float = 30.0
+    importance_threshold: float = 0.15
+    protected_types: list[str] = Field(default_factory=lambda: ["constraint", "decision"])
+    cluster_threshold: float = 0.8
+    cluster_min_size: int = 4
+    promote_min_sessions: int = 2
+    key_policy: Literal["latest", "history"] = "latest"
+    keys: dict[str, Literal["latest", "history"]] = Field(default_factory=dict)
+
+
+class IndexSettings(_Section):
+    max_lines: int = 200
+    max_bytes: int = 25000
+    max_tokens: int = 0
+    recent_days: int = 30
+    auto_refresh: bool = True
+
+
+class Config(_Section):
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    recall: RecallSettings = Field(default_factory=RecallSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The configured memory types: an explicit list, else the preset's."""
+        return tuple(self.memory.types) or PRESETS[self.memory.preset]
+
+
+def load_config(root: Path) -> Config:
+    """Read `<root>/memctl.toml`; a missing file means defaults."""
+    path = root / CONFIG_NAME
+    if not path.exists():
+        return Config()
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"{path}: {where}: {err['msg']}") from None
+
+
+DEFAULT_CONFIG_TOML = '''\
+# memctl configuration. Every setting is listed with its default value.
+# Delete a line to fall back to the default.
+
+[memory]
+# Type preset: "default" (preference, fact, skill, habit, event, context,
+# constraint, decision), "claude" (user, feedback, project, reference) or
+# "categories" (profile, preference, event, relation, topic, custom).
+preset = "default"
+# An explicit list of types overrides the preset (empty: use the preset).
+types = []
+# Language of MEMORY.md headings and type labels: "en" or "zh".
+language = "en"
+
+[gate]
+# Writes below this confidence are refused (env MEMORY_MIN_CONFIDENCE).
+min_confidence = 0.7
+# Cosine at or above which a stored memory is compared as the same fact (env MEMORY_DUPLICATE_THRESHOLD).
+duplicate_threshold = 0.85
+# Cosine at or above which a stored memory is named as similar / possibly conflicting.
+related_threshold = 0.55
+# Automatic writes (source auto or ai) allowed per session in the window (env MEMORY_MAX_EXTRACTIONS).
+max_auto_writes = 3
+rate_window_hours = 24
+# Content length bounds in characters (env MEMORY_MIN_LENGTH, MEMORY_MAX_LENGTH).
+min_length = 5
+max_length = 2000
+# Store secrets masked instead of refusing the write.
+redact = false
+
+[recall]
+# Results returned by default, and the default mode: hybrid, keyword or semantic.
+k = 5
+mode = "hybrid"
+# final = weight_similarity * similarity + weight_confidence * confidence + weight_scope * scope priority
+weight_similarity = 0.5
+weight_confidence = 0.3
+weight_scope = 0.2
+scope_priority = { session = 1.0, project = 0.8, user = 0.6 }
+# Reciprocal-rank fusion constant and the weight of each ranking in the fusion.
+rrf_k = 60
+keyword_weight = 1.0
+semantic_weight = 1.0
+# Optional boost for recently created memories (0 = off).
+recency_boost = 0.0
+
+[embedding]
+# The shipped offline model, or any fastembed model name (needs network on first use).
+model = "memctl/all-MiniLM-L6-v2-int8"
+batch_size = 32
+
+[lifecycle]
+# Half-life of the usage-recency part of importance, in days.
+half_life_days = 30.0
+# compact archives memories whose importance is below this (pinned: importance = 1).
+importance_threshold = 0.15
+# Types never archived for low importance.
+protected_types = ["constraint", "decision"]
+# Cosine for clustering related memories of one type, and the smallest cluster consolidated.
+cluster_threshold = 0.8
+cluster_min_size = 4
+# Session memories used in this many sessions are promoted to long-term scope.
+promote_min_sessions = 2
+# Versioning by key: "latest" keeps only the newest version active, "history" keeps all.
+key_policy = "latest"
+keys = {}
+
+[index]
+# MEMORY.md budget: lines, bytes, approximate tokens (0 = no token limit).
+max_lines = 200
+max_bytes = 25000
+max_tokens = 0
+# Memories updated within this many days are kept first when over budget.
+recent_days = 30
+# Commands that change memories re-render the affected MEMORY.md files.
+auto_refresh = true
+'''

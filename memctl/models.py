@@ -1,0 +1,176 @@
+"""Pydantic models: the memory itself and the results the library returns."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from memctl.clock import format_timestamp
+
+DEFAULT_TYPES = ("preference", "fact", "skill", "habit", "event", "context", "constraint", "decision")
+STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
+SCOPES = ("user", "project", "session")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
+
+# Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
+FIELD_ORDER = (
+    "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source",
+    "status", "importance", "created", "updated", "expires", "tags", "key", "entities",
+    "name", "description", "author", "visibility", "supersedes", "superseded_by",
+    "merged_from", "merged_into", "conflicts_with", "source_ids", "archived_reason", "archived_at",
+)
+TIME_FIELDS = ("created", "updated", "expires", "archived_at")
+LIST_FIELDS = ("tags", "entities", "merged_from", "conflicts_with", "source_ids")
+
+
+def check_name(value: str, what: str) -> str:
+    """A user, project or session name: one safe path component."""
+    if not isinstance(value, str) or not NAME_RE.match(value) or ".." in value:
+        raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes)")
+    return value
+
+
+class Memory(BaseModel):
+    """One memory: the frontmatter fields, the Markdown body, and unknown keys kept verbatim."""
+
+    model_config = ConfigDict(validate_assignment=False)
+
+    id: str
+    type: str
+    subtype: str | None = None
+    scope: Literal["user", "project", "session"] = "user"
+    user: str | None = None
+    project: str | None = None
+    session: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: str = "user"
+    status: Literal["active", "superseded", "merged", "expired", "forgotten", "archived"] = "active"
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    created: datetime
+    updated: datetime
+    expires: datetime | None = None
+    tags: list[str] = Field(default_factory=list)
+    key: str | None = None
+    entities: list[str] = Field(default_factory=list)
+    name: str | None = None
+    description: str | None = None
+    author: str | None = None
+    visibility: str | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    merged_into: str | None = None
+    conflicts_with: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    archived_reason: str | None = None
+    archived_at: datetime | None = None
+    body: str
+    extra: dict[str, Any] = Field(default_factory=dict)
+    path: str | None = Field(default=None, exclude=True)
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not ID_RE.match(value):
+            raise ValueError(f"invalid id {value!r} (8-32 lowercase hex characters)")
+        return value
+
+    @field_validator("user", "project", "session")
+    @classmethod
+    def _check_names(cls, value: str | None, info: Any) -> str | None:
+        return None if value is None else check_name(value, info.field_name)
+
+    @field_validator("tags", "entities", "merged_from", "conflicts_with", "source_ids", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, (str, int, float)):
+            return [str(value)]
+        return [str(v) for v in value] if isinstance(value, list) else value
+
+    @field_validator("body")
+    @classmethod
+    def _check_body(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise ValueError("the memory has no content")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _check_scope(self) -> "Memory":
+        owner = {"user": self.user, "project": self.project, "session": self.session}[self.scope]
+        if owner is None:
+            raise ValueError(f"scope {self.scope} needs a {self.scope} field")
+        if self.scope == "session" and not (self.user or self.project):
+            raise ValueError("a session memory needs a user or a project")
+        return self
+
+    @property
+    def content(self) -> str:
+        """The memory text (the Markdown body)."""
+        return self.body
+
+    @property
+    def owner(self) -> str:
+        """The scope folder this memory lives in, e.g. `users/alice` or `projects/shop`."""
+        if self.scope == "project" or (self.scope == "session" and not self.user):
+            return f"projects/{self.project}"
+        return f"users/{self.user}"
+
+    def is_expired(self, at: datetime) -> bool:
+        """True once `expires` has passed."""
+        return self.expires is not None and self.expires <= at
+
+    def frontmatter(self) -> dict[str, Any]:
+        """The frontmatter mapping in canonical key order (unknown keys last, as read)."""
+        data = self.model_dump(exclude={"body", "extra", "path"})
+        out: dict[str, Any] = {}
+        for key in FIELD_ORDER:
+            value = data.get(key)
+            if value is None or (key in LIST_FIELDS and not value):
+                continue
+            out[key] = format_timestamp(value) if key in TIME_FIELDS else value
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    def to_public(self) -> dict[str, Any]:
+        """JSON-ready view for `--json` output: frontmatter, content and path."""
+        data = self.frontmatter()
+        data["content"] = self.body
+        data["path"] = self.path
+        return data
+
+
+class Hit(BaseModel):
+    """One recall result."""
+
+    id: str
+    path: str | None
+    type: str
+    scope: str
+    user: str | None
+    project: str | None = None
+    session: str | None = None
+    content: str
+    score: float
+    created: datetime | None = None
+    components: dict[str, float] = Field(default_factory=dict)
+    memory: Memory | None = Field(default=None, exclude=True)
+
+
+class JournalEntry(BaseModel):
+    """One line of the append-only journal."""
+
+    op: str
+    id: str
+    time: str
+    before: str | None = None
+    after: str | None = None
+    path_before: str | None = None
+    path_after: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
