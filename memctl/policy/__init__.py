@@ -1,0 +1,1 @@
+"""Pure policies (no I/O): the write gate, secret detection, decisions, ranking, compaction."""
