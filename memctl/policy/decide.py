@@ -1,0 +1,401 @@
+"""The write decision: ADD / UPDATE / SUPERSEDE / NOOP for a candidate against similar memories.
+
+Cosine similarity finds memories a candidate may be about, but it cannot tell a
+repeat from a change ("Bob likes jazz" / "Bob dislikes jazz" score 0.88), so
+after the similarity match the texts are compared token by token,
+deterministically. Pure: the caller computes the cosines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import datetime
+from difflib import SequenceMatcher
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Relation = Literal["same", "less", "more", "changed", "different"]
+Action = Literal["add", "noop", "update", "supersede"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"([{_CJK}])")
+_TOKEN = re.compile(
+    r"(?P<num>\d+(?:,\d{3})*(?:[./:-]\d+)*(?:st|nd|rd|th)?)"
+    rf"|(?P<cjk>[{_CJK}])"
+    r"|(?P<word>[^\W\d_]+(?:'[^\W\d_]+)*)"
+)
+_FILLERS = frozenset(
+    "a an the also really actually basically just indeed please 的 了 呢 吧 啊".split()
+)
+_CONTRACTIONS = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+_NT_BASES = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def _stem(word: str) -> str:
+    """Light English stemming (plural s, -ing, -ed, final e) so inflections compare equal."""
+    if not (word.isascii() and word.isalpha()):
+        return word
+    if word.endswith("ied") and len(word) > 4:
+        return word[:-3] + "y"  # "denied" -> "deny"
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            # "preferred" -> "prefer", "running" -> "run"; "called" keeps its "ll".
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    else:
+        if word.endswith("ies") and len(word) > 4:
+            word = word[:-3] + "y"
+        elif word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
+
+
+def _canon_number(raw: str) -> str:
+    """A number or date as a value: no thousands commas, ordinals or leading zeros in date parts."""
+    raw = re.sub(r"(st|nd|rd|th)$", "", raw.replace(",", ""))
+    parts = re.split(r"([/:-])", raw)
+    return "".join(p.lstrip("0") or "0" if p.isdigit() else p for p in parts)
+
+
+def _expand_word(word: str) -> list[str]:
+    """Split contractions so "doesn't" compares like "does not"."""
+    if word == "cannot":
+        return ["can", "not"]
+    if word.endswith("n't"):
+        base = _NT_BASES.get(word[:-3], word[:-3])
+        return [base, "not"] if base else ["not"]
+    base, _, suffix = word.partition("'")
+    return [base] + ([_CONTRACTIONS[suffix]] if suffix in _CONTRACTIONS else [])
+
+
+def _token_pairs(text: str) -> list[tuple[str, str]]:
+    """(normalised token, surface form) pairs; the surface form is kept for readable reasons."""
+    text = _CJK_CHAR.sub(r" \1 ", text.casefold().replace("\u2019", "'").replace("\u2018", "'"))
+    out: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(text):
+        if match.group("num"):
+            out.append((_canon_number(match.group("num")), match.group("num")))
+        elif match.group("cjk"):
+            out.append((match.group("cjk"), match.group("cjk")))
+        else:
+            out.extend((_stem(w), w) for w in _expand_word(match.group("word")) if w)
+    return [pair for pair in out if pair[0] not in _FILLERS and pair[1] not in _FILLERS]
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised content tokens of a text: what the decision rules compare."""
+    return [token for token, _ in _token_pairs(text)]
+
+
+def normalise(text: str) -> str:
+    """Casefolded, punctuation-free, filler-free, lightly stemmed text (CJK runs unspaced)."""
+    return _join_surface(tokens(text))
+
+
+def fingerprint(text: str) -> str:
+    """A stable hash of the normalised text: equal fingerprints are provable repeats."""
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:16]
+
+
+_NEGATIONS = frozenset(
+    _stem(w)
+    for w in "not no never none nobody nothing neither nor without dislikes hates"
+    " formerly previously former anymore 不 没 无 非 别 未".split()
+)
+_ANTONYM_PAIRS = [
+    ("likes", "dislikes"), ("likes", "hates"), ("loves", "hates"), ("loves", "dislikes"),
+    ("prefers", "avoids"), ("enabled", "disabled"), ("enable", "disable"), ("allow", "deny"),
+    ("allow", "forbid"), ("accept", "reject"), ("true", "false"), ("yes", "no"),
+    ("always", "never"), ("increase", "decrease"), ("more", "less"), ("higher", "lower"),
+    ("high", "low"), ("before", "after"), ("include", "exclude"), ("open", "closed"),
+    ("start", "stop"), ("add", "remove"), ("on", "off"), ("pass", "fail"), ("early", "late"),
+    ("light", "dark"), ("public", "private"), ("required", "optional"), ("good", "bad"),
+    ("agree", "disagree"), ("max", "min"), ("maximum", "minimum"), ("best", "worst"),
+]
+_ANTONYMS = frozenset(
+    frozenset((_stem(a), _stem(b))) for a, b in _ANTONYM_PAIRS
+)
+# CJK text is compared by characters, so its antonyms are matched as substrings.
+_CJK_ANTONYMS = [("喜欢", "讨厌"), ("开启", "关闭"), ("打开", "关闭"), ("允许", "禁止"),
+                 ("增加", "减少"), ("支持", "反对"), ("同意", "反对"), ("总是", "从不")]
+
+
+def _is_number(token: str) -> bool:
+    return token[:1].isdigit()
+
+
+def _has_antonym_swap(removed: list[str], added: list[str]) -> bool:
+    """True when a removed token and an added token are opposites (likes -> dislikes)."""
+    if any(frozenset((r, a)) in _ANTONYMS for r in removed for a in added):
+        return True
+    old, new = "".join(removed), "".join(added)
+    return any((a in old and b in new) or (b in old and a in new) for a, b in _CJK_ANTONYMS)
+
+
+def _diff_ops(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """The non-equal opcodes turning `old` into `new`."""
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return [op for op in matcher.get_opcodes() if op[0] != "equal"]
+
+
+def _flips_polarity(ops: list[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> bool:
+    """A negation added or removed inside the statement (not in a trailing extra clause)."""
+    for _, i1, i2, j1, j2 in ops:
+        trailing = i2 == len(old) and j2 == len(new)
+        if not trailing and _negations(old[i1:i2]) != _negations(new[j1:j2]):
+            return True
+    return False
+
+
+def _negations(toks: list[str]) -> int:
+    return sum(t in _NEGATIONS for t in toks)
+
+
+def _replaced_value(ops: list[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> bool:
+    """A value replaced in an otherwise matching statement: number, antonym or a small swap."""
+    removed = [t for _, i1, i2, _, _ in ops for t in old[i1:i2]]
+    added = [t for _, _, _, j1, j2 in ops for t in new[j1:j2]]
+    if any(map(_is_number, removed)) and any(map(_is_number, added)):
+        return True
+    if _has_antonym_swap(removed, added):
+        return True
+    equal = len(old) - len(removed)
+    return equal >= 2 and max(len(removed), len(added)) <= equal
+
+
+def compare_texts(old: str, new: str) -> Relation:
+    """How `new` relates to `old`: same, says less, adds detail, changes a value, or different."""
+    old_t, new_t = tokens(old), tokens(new)
+    if old_t == new_t:
+        return "same"
+    ops = _diff_ops(old_t, new_t)
+    if sum(i2 - i1 for _, i1, i2, _, _ in ops) == len(old_t):
+        return "different"  # nothing in common
+    if _flips_polarity(ops, old_t, new_t):
+        return "changed"
+    kinds = {op[0] for op in ops}
+    if kinds == {"insert"}:
+        return "more"
+    if kinds == {"delete"}:
+        return "less"
+    return "changed" if _replaced_value(ops, old_t, new_t) else "different"
+
+
+def describe_change(old: str, new: str) -> str:
+    """A short human summary of the first difference, e.g. "'16' -> '15'"."""
+    old_p, new_p = _token_pairs(old), _token_pairs(new)
+    for _, i1, i2, j1, j2 in _diff_ops([t for t, _ in old_p], [t for t, _ in new_p]):
+        before = _join_surface([w for _, w in old_p[i1:i2]]) or "-"
+        after = _join_surface([w for _, w in new_p[j1:j2]]) or "-"
+        return f"{before!r} -> {after!r}"
+    return "no difference"
+
+
+def _join_surface(words: list[str]) -> str:
+    return re.sub(f"(?<=[{_CJK}]) (?=[{_CJK}])", "", " ".join(words))
+
+
+def looks_conflicting(old: str, new: str) -> bool:
+    """A weaker signal than `changed`: opposite polarity or an antonym across two related texts."""
+    old_t, new_t = tokens(old), tokens(new)
+    if compare_texts(old, new) == "changed":
+        return True
+    if bool(_NEGATIONS & set(old_t)) != bool(_NEGATIONS & set(new_t)):
+        return True
+    return _has_antonym_swap(old_t, new_t)
+
+
+class Candidate(BaseModel):
+    """A memory that passed the gate and is about to be written."""
+
+    text: str
+    type: str
+    key: str | None = None
+
+
+class Neighbor(BaseModel):
+    """A stored memory the candidate may be about, with its cosine to the candidate."""
+
+    id: str
+    text: str
+    type: str
+    key: str | None = None
+    cosine: float
+    created: datetime | None = None
+    confidence: float = 1.0
+
+
+class Decision(BaseModel):
+    """What to do with a candidate; `text` is what to store on update (None: the candidate's)."""
+
+    action: Action
+    target: str | None = None
+    similar: list[str] = Field(default_factory=list)
+    conflicts_with: list[str] = Field(default_factory=list)
+    reason: str
+    decided_by: Literal["rules", "llm", "none"] = "rules"
+    text: str | None = None
+
+
+_PRECEDENCE: dict[str, int] = {"noop": 0, "update": 1, "supersede": 2}
+
+
+def _same_key(a: str | None, b: str | None) -> bool:
+    return bool(a and b) and a.strip().casefold() == b.strip().casefold()  # type: ignore[union-attr]
+
+
+def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Action | None, str]:
+    """The rule-based action against one neighbour, or None when the rules cannot decide."""
+    if old.type != candidate.type:
+        return None, ""
+    relation = compare_texts(old.text, candidate.text)
+    if relation == "same":
+        return "noop", f"same content as {old.id} after normalisation"
+    same_key = _same_key(candidate.key, old.key)
+    if (candidate.key and old.key and not same_key) or not (same_key or old.cosine >= threshold):
+        return None, ""  # different explicit keys are different facts; too far apart to match
+    if relation == "less":
+        return "noop", f"says nothing that {old.id} does not already say"
+    if relation == "more":
+        return "update", f"keeps the facts of {old.id} and adds detail"
+    if relation == "changed":
+        return "supersede", f"changes a value of {old.id}: {describe_change(old.text, candidate.text)}"
+    if same_key:
+        return "supersede", f"same key {candidate.key!r} as {old.id} with a different value"
+    return None, ""
+
+
+def _ordered(candidate: Candidate, neighbors: list[Neighbor]) -> list[Neighbor]:
+    """Same key first, then most similar, then id: a deterministic order for ties."""
+    return sorted(neighbors, key=lambda n: (not _same_key(candidate.key, n.key), -n.cosine, n.id))
+
+
+def decide(
+    candidate: Candidate,
+    neighbors: list[Neighbor],
+    *,
+    duplicate_threshold: float = 0.85,
+    related_threshold: float = 0.55,
+) -> Decision:
+    """Decide ADD / UPDATE / SUPERSEDE / NOOP by rules; a NOOP is only returned for provable repeats."""
+    ordered = _ordered(candidate, neighbors)
+    judged = [(n, *_judge(candidate, n, duplicate_threshold)) for n in ordered]
+    decided = [(n, a, r) for n, a, r in judged if a is not None]
+    # min() is stable, so among equal actions the first in `ordered` (same key, closest) wins.
+    best = min(decided, key=lambda d: _PRECEDENCE[d[1]], default=None)
+    target = best[0].id if best else None
+    related = [n for n in ordered if n.id != target
+               and (n.cosine >= related_threshold or _same_key(candidate.key, n.key))]
+    related_ids = [n.id for n in related]
+    conflicts = [n.id for n, action, _ in judged if n.id != target and (
+        action == "supersede"
+        or (n.id in related_ids and looks_conflicting(n.text, candidate.text)))]
+    if best is None:
+        return Decision(action="add", similar=related_ids, conflicts_with=conflicts,
+                        reason=_add_reason(related_ids, conflicts))
+    old, action, reason = best
+    return Decision(action=action, target=old.id, similar=related_ids,
+                    conflicts_with=conflicts, reason=reason,
+                    text=candidate.text if action == "update" else None)
+
+
+def _add_reason(related: list[str], conflicts: list[str]) -> str:
+    if conflicts:
+        return f"new fact; possibly conflicts with {', '.join(conflicts)}"
+    if related:
+        return f"similar to {', '.join(related)} but not provably the same fact"
+    return "no similar memory"
+
+
+def is_ambiguous(decision: Decision) -> bool:
+    """An add the rules made only for lack of proof while similar memories exist: worth an LLM."""
+    return decision.action == "add" and decision.decided_by == "rules" and bool(
+        decision.similar or decision.conflicts_with
+    )
+
+
+_PROMPT = """You maintain an AI agent's long-term memory. Decide how a NEW memory relates to the EXISTING memories.
+
+1. Extract the facts the new memory states.
+2. Compare them with each existing memory.
+3. Decide exactly one action:
+   - ADD: the new memory states a fact that is not stored yet (also when it only looks similar).
+   - UPDATE: it is the same fact as one existing memory with extra detail; put the merged text in "text".
+   - DELETE: it contradicts or replaces one existing memory (a changed value, a negation); that memory is retired and the new one is stored.
+   - NOOP: one existing memory already says everything the new one says.
+Never answer NOOP when the new memory holds any fact the target does not.
+
+Answer with one JSON object and nothing else:
+{{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "target": "<existing id, or null for ADD>", "text": "<merged text, only for UPDATE>", "reason": "<one sentence>"}}
+
+NEW MEMORY (type {type}, key {key}):
+{text}
+
+EXISTING MEMORIES:
+{existing}
+"""
+
+
+def llm_decision_prompt(candidate: Candidate, neighbors: list[Neighbor]) -> str:
+    """The extract-compare-decide prompt asking an LLM for a JSON decision."""
+    lines = [
+        f"- id {n.id} (type {n.type}, key {n.key or '-'}, similarity {n.cosine:.2f}): {json.dumps(n.text, ensure_ascii=False)}"
+        for n in _ordered(candidate, neighbors)
+    ]
+    return _PROMPT.format(
+        type=candidate.type,
+        key=candidate.key or "-",
+        text=json.dumps(candidate.text, ensure_ascii=False),
+        existing="\n".join(lines) or "(none)",
+    )
+
+
+_LLM_ACTIONS: dict[str, Action] = {"ADD": "add", "UPDATE": "update", "DELETE": "supersede", "NOOP": "noop"}
+
+
+def _first_json_object(output: str) -> dict | None:
+    """The first JSON object with an "action" in the output, wherever it sits (fence, prose)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", output):
+        try:
+            obj, _ = decoder.raw_decode(output, match.start())
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and "action" in obj:
+            return obj
+    return None
+
+
+def _clean_target(raw: object) -> str | None:
+    if raw is None or (isinstance(raw, str) and raw.strip().casefold() in ("", "null", "none")):
+        return None
+    return str(raw).strip()
+
+
+def parse_llm_decision(output: str, neighbors: list[Neighbor]) -> Decision | None:
+    """Turn an LLM's answer into a Decision; None when malformed so the caller falls back to rules."""
+    obj = _first_json_object(output)
+    if obj is None:
+        return None
+    action = _LLM_ACTIONS.get(str(obj.get("action", "")).strip().upper())
+    target = _clean_target(obj.get("target"))
+    ids = [n.id for n in neighbors]
+    if action is None or (target is not None and target not in ids):
+        return None
+    if action != "add" and target is None:
+        return None
+    text = obj.get("text") if action == "update" else None
+    reason = obj.get("reason") if isinstance(obj.get("reason"), str) else ""
+    return Decision(
+        action=action,
+        target=None if action == "add" else target,
+        similar=[i for i in ids if i != target or action == "add"],
+        reason=" ".join(reason.split()) or f"llm answered {action}",
+        decided_by="llm",
+        text=text.strip() if isinstance(text, str) and text.strip() else None,
+    )

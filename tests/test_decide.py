@@ -1,0 +1,287 @@
+"""The write decision: rules over similarity + text comparison, and the LLM prompt/answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memctl.policy.decide import (
+    Candidate,
+    Decision,
+    Neighbor,
+    compare_texts,
+    decide,
+    fingerprint,
+    is_ambiguous,
+    llm_decision_prompt,
+    normalise,
+    parse_llm_decision,
+)
+
+
+def _decide_pair(old: str, new: str, cosine: float, old_key: str | None = None,
+                 new_key: str | None = None) -> Decision:
+    candidate = Candidate(text=new, type="fact", key=new_key)
+    stored = Neighbor(id="m1", text=old, type="fact", key=old_key, cosine=cosine)
+    return decide(candidate, [stored])
+
+
+# (stored text, new text, cosine, stored key, new key, expected action, expected similar)
+PAIRS = [
+    # The issue's examples.
+    ("Alice is vegetarian", "Alice is a vegetarian", 0.996, None, None, "noop", []),
+    ("Alice prefers window seats on flights", "Alice prefers window seats on long flights",
+     0.95, None, None, "update", []),
+    ("Bob likes jazz", "Bob dislikes jazz", 0.88, None, None, "supersede", []),
+    ("The team uses PostgreSQL 16", "The team uses PostgreSQL 15", 0.91, None, None, "supersede", []),
+    ("The offsite in Tokyo is on March 3", "The offsite in Tokyo is on March 5",
+     0.96, None, None, "supersede", []),
+    ("Alice lives in Beijing", "Alice moved to Shanghai", 0.5, "home.city", "home.city",
+     "supersede", []),
+    ("Prefers window seats", "Likes to sit by the window on planes", 0.59, None, None, "add", ["m1"]),
+    ("Alice has a cat named Tom", "The build uses Bazel", 0.2, None, None, "add", []),
+    # Says less than the stored memory: nothing new.
+    ("Alice prefers window seats on long flights", "Alice prefers window seats on flights",
+     0.95, None, None, "noop", []),
+    ("Alice is allergic to peanuts and shellfish", "Alice is allergic to peanuts",
+     0.9, None, None, "noop", []),
+    ("Alice likes jazz but not rock", "Alice likes jazz", 0.9, None, None, "noop", []),
+    # Chinese, compared by characters.
+    ("Alice住在北京", "Alice住在上海", 0.9, None, None, "supersede", []),
+    ("用户住在北京", "用户住在上海", 0.6, "home.city", "home.city", "supersede", []),
+    ("我喜欢咖啡", "我不喜欢咖啡", 0.9, None, None, "supersede", []),
+    ("我喜欢咖啡", "我讨厌咖啡", 0.9, None, None, "supersede", []),
+    ("我喜欢咖啡", "我喜欢咖啡。", 0.99, None, None, "noop", []),
+    ("我喜欢咖啡", "我喜欢黑咖啡", 0.93, None, None, "update", []),
+    ("用户住在北京", "项目使用 Rust 编写", 0.1, None, None, "add", []),
+    # Negation and antonyms.
+    ("Bob doesn't like jazz", "Bob does not like jazz", 0.97, None, None, "noop", []),
+    ("Bob likes jazz", "Bob doesn't like jazz", 0.9, None, None, "supersede", []),
+    ("Never deploy on Fridays", "Deploy on Fridays", 0.9, None, None, "supersede", []),
+    ("Dark mode is enabled", "Dark mode is disabled", 0.93, None, None, "supersede", []),
+    ("Alice always takes the train", "Alice never takes the train", 0.9, None, None, "supersede", []),
+    ("Bob hates jazz", "Bob loves jazz", 0.86, None, None, "supersede", []),
+    ("Requests from the VPN are allowed", "Requests from the VPN are denied",
+     0.92, None, None, "supersede", []),
+    ("Alice likes jazz", "Alice likes jazz but not rock", 0.9, None, None, "update", []),
+    # Numbers and dates compared as values.
+    ("The meeting is on 2024-03-05", "The meeting is on 2024-3-5", 0.98, None, None, "noop", []),
+    ("The meeting is on March 3rd", "The meeting is on March 3", 0.98, None, None, "noop", []),
+    ("The budget is 1,000 dollars", "The budget is 1000 dollars", 0.99, None, None, "noop", []),
+    ("The budget is 1000 dollars", "The budget is 1500 dollars", 0.95, None, None, "supersede", []),
+    ("Alice's flight leaves at 09:30", "Alice's flight leaves at 10:30", 0.95, None, None,
+     "supersede", []),
+    ("Python 3.11 is the default interpreter", "Python 3.12 is the default interpreter",
+     0.97, None, None, "supersede", []),
+    # A replaced word in an otherwise matching statement.
+    ("Alice works at Google", "Alice works at Meta", 0.87, None, None, "supersede", []),
+    # Stemming: plurals are the same content.
+    ("The team uses feature flags", "The team uses feature flag", 0.99, None, None, "noop", []),
+    # Keys.
+    ("Alice lives in Beijing", "Alice lives in Beijing.", 0.99, "home.city", "home.city", "noop", []),
+    ("Alice lives in Beijing", "Alice lives in Beijing with her two cats", 0.7, "home.city",
+     "home.city", "update", []),
+    ("Alice prefers window seats", "Alice prefers vegetarian meals", 0.86, "travel.seat",
+     "travel.meal", "add", ["m1"]),
+    # Similar but not provably the same fact: add, naming the similar memory.
+    ("Alice prefers window seats", "Alice books aisle seats for her kids", 0.86, None, None,
+     "add", ["m1"]),
+    ("Alice prefers window seats on flights", "Alice prefers window seats on long flights",
+     0.8, None, None, "add", ["m1"]),
+    ("Alice prefers window seats on flights", "Alice prefers window seats on long flights",
+     0.5, None, None, "add", []),
+    # Provably the same text is a repeat even if the caller's cosine is odd.
+    ("Alice is vegetarian!", "alice is VEGETARIAN", 0.4, None, None, "noop", []),
+]
+
+
+@pytest.mark.parametrize("old,new,cosine,old_key,new_key,action,similar", PAIRS)
+def test_decision_pairs(old: str, new: str, cosine: float, old_key: str | None,
+                        new_key: str | None, action: str, similar: list[str]) -> None:
+    decision = _decide_pair(old, new, cosine, old_key, new_key)
+    assert decision.action == action, decision.reason
+    assert decision.similar == similar
+    assert decision.decided_by == "rules"
+    assert decision.target == (None if action == "add" else "m1")
+
+
+def test_table_has_at_least_35_pairs() -> None:
+    assert len(PAIRS) >= 35
+
+
+def test_update_carries_new_text_and_supersede_explains_the_change() -> None:
+    update = _decide_pair("Alice prefers window seats on flights",
+                          "Alice prefers window seats on long flights", 0.95)
+    assert update.text == "Alice prefers window seats on long flights"
+    supersede = _decide_pair("The team uses PostgreSQL 16", "The team uses PostgreSQL 15", 0.91)
+    assert "'16' -> '15'" in supersede.reason
+    assert supersede.text is None
+
+
+@pytest.mark.parametrize("old,new,cosine,conflict", [
+    ("Bob likes jazz", "Bob dislikes jazz", 0.7, True),
+    ("Alice is vegetarian", "Alice is not vegetarian anymore, she eats fish", 0.8, True),
+    ("Prefers window seats", "Likes to sit by the window on planes", 0.59, False),
+    ("Bob likes jazz", "Bob dislikes jazz", 0.3, False),  # below related: not even similar
+])
+def test_related_but_unmatched_conflicts(old: str, new: str, cosine: float, conflict: bool) -> None:
+    decision = _decide_pair(old, new, cosine)
+    assert decision.action == "add"
+    assert decision.conflicts_with == (["m1"] if conflict else [])
+
+
+@pytest.mark.parametrize("old,new,relation", [
+    ("Alice is vegetarian", "Alice is a vegetarian.", "same"),
+    ("Alice prefers window seats on long flights", "Alice prefers window seats on flights", "less"),
+    ("Alice prefers window seats on flights", "Alice prefers window seats on long flights", "more"),
+    ("Bob likes jazz", "Bob dislikes jazz", "changed"),
+    ("Alice likes tea", "The build uses Bazel", "different"),
+    ("Bob is Alice's manager", "Alice is Bob's manager", "changed"),  # swapped, never a repeat
+    ("Alice is Bob's manager and mentor", "Bob is Alice's manager", "different"),
+    ("", "Alice likes tea", "different"),
+])
+def test_compare_texts(old: str, new: str, relation: str) -> None:
+    assert compare_texts(old, new) == relation
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Alice is vegetarian", "Alice is a vegetarian."),
+    ("The Team uses feature-flags", "the team uses feature flags"),
+    ("Bob doesn’t like jazz", "Bob does not like jazz"),
+    ("我喜欢咖啡", "我喜欢咖啡！"),
+])
+def test_normalise_and_fingerprint_equal(a: str, b: str) -> None:
+    assert normalise(a) == normalise(b)
+    assert fingerprint(a) == fingerprint(b)
+
+
+def test_fingerprint_differs_for_different_facts() -> None:
+    assert fingerprint("Bob likes jazz") != fingerprint("Bob dislikes jazz")
+    assert len(fingerprint("x")) == 16
+
+
+def test_normalise_keeps_cjk_runs_unspaced() -> None:
+    assert normalise("Alice 住在 北京") == "alic 住在北京"
+
+
+def _neighbor(id: str, text: str, cosine: float, key: str | None = None,
+              type: str = "fact") -> Neighbor:
+    return Neighbor(id=id, text=text, type=type, key=key, cosine=cosine)
+
+
+def test_noop_wins_over_supersede_and_the_other_is_a_conflict() -> None:
+    candidate = Candidate(text="Bob dislikes jazz", type="fact")
+    neighbors = [_neighbor("a", "Bob likes jazz", 0.88), _neighbor("b", "Bob dislikes jazz", 0.99)]
+    decision = decide(candidate, neighbors)
+    assert (decision.action, decision.target) == ("noop", "b")
+    assert decision.conflicts_with == ["a"]
+    assert decision.similar == ["a"]
+
+
+def test_same_key_neighbour_is_preferred_and_similar_is_ordered_by_cosine() -> None:
+    candidate = Candidate(text="Alice moved to Shanghai", type="fact", key="home.city")
+    neighbors = [_neighbor("z", "Alice visited Shanghai in May", 0.7),
+                 _neighbor("y", "Alice lives in Beijing", 0.5, key="home.city"),
+                 _neighbor("x", "Alice travels to Shanghai often", 0.8)]
+    decision = decide(candidate, neighbors)
+    assert (decision.action, decision.target) == ("supersede", "y")
+    assert decision.similar == ["x", "z"]
+
+
+def test_other_type_is_never_matched_but_is_similar() -> None:
+    candidate = Candidate(text="Bob likes jazz", type="preference")
+    decision = decide(candidate, [_neighbor("a", "Bob likes jazz", 0.99, type="fact")])
+    assert decision.action == "add"
+    assert decision.similar == ["a"]
+
+
+def test_custom_thresholds() -> None:
+    candidate = Candidate(text="Alice prefers window seats on long flights", type="fact")
+    neighbor = _neighbor("a", "Alice prefers window seats on flights", 0.8)
+    assert decide(candidate, [neighbor], duplicate_threshold=0.75).action == "update"
+    assert decide(candidate, [neighbor], related_threshold=0.9).similar == []
+
+
+def test_no_neighbours_is_a_plain_add() -> None:
+    decision = decide(Candidate(text="Anything", type="fact"), [])
+    assert decision.model_dump(mode="json") == {
+        "action": "add", "target": None, "similar": [], "conflicts_with": [],
+        "reason": "no similar memory", "decided_by": "rules", "text": None,
+    }
+
+
+@pytest.mark.parametrize("decision,ambiguous", [
+    (Decision(action="add", similar=["a"], reason="r"), True),
+    (Decision(action="add", conflicts_with=["a"], reason="r"), True),
+    (Decision(action="add", reason="r"), False),
+    (Decision(action="noop", target="a", similar=["b"], reason="r"), False),
+    (Decision(action="add", similar=["a"], reason="r", decided_by="llm"), False),
+])
+def test_is_ambiguous(decision: Decision, ambiguous: bool) -> None:
+    assert is_ambiguous(decision) is ambiguous
+
+
+NEIGHBORS = [_neighbor("3f9a1c2e", "Alice prefers window seats", 0.8),
+             _neighbor("77aa0b1c", "Alice flies economy", 0.6)]
+
+
+def test_prompt_names_candidate_neighbours_and_answer_format() -> None:
+    candidate = Candidate(text='Alice likes to sit by the "window"', type="preference",
+                          key="travel.seat")
+    prompt = llm_decision_prompt(candidate, NEIGHBORS)
+    assert json.dumps(candidate.text) in prompt
+    assert "key travel.seat" in prompt
+    assert prompt.index("3f9a1c2e") < prompt.index("77aa0b1c")
+    assert '"Alice prefers window seats"' in prompt
+    for word in ("ADD", "UPDATE", "DELETE", "NOOP", '"action"', '"target"'):
+        assert word in prompt
+
+
+def test_prompt_without_neighbours() -> None:
+    assert "(none)" in llm_decision_prompt(Candidate(text="x", type="fact"), [])
+
+
+@pytest.mark.parametrize("output,action,target,text", [
+    ('{"action": "NOOP", "target": "3f9a1c2e", "reason": "already stored"}',
+     "noop", "3f9a1c2e", None),
+    ('{"action": "UPDATE", "target": "3f9a1c2e", "text": "Alice prefers window seats on '
+     'long flights", "reason": "more detail"}', "update", "3f9a1c2e",
+     "Alice prefers window seats on long flights"),
+    ('{"action": "DELETE", "target": "77aa0b1c", "reason": "changed"}', "supersede", "77aa0b1c", None),
+    ('{"action": "ADD", "target": null, "reason": "new"}', "add", None, None),
+    ('{"action": "add", "target": "null"}', "add", None, None),
+    ('```json\n{"action": "NOOP", "target": "3f9a1c2e", "reason": "same"}\n```', "noop",
+     "3f9a1c2e", None),
+    ('Sure! Comparing {the facts}, my answer is {"action": "DELETE", "target": "3f9a1c2e", '
+     '"reason": "negated"} hope that helps', "supersede", "3f9a1c2e", None),
+])
+def test_parse_llm_decision_valid(output: str, action: str, target: str | None,
+                                  text: str | None) -> None:
+    decision = parse_llm_decision(output, NEIGHBORS)
+    assert decision is not None
+    assert (decision.action, decision.target, decision.text) == (action, target, text)
+    assert decision.decided_by == "llm"
+    assert decision.reason
+
+
+def test_parse_llm_decision_lists_the_others_as_similar() -> None:
+    decision = parse_llm_decision('{"action": "UPDATE", "target": "3f9a1c2e"}', NEIGHBORS)
+    assert decision is not None
+    assert decision.similar == ["77aa0b1c"]
+    assert decision.reason == "llm answered update"
+
+
+@pytest.mark.parametrize("output", [
+    "",
+    "I think you should add it.",
+    '{"action": "MERGE", "target": "3f9a1c2e"}',  # unknown action
+    '{"action": "NOOP", "target": "deadbeef"}',  # target not among the neighbours
+    '{"action": "UPDATE", "target": null}',  # update needs a target
+    '{"action": "DELETE"}',
+    '{"action": "ADD", "target": "deadbeef"}',
+    '{"action": "NOOP", "target": "3f9a1c2e"',  # truncated JSON
+    '["NOOP", "3f9a1c2e"]',
+])
+def test_parse_llm_decision_malformed(output: str) -> None:
+    assert parse_llm_decision(output, NEIGHBORS) is None
