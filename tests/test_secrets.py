@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from memctl.policy.secrets import (
@@ -114,6 +116,7 @@ LOOK_ALIKES = [
     "We use scikit-learn: sk-learn-compatible-pipeline-wrapper is the module.",
     "Set max_token=500 and tokens: 4096.",
     "password: none (it uses SSO)",
+    "pwd: /home/alice/project, password: ${DB_PASSWORD}, token: <your token here>",
     "Invalid SSNs: 000-12-3456, 666-12-3456, 900-12-3456, 536-00-1234, 536-22-0000.",
     "Backup taken at 20261130080000 by cron.",
     "Id 11010519491231002Y has a wrong check character.",
@@ -190,3 +193,13 @@ def test_description_names_kind_and_position_but_not_the_value() -> None:
 def test_finding_never_carries_the_secret() -> None:
     (finding,) = find_secrets("AKIAIOSFODNN7EXAMPLE")
     assert set(finding.model_dump()) == {"kind", "start", "end"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Xk9mP2qR7vT4wY8zB3nC6dF1_-" * 2000, "a_" * 25000, "1-" * 25000, "4111 " * 10000, "eyJabcdefgh." * 4000, "password: " * 5000],
+)
+def test_scanning_stays_linear_on_adversarial_input(text: str) -> None:
+    started = time.perf_counter()
+    find_secrets(text)
+    assert time.perf_counter() - started < 1.0

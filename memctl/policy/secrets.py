@@ -83,7 +83,7 @@ _PRIVATE_KEY = (
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
 )
-_URL_PASSWORD = r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@"
+_URL_PASSWORD = r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@"
 _JWT = r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
 _AWS = _NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _NOT_ALNUM_AFTER
 _GITHUB = _NOT_ALNUM_BEFORE + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _NOT_ALNUM_AFTER
@@ -128,9 +128,14 @@ def _card_candidates(run: str) -> Iterator[str]:
     separators = set(re.findall(r"[ -]", run))
     if len(separators) > 1:
         return  # real card numbers use one separator; '+86 138-0013-8000' mixes them
-    groups = re.split(r"[ -]", run)
-    for count in range(len(groups), 0, -1):
-        yield "".join(groups[:count])
+    prefixes: list[str] = []
+    digits = ""
+    for group in re.split(r"[ -]", run):
+        digits += group
+        if len(digits) > 19:
+            break  # longer prefixes cannot be card numbers; stopping keeps long runs linear
+        prefixes.append(digits)
+    yield from reversed(prefixes)
 
 
 def _detect_cards(text: str) -> Iterator[Span]:
@@ -213,8 +218,10 @@ _SECRET_KEYS = (
     r"secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key"
 )
 _ASSIGNED_VALUE = r"""["']?\s*(?::|=>?)\s*(?P<quote>["']?)(?P<value>[^\s"',;]+)(?P=quote)"""
-_PASSWORD_ASSIGNMENT = r"(?i)(?<![A-Za-z])[A-Za-z0-9_.-]*(?:" + _PASSWORD_KEYS + r")" + _ASSIGNED_VALUE
-_SECRET_ASSIGNMENT = r"(?i)(?<![A-Za-z])[A-Za-z0-9_.-]*(?:" + _SECRET_KEYS + r")" + _ASSIGNED_VALUE
+# Only the key's last word is matched (DB_PASSWORD matches at PASSWORD): scanning the whole
+# identifier from every start would make long tokens quadratic.
+_PASSWORD_ASSIGNMENT = r"(?i)(?:" + _PASSWORD_KEYS + r")" + _ASSIGNED_VALUE
+_SECRET_ASSIGNMENT = r"(?i)(?:" + _SECRET_KEYS + r")" + _ASSIGNED_VALUE
 _PASSWORD_IS = r"(?i)\bpassword\s+(?:is|was)\s+[\"']?([^\s\"']+?)[\"']?(?=[\s.,;!?]*(?:\s|$))"
 _CN_PASSWORD = r"(?:密码|口令)\s*(?:[:：=]|是|为)\s*[\"'“]?([A-Za-z0-9!-/:-@\[-`{-~]{4,})"
 _BEARER = r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"
@@ -223,10 +230,10 @@ _PLACEHOLDERS = frozenset({"none", "null", "nil", "empty", "true", "false", "red
 
 
 def _plausible_password(value: str) -> bool:
-    """A value after `password:` that is not a placeholder like `none`, `<...>`, `${VAR}` or `***`."""
+    """A value after `password:` that is no placeholder (`none`, `<...>`, `${VAR}`, `***`) nor path."""
     if len(value) < 4 or value.lower() in _PLACEHOLDERS:
         return False
-    return not (value.startswith(("<", "${", "{{", "[REDACTED")) or set(value) <= set("*x.X"))
+    return not (value.startswith(("<", "${", "{{", "[REDACTED", "/", "~/", "./")) or set(value) <= set("*x.X"))
 
 
 def _plausible_secret(value: str) -> bool:
@@ -239,7 +246,7 @@ def _spoken_password(value: str) -> bool:
     return len(value) >= 4 and any(not char.isalpha() for char in value)
 
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
+_URL = re.compile(r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{20,}")
 _CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _HEX = re.compile(r"[0-9a-fA-F-]+")
