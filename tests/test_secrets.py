@@ -61,6 +61,7 @@ SECRET_CASES = [
     ("password", "wifi password: hunter22", "hunter22"),
     ("password", "DB_PASSWORD=s3cr3t!", "s3cr3t!"),
     ("password", "my password is hunter2.", "hunter2"),
+    ("password", "router password: Password123!", "Password123!"),
     ("password", "路由器密码：abc12345", "abc12345"),
     ("secret", "token=abcdef1234567890", "abcdef1234567890"),
     ("secret", "api_key = 'Zx9vB2nM4kL6jH8g'", "Zx9vB2nM4kL6jH8g"),
@@ -117,6 +118,10 @@ LOOK_ALIKES = [
     "Set max_token=500 and tokens: 4096.",
     "password: none (it uses SSO)",
     "pwd: /home/alice/project, password: ${DB_PASSWORD}, token: <your token here>",
+    "In code: password = getpass(), token = Token(positions), api_key = os.environ, secret = settings.key",
+    "def connect(password: str) -> None; docs say postgres://user:pass@localhost/db",
+    "self.key_password = key_password; smb://myuser:mypassword@server; gist://username:TOKEN@id",
+    "The model lives in memctl/all-MiniLM-L6-v2-int8 under /shared/models/all-MiniLM-L6-v2/.",
     "Invalid SSNs: 000-12-3456, 666-12-3456, 900-12-3456, 536-00-1234, 536-22-0000.",
     "Backup taken at 20261130080000 by cron.",
     "Id 11010519491231002Y has a wrong check character.",
@@ -157,7 +162,13 @@ def test_cn_resident_id_checksum(number: str, valid: bool) -> None:
 
 @pytest.mark.parametrize(
     ("token", "random"),
-    [("Xk9mP2qR7vT4wY8zB3nC6dF1", True), ("ThisIsMyVeryLongProjectName2026", False), ("3f9a1c2e4b5d6e7f8a9b0c1d", False)],
+    [
+        ("Xk9mP2qR7vT4wY8zB3nC6dF1", True),
+        ("ThisIsMyVeryLongProjectName2026", False),
+        ("3f9a1c2e4b5d6e7f8a9b0c1d", False),
+        ("memctl/all-MiniLM-L6-v2-int8", False),
+        ("aaaaaaaaaaaaaaaaaaaaaaA1", False),
+    ],
 )
 def test_high_entropy_heuristic(token: str, random: bool) -> None:
     assert looks_high_entropy(token) is random

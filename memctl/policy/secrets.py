@@ -226,19 +226,38 @@ _PASSWORD_IS = r"(?i)\bpassword\s+(?:is|was)\s+[\"']?([^\s\"']+?)[\"']?(?=[\s.,;
 _CN_PASSWORD = r"(?:密码|口令)\s*(?:[:：=]|是|为)\s*[\"'“]?([A-Za-z0-9!-/:-@\[-`{-~]{4,})"
 _BEARER = r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"
 
-_PLACEHOLDERS = frozenset({"none", "null", "nil", "empty", "true", "false", "redacted", "hidden", "secret"})
+# Values that stand for a password rather than being one: placeholders, doc examples
+# (`postgres://user:pass@host`) and type annotations (`password: str`).
+_PLACEHOLDERS = frozenset(
+    {
+        "none", "null", "nil", "empty", "true", "false", "redacted", "hidden", "secret", "pass", "password",
+        "passwd", "example", "str", "string", "bytes", "bool", "int", "optional", "secretstr", "any",
+        "return", "required", "unknown", "username", "token", "repo",
+    }
+)
 
 
 def _plausible_password(value: str) -> bool:
     """A value after `password:` that is no placeholder (`none`, `<...>`, `${VAR}`, `***`) nor path."""
-    if len(value) < 4 or value.lower() in _PLACEHOLDERS:
+    if len(value) < 4 or value.lower().rstrip(")]},.:") in _PLACEHOLDERS:
         return False
-    return not (value.startswith(("<", "${", "{{", "[REDACTED", "/", "~/", "./")) or set(value) <= set("*x.X"))
+    if value.startswith(("<", "${", "{{", "[REDACTED", "/", "~/", "./")) or set(value) <= set("*x.X"):
+        return False
+    return not _CODE_VALUE.search(value)
+
+
+# Right-hand sides of code or examples, not literals: `getpass()`, `os.environ[...]`,
+# `self.password`, `key_password`, `user:mypassword@host` (but `Password123` is a password).
+_CODE_VALUE = re.compile(
+    r"[(\[]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|(?i:^(?:\w+_|my|your)passw(?:or)?d\w*$)"
+)
+_TOKEN_VALUE = re.compile(r"[A-Za-z0-9._~+/=-]{8,}")
 
 
 def _plausible_secret(value: str) -> bool:
-    """A token value: long enough and not just a count, so `max_token=500` passes."""
-    return len(value) >= 8 and not value.isdigit() and _plausible_password(value)
+    """A token value: token characters with letters and digits, so `max_token=500` and `Token(x)` pass."""
+    has_both = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return has_both and bool(_TOKEN_VALUE.fullmatch(value)) and _plausible_password(value)
 
 
 def _spoken_password(value: str) -> bool:
@@ -264,6 +283,8 @@ def looks_high_entropy(token: str) -> bool:
         any(c.isupper() for c in token) and any(c.islower() for c in token) and any(c.isdigit() for c in token)
     ):
         return False  # hex covers commit shas and UUIDs; single-class strings are words or numbers
+    if sum(c in "+/_-" for c in token) > len(token) / 10:
+        return False  # paths and slugs (models/all-MiniLM-L6-v2); base64 has ~3% of these
     chunks = _CHUNK.findall(token)
     # camelCase identifiers split into word-length chunks (mean > 3.3); random base62 into ~1.9.
     mean_chunk = sum(map(len, chunks)) / len(chunks)
@@ -283,7 +304,7 @@ def _detect_high_entropy(text: str) -> Iterator[Span]:
 _DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("private_key", _regex(_PRIVATE_KEY)),
     ("slack_webhook", _regex(_SLACK_WEBHOOK)),
-    ("url_credentials", _regex(_URL_PASSWORD, group=1)),
+    ("url_credentials", _filtered(_URL_PASSWORD, _plausible_password, group=1)),
     ("jwt", _regex(_JWT)),
     ("aws_access_key", _regex(_AWS)),
     ("github_token", _regex(_GITHUB)),
