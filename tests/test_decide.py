@@ -65,6 +65,8 @@ PAIRS = [
     ("Requests from the VPN are allowed", "Requests from the VPN are denied",
      0.92, None, None, "supersede", []),
     ("Alice likes jazz", "Alice likes jazz but not rock", 0.9, None, None, "update", []),
+    ("Alice used to live in Beijing", "Alice lives in Beijing", 0.9, None, None, "supersede", []),
+    ("Alice stopped drinking coffee", "Alice drinks coffee", 0.88, None, None, "supersede", []),
     # Numbers and dates compared as values.
     ("The meeting is on 2024-03-05", "The meeting is on 2024-3-5", 0.98, None, None, "noop", []),
     ("The meeting is on March 3rd", "The meeting is on March 3", 0.98, None, None, "noop", []),

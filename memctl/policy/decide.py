@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 Relation = Literal["same", "less", "more", "changed", "different"]
 Action = Literal["add", "noop", "update", "supersede"]
+Opcode = tuple[str, int, int, int, int]  # difflib: (tag, old start, old end, new start, new end)
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_CHAR = re.compile(f"([{_CJK}])")
@@ -105,7 +106,7 @@ def fingerprint(text: str) -> str:
 _NEGATIONS = frozenset(
     _stem(w)
     for w in "not no never none nobody nothing neither nor without dislikes hates"
-    " formerly previously former anymore 不 没 无 非 别 未".split()
+    " formerly previously former anymore used stopped quit ex 不 没 无 非 别 未 曾".split()
 )
 _ANTONYM_PAIRS = [
     ("likes", "dislikes"), ("likes", "hates"), ("loves", "hates"), ("loves", "dislikes"),
@@ -137,13 +138,13 @@ def _has_antonym_swap(removed: list[str], added: list[str]) -> bool:
     return any((a in old and b in new) or (b in old and a in new) for a, b in _CJK_ANTONYMS)
 
 
-def _diff_ops(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+def _diff_ops(old: list[str], new: list[str]) -> list[Opcode]:
     """The non-equal opcodes turning `old` into `new`."""
     matcher = SequenceMatcher(None, old, new, autojunk=False)
     return [op for op in matcher.get_opcodes() if op[0] != "equal"]
 
 
-def _flips_polarity(ops: list[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> bool:
+def _flips_polarity(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     """A negation added or removed inside the statement (not in a trailing extra clause)."""
     for _, i1, i2, j1, j2 in ops:
         trailing = i2 == len(old) and j2 == len(new)
@@ -156,7 +157,7 @@ def _negations(toks: list[str]) -> int:
     return sum(t in _NEGATIONS for t in toks)
 
 
-def _replaced_value(ops: list[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> bool:
+def _replaced_value(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     """A value replaced in an otherwise matching statement: number, antonym or a small swap."""
     removed = [t for _, i1, i2, _, _ in ops for t in old[i1:i2]]
     added = [t for _, _, _, j1, j2 in ops for t in new[j1:j2]]
@@ -319,19 +320,23 @@ def is_ambiguous(decision: Decision) -> bool:
     )
 
 
-_PROMPT = """You maintain an AI agent's long-term memory. Decide how a NEW memory relates to the EXISTING memories.
+_PROMPT = """You maintain an AI agent's long-term memory.
+Decide how a NEW memory relates to the EXISTING memories.
 
 1. Extract the facts the new memory states.
 2. Compare them with each existing memory.
 3. Decide exactly one action:
    - ADD: the new memory states a fact that is not stored yet (also when it only looks similar).
-   - UPDATE: it is the same fact as one existing memory with extra detail; put the merged text in "text".
-   - DELETE: it contradicts or replaces one existing memory (a changed value, a negation); that memory is retired and the new one is stored.
+   - UPDATE: it is the same fact as one existing memory with extra detail;
+     put the merged text in "text".
+   - DELETE: it contradicts or replaces one existing memory (a changed value, a negation);
+     that memory is retired and the new one is stored.
    - NOOP: one existing memory already says everything the new one says.
 Never answer NOOP when the new memory holds any fact the target does not.
 
 Answer with one JSON object and nothing else:
-{{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "target": "<existing id, or null for ADD>", "text": "<merged text, only for UPDATE>", "reason": "<one sentence>"}}
+{{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "target": "<existing id, or null for ADD>",
+ "text": "<merged text, only for UPDATE>", "reason": "<one sentence>"}}
 
 NEW MEMORY (type {type}, key {key}):
 {text}
@@ -344,7 +349,8 @@ EXISTING MEMORIES:
 def llm_decision_prompt(candidate: Candidate, neighbors: list[Neighbor]) -> str:
     """The extract-compare-decide prompt asking an LLM for a JSON decision."""
     lines = [
-        f"- id {n.id} (type {n.type}, key {n.key or '-'}, similarity {n.cosine:.2f}): {json.dumps(n.text, ensure_ascii=False)}"
+        f"- id {n.id} (type {n.type}, key {n.key or '-'}, similarity {n.cosine:.2f}): "
+        + json.dumps(n.text, ensure_ascii=False)
         for n in _ordered(candidate, neighbors)
     ]
     return _PROMPT.format(
@@ -355,7 +361,9 @@ def llm_decision_prompt(candidate: Candidate, neighbors: list[Neighbor]) -> str:
     )
 
 
-_LLM_ACTIONS: dict[str, Action] = {"ADD": "add", "UPDATE": "update", "DELETE": "supersede", "NOOP": "noop"}
+_LLM_ACTIONS: dict[str, Action] = {
+    "ADD": "add", "UPDATE": "update", "DELETE": "supersede", "NOOP": "noop",
+}
 
 
 def _first_json_object(output: str) -> dict | None:
