@@ -18,13 +18,13 @@ ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
 
 # Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
 FIELD_ORDER = (
-    "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source",
+    "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source", "sources",
     "status", "importance", "created", "updated", "expires", "tags", "key", "entities",
     "name", "description", "author", "visibility", "supersedes", "superseded_by",
     "merged_from", "merged_into", "conflicts_with", "source_ids", "archived_reason", "archived_at",
 )
 TIME_FIELDS = ("created", "updated", "expires", "archived_at")
-LIST_FIELDS = ("tags", "entities", "merged_from", "conflicts_with", "source_ids")
+LIST_FIELDS = ("sources", "tags", "entities", "merged_from", "conflicts_with", "source_ids")
 
 
 def check_name(value: str, what: str) -> str:
@@ -48,6 +48,7 @@ class Memory(BaseModel):
     session: str | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     source: str = "user"
+    sources: list[str] = Field(default_factory=list)
     status: Literal["active", "superseded", "merged", "expired", "forgotten", "archived"] = "active"
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     created: datetime
@@ -84,7 +85,7 @@ class Memory(BaseModel):
     def _check_names(cls, value: str | None, info: Any) -> str | None:
         return None if value is None else check_name(value, info.field_name)
 
-    @field_validator("tags", "entities", "merged_from", "conflicts_with", "source_ids", mode="before")
+    @field_validator("sources", "tags", "entities", "merged_from", "conflicts_with", "source_ids", mode="before")
     @classmethod
     def _listify(cls, value: Any) -> Any:
         if value is None:

@@ -18,7 +18,7 @@ from memctl.clock import format_timestamp, now
 from memctl.config import CONFIG_NAME
 from memctl.errors import InvalidId, LockTimeout, NoDirectory
 from memctl.fileformat import content_hash, serialise_memory
-from memctl.models import ID_RE, JournalEntry, Memory
+from memctl.models import JournalEntry, Memory
 
 CACHE_DIR = ".memctl"
 ACTIVE_DIRS = ("users", "projects")
@@ -51,8 +51,10 @@ def check_id(value: str) -> str:
 def slugify(text: str, fallback: str) -> str:
     """Up to six ASCII words of the content, for readable file names."""
     words = _SLUG_WORD.findall(text.lower())[:6]
-    slug = "-".join(words)[:40].strip("-")
-    return slug or fallback
+    while words and len("-".join(words)) > 40:
+        words.pop()
+    slug = "-".join(words)
+    return slug if any(c.isalpha() for c in slug) else fallback
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -140,7 +142,8 @@ class Directory:
         """A random 8-hex id that no file in the directory uses."""
         while True:
             candidate = secrets.token_hex(4)
-            if candidate not in taken and ID_RE.match(candidate):
+            # An all-digit id would read back from YAML as a number: skip it.
+            if candidate not in taken and not candidate.isdigit():
                 return candidate
 
     def save(self, memory: Memory, path: Path) -> str:

@@ -1,0 +1,5 @@
+"""`python -m memctl`."""
+
+from memctl.cli import main
+
+main()

@@ -1,0 +1,136 @@
+"""The `memctl` command line: parse, call the library, render. No file access here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from memctl import clock, render
+from memctl.errors import EXIT_USAGE, InvalidMemory, MemctlError, UsageError
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+    help="Readable long-term memory for AI agents: Markdown files, a write gate, hybrid recall.\n\n"
+         "Exit codes: 0 ok, 1 error, 2 usage / bad input, 3 refused by policy, 4 not found.",
+)
+
+
+class State:
+    dir: Optional[str] = None
+
+
+STATE = State()
+
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON envelope on stdout.")]
+User = Annotated[Optional[str], typer.Option("--user", "-u", help="User the memory belongs to.")]
+Project = Annotated[Optional[str], typer.Option("--project", "-p", help="Project scope.")]
+Session = Annotated[Optional[str], typer.Option("--session", "-s", help="Session id (short-term scope).")]
+TypeOpt = Annotated[Optional[str], typer.Option("--type", "-t", help="Memory type (see memctl.toml).")]
+Tag = Annotated[Optional[str], typer.Option("--tag", help="Only memories with this tag.")]
+Tags = Annotated[Optional[List[str]], typer.Option("--tag", help="Tag (repeatable).")]
+Status = Annotated[str, typer.Option("--status", help="active, superseded, merged, expired, forgotten, or all.")]
+MemoryId = Annotated[str, typer.Argument(help="Memory id (or a unique prefix of at least 4 characters).")]
+Text = Annotated[str, typer.Argument(help="The memory text, or - to read it from stdin.")]
+
+
+@app.callback()
+def _global(
+    dir: Annotated[Optional[str], typer.Option("--dir", "-d", help="Memory directory (else MEMCTL_DIR, else the nearest memctl.toml).")] = None,
+    now: Annotated[Optional[str], typer.Option("--now", help="Evaluate expiry, decay and rate limits at this time (or MEMCTL_NOW).")] = None,
+) -> None:
+    """Readable long-term memory for AI agents."""
+    STATE.dir = dir
+    if now:
+        try:
+            clock.set_now(clock.parse_timestamp(now))
+        except MemctlError as exc:
+            render.error_line(exc.message)
+            raise typer.Exit(EXIT_USAGE)
+
+
+def store():
+    """Open the memory directory named by --dir / MEMCTL_DIR / the working directory."""
+    from memctl.service import MemoryStore
+
+    return MemoryStore.open(STATE.dir)
+
+
+def read_text(text: str) -> str:
+    """The TEXT argument, or stdin when it is `-`."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidMemory("stdin is not UTF-8 text", code="not_utf8") from None
+
+
+def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[[Any], None]) -> None:
+    """Run an action; render its result or its error in the one output contract."""
+    opened: list = []
+    try:
+        data = action()
+    except MemctlError as exc:
+        _emit_error(command, as_json, exc)
+        raise typer.Exit(exc.exit_code)
+    except KeyboardInterrupt:
+        raise typer.Exit(130)
+    finally:
+        _flush_warnings(opened)
+    if as_json:
+        render.print_json(render.envelope(command, True, data))
+    else:
+        human(data)
+
+
+def _emit_error(command: str, as_json: bool, exc: MemctlError) -> None:
+    if as_json:
+        errors = [{"code": exc.code, "message": exc.message}]
+        render.print_json(render.envelope(command, False, exc.data, errors))
+    else:
+        if exc.data is not None and hasattr(exc, "render"):
+            exc.render()
+        render.error_line(exc.message)
+
+
+def _flush_warnings(_: list) -> None:
+    from memctl import service
+
+    for message in service.drain_warnings():
+        render.warn(message)
+
+
+from memctl import commands, commands_recall  # noqa: E402,F401  (register the commands on `app`)
+
+
+def main() -> None:
+    """Console entry point: maps click usage errors to exit code 2 and the JSON envelope."""
+    import click
+
+    try:
+        code = app(standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        _usage_error(exc)
+        code = EXIT_USAGE
+    except click.exceptions.Abort:
+        code = 130
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except BrokenPipeError:
+        code = 0
+    sys.exit(code or 0)
+
+
+def _usage_error(exc: Exception) -> None:
+    argv = sys.argv[1:]
+    if "--json" in argv:
+        command = next((a for a in argv if not a.startswith("-")), "memctl")
+        render.print_json(render.envelope(command, False, None, [{"code": "usage", "message": str(exc)}]))
+    else:
+        render.error_line(f"{exc} (see --help)")

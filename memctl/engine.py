@@ -1,0 +1,153 @@
+"""The search engine: keeps the keyword index and the vectors in step with the files, and queries them.
+
+Both are caches under `.memctl/`. Each records the content hash it indexed per memory, so any
+command that reads (in any process) brings them up to date; cost grows with the number of changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
+
+from memctl.models import Memory
+from memctl.storage import CACHE_DIR, write_atomic
+
+if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
+    from memctl.index.keyword import KeywordDoc, KeywordIndex
+    from memctl.index.vectors import VectorStore
+
+
+def doc_hash(*parts: object) -> str:
+    """Hash of what an index stores for a memory (not the whole file: status edits don't re-embed)."""
+    return hashlib.sha1(json.dumps(parts, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def keyword_doc(memory: Memory) -> "KeywordDoc":
+    from memctl.index.entities import extract_entities
+    from memctl.index.keyword import KeywordDoc
+
+    entities = list(dict.fromkeys([*memory.entities, *extract_entities(memory.body)]))
+    return KeywordDoc(id=memory.id, body=memory.body, tags=memory.tags, key=memory.key, name=memory.name,
+                      description=memory.description, entities=entities)
+
+
+def keyword_hash(memory: Memory) -> str:
+    return doc_hash(memory.body, memory.tags, memory.key, memory.name, memory.description, memory.entities)
+
+
+def vector_text(memory: Memory) -> str:
+    """The text embedded for a memory: its body (names and tags live in the keyword index)."""
+    return memory.body
+
+
+class Engine:
+    """Keyword + vector caches of one memory directory."""
+
+    def __init__(self, root: Path, model: str, embedder: object = None) -> None:
+        self.cache = root / CACHE_DIR
+        self.model = model
+        self._embedder = embedder
+        self._keyword: KeywordIndex | None = None
+        self._vectors: VectorStore | None = None
+
+    # -- keyword ---------------------------------------------------------------
+    @property
+    def keyword(self) -> "KeywordIndex":
+        if self._keyword is None:
+            from memctl.index.keyword import KeywordIndex
+
+            self.cache.mkdir(parents=True, exist_ok=True)
+            self._keyword = KeywordIndex(self.cache / "keyword")
+        return self._keyword
+
+    def _state_path(self) -> Path:
+        return self.cache / "keyword-state.json"
+
+    def _read_state(self) -> dict[str, str]:
+        try:
+            data = json.loads(self._state_path().read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def sync_keyword(self, memories: Sequence[Memory], force: bool = False,
+                     progress: Callable[[int], None] | None = None) -> int:
+        """Bring the keyword index in line with `memories`; returns how many docs changed."""
+        wanted = {m.id: keyword_hash(m) for m in memories}
+        state = {} if force else self._read_state()
+        index = self.keyword
+        if getattr(index, "was_reset", False) or (state and index.doc_count() == 0):
+            state = {}
+        if not state:
+            index.rebuild((keyword_doc(m) for m in memories), progress=progress)
+            self._write_state(wanted)
+            return len(wanted)
+        by_id = {m.id: m for m in memories}
+        changed = [i for i, h in wanted.items() if state.get(i) != h]
+        removed = [i for i in state if i not in wanted]
+        if changed or removed:
+            index.update([keyword_doc(by_id[i]) for i in changed], removed)
+            self._write_state(wanted)
+        return len(changed) + len(removed)
+
+    def _write_state(self, state: dict[str, str]) -> None:
+        write_atomic(self._state_path(), json.dumps(state, sort_keys=True))
+
+    def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        return self.keyword.search(query, limit=limit, allowed=allowed)
+
+    # -- vectors ---------------------------------------------------------------
+    @property
+    def embedder(self):  # -> Embedder
+        if self._embedder is None:
+            from memctl.index.embed import get_embedder
+
+            self._embedder = get_embedder(self.model, self.cache / "models")
+        return self._embedder
+
+    @property
+    def vectors(self) -> "VectorStore":
+        if self._vectors is None:
+            from memctl.index.vectors import VectorStore
+
+            emb = self.embedder
+            self._vectors = VectorStore(self.cache / "vectors", emb.identity, emb.dim)
+            self._vectors.load()
+        return self._vectors
+
+    def sync_vectors(self, memories: Sequence[Memory]) -> int:
+        """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
+        from memctl.index.vectors import sync_vectors
+
+        self.cache.mkdir(parents=True, exist_ok=True)
+        texts = {m.id: (doc_hash(vector_text(m)), vector_text(m)) for m in memories}
+        return sync_vectors(self.vectors, self.embedder, texts)
+
+    def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        vector = self.embedder.embed_query(query)
+        return self.vectors.search(vector, limit, allowed=allowed)
+
+    def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        """Cosine of `text` to each stored memory id (vectors must be synced)."""
+        if not ids:
+            return {}
+        return self.vectors.similarities(self.embedder.embed_query(text), list(ids))
+
+    def pair_similarities(self, ids: Sequence[str], threshold: float) -> dict[tuple[str, str], float]:
+        """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair)."""
+        import numpy as np
+
+        present = [i for i in ids if self.vectors.vector(i) is not None]
+        if len(present) < 2:
+            return {}
+        matrix = np.stack([self.vectors.vector(i) for i in present])
+        sims = matrix @ matrix.T
+        out = {}
+        rows, cols = np.nonzero(np.triu(sims >= threshold, k=1))
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            a, b = sorted((present[r], present[c]))
+            out[(a, b)] = float(sims[r, c])
+        return out

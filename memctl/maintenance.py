@@ -1,0 +1,57 @@
+"""Maintenance: rebuild every cache from the files."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memctl.service import MemoryStore
+
+
+def reindex(store: "MemoryStore", vectors: bool = True, progress: bool = False) -> dict[str, Any]:
+    """Drop the catalog and keyword index, rebuild them, and re-sync the vectors (a rich progress bar on stderr)."""
+    start = time.perf_counter()
+    with store.dir.lock():
+        for name in ("catalog.json", "keyword-state.json"):
+            (store.dir.cache / name).unlink(missing_ok=True)
+        shutil.rmtree(store.dir.cache / "keyword", ignore_errors=True)
+        memories = store.snapshot(refresh=True).memories
+        engine = store.engine()
+        embedded = 0
+        with _progress(progress, len(memories)) as tick:
+            engine.sync_keyword(memories, force=True, progress=lambda n: tick("keyword", n))
+            if vectors:
+                embedded = engine.sync_vectors(memories)
+                tick("vectors", len(memories))
+    return {"memories": len(memories), "embedded": embedded, "broken": len(store.snapshot().broken),
+            "seconds": round(time.perf_counter() - start, 3)}
+
+
+class _progress:
+    """A rich progress bar on stderr (or nothing, for --json)."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.enabled, self.total, self.bar, self.tasks = enabled, total, None, {}
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import Progress
+
+            from memctl.render import console
+
+            self.bar = Progress(console=console(stderr=True), transient=True)
+            self.bar.start()
+        return self.tick
+
+    def tick(self, stage: str, done: int) -> None:
+        if self.bar is None:
+            return
+        if stage not in self.tasks:
+            self.tasks[stage] = self.bar.add_task(stage, total=max(self.total, 1))
+        self.bar.update(self.tasks[stage], completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
