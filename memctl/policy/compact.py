@@ -1,0 +1,249 @@
+"""The compaction plan: which active memories to expire, supersede, promote, merge or archive (pure).
+
+`plan_compaction` looks at active memories only and applies five rules in order;
+a memory taken by one rule is not seen by the later ones:
+
+1. expire                  `expires` <= now.
+2. supersede_key           memories of one owner sharing a `key` whose policy is `latest`:
+                           the newest (created, then updated, then id) is kept (and taken,
+                           so later rules leave it alone); the others are superseded.
+3. promote                 session memories used in >= promote_min_sessions distinct sessions,
+                           or tagged `remember` (or `remember: true`): to `project` scope when
+                           they have a project, else `user`.
+4. consolidate             complete-link clusters (every pair's cosine >= cluster_threshold) of
+                           >= cluster_min_size long-term memories of one owner and one type ->
+                           one summary; protected types and pinned memories never take part.
+5. archive_low_importance  importance < importance_threshold; pinned memories and protected
+                           types are exempt. Uniqueness is measured against the most similar
+                           remaining memory of the same owner and type that scores higher, so
+                           of two near-duplicates only the weaker copy is penalised.
+
+Applying the plan (moving files, the journal, undo) is the storage layer's job.
+The result is deterministic: same input, same plan.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Callable, Iterable, Literal, Mapping, Sequence
+
+from pydantic import BaseModel
+
+from memctl.clock import format_timestamp
+from memctl.config import LifecycleSettings
+from memctl.models import Memory
+from memctl.policy.importance import Usage, importance, is_pinned
+from memctl.policy.summarise import extractive_summary
+
+ActionKind = Literal["expire", "archive_low_importance", "consolidate", "promote", "supersede_key"]
+ARCHIVING_KINDS = frozenset({"expire", "archive_low_importance", "consolidate", "supersede_key"})
+Similarity = Mapping[tuple[str, str], float]
+Neighbours = dict[str, dict[str, float]]
+
+
+class Action(BaseModel):
+    """One step of a compaction: the memories it touches and why."""
+
+    kind: ActionKind
+    ids: list[str]
+    reason: str
+    summary: str | None = None  # consolidate: the text of the new summary memory
+    target_scope: str | None = None  # promote: "user" or "project"
+    winner: str | None = None  # supersede_key: the id that stays active
+
+
+class CompactionPlan(BaseModel):
+    """Everything `compact` would do, in order; empty when there is nothing to do."""
+
+    now: datetime
+    actions: list[Action]
+
+    def archived_ids(self) -> set[str]:
+        """Ids that leave the active set (everything but promotions and supersede winners)."""
+        return {i for a in self.actions if a.kind in ARCHIVING_KINDS for i in a.ids}
+
+    def ids_for(self, kind: ActionKind) -> set[str]:
+        """Every id named by actions of one kind."""
+        return {i for a in self.actions if a.kind == kind for i in a.ids}
+
+
+def neighbours(similarity: Similarity, ids: Iterable[str]) -> Neighbours:
+    """Symmetric adjacency {id: {other: cosine}} restricted to `ids`; pair order does not matter."""
+    wanted = set(ids)
+    out: Neighbours = defaultdict(dict)
+    for (a, b), value in similarity.items():
+        if a != b and a in wanted and b in wanted:
+            best = max(value, out[a].get(b, value))
+            out[a][b] = out[b][a] = best
+    return out
+
+
+def _expire(memories: Sequence[Memory], now: datetime) -> list[Action]:
+    return [Action(kind="expire", ids=[m.id], reason=f"expired at {format_timestamp(m.expires)}")
+            for m in memories if m.expires is not None and m.is_expired(now)]
+
+
+def _supersede(memories: Sequence[Memory], settings: LifecycleSettings) -> list[Action]:
+    groups: dict[tuple[str, str], list[Memory]] = defaultdict(list)
+    for m in memories:
+        if m.key and settings.keys.get(m.key, settings.key_policy) == "latest":
+            groups[(m.owner, m.key)].append(m)
+    actions = []
+    for (owner, key), group in sorted(groups.items()):
+        if len(group) < 2:
+            continue
+        winner = max(group, key=lambda m: (m.created, m.updated, m.id))
+        losers = sorted(m.id for m in group if m is not winner)
+        actions.append(Action(kind="supersede_key", ids=losers, winner=winner.id,
+                              reason=f"key {key!r} in {owner}: {winner.id} is the newest version"))
+    return actions
+
+
+def wants_promotion(memory: Memory, usage: Usage | None, min_sessions: int) -> str | None:
+    """Why a session memory should become long-term, or None."""
+    if memory.scope != "session":
+        return None
+    if "remember" in memory.tags or memory.extra.get("remember") is True:
+        return "marked remember"
+    sessions = len(set(usage.sessions)) if usage is not None else 0
+    if sessions >= min_sessions:
+        return f"used in {sessions} sessions"
+    return None
+
+
+def _promote(memories: Sequence[Memory], usage: Mapping[str, Usage], settings: LifecycleSettings) -> list[Action]:
+    actions = []
+    for m in memories:
+        why = wants_promotion(m, usage.get(m.id), settings.promote_min_sessions)
+        if why:
+            target = "project" if m.project else "user"
+            actions.append(Action(kind="promote", ids=[m.id], target_scope=target,
+                                  reason=f"{why}: promote to {target} scope"))
+    return actions
+
+
+def complete_link_clusters(ids: Sequence[str], near: Neighbours, threshold: float) -> list[list[str]]:
+    """Agglomerative complete-link clustering: merge while every cross pair is >= threshold."""
+    members = {n: [i] for n, i in enumerate(sorted(ids))}
+    index = {group[0]: n for n, group in members.items()}
+    # Only links >= threshold are kept: a complete link only shrinks as clusters grow.
+    links = {(index[a], index[b]): v for a in ids for b, v in near.get(a, {}).items()
+             if b in index and index[a] < index[b] and v >= threshold}
+    while links:
+        x, y = min(links, key=lambda pair: (-links[pair], members[pair[0]][0], members[pair[1]][0]))
+        members[x] = sorted(members[x] + members.pop(y))
+        links = _merge_links(links, x, y)
+    return sorted(members.values())
+
+
+def _merge_links(links: dict[tuple[int, int], float], x: int, y: int) -> dict[tuple[int, int], float]:
+    """Fold cluster y into x: the new link to k is min(link(x, k), link(y, k)), if both exist."""
+    def link(a: int, b: int) -> float | None:
+        return links.get((min(a, b), max(a, b)))
+
+    others = {k for pair in links for k in pair} - {x, y}
+    out = {pair: v for pair, v in links.items() if x not in pair and y not in pair}
+    for k in others:
+        lx, ly = link(x, k), link(y, k)
+        if lx is not None and ly is not None:
+            out[(min(x, k), max(x, k))] = min(lx, ly)
+    return out
+
+
+def _components(ids: Sequence[str], near: Neighbours, threshold: float) -> list[list[str]]:
+    """Connected parts of the threshold graph: complete-link clusters never cross them."""
+    allowed, seen = set(ids), set()
+    parts = []
+    for start in sorted(ids):
+        if start in seen:
+            continue
+        stack, part = [start], []
+        seen.add(start)
+        while stack:
+            node = stack.pop()
+            part.append(node)
+            for other, value in near.get(node, {}).items():
+                if value >= threshold and other in allowed and other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        parts.append(sorted(part))
+    return parts
+
+
+def _consolidate(
+    memories: Sequence[Memory], near: Neighbours, settings: LifecycleSettings,
+    summarise: Callable[[list[Memory]], str],
+) -> list[Action]:
+    by_id = {m.id: m for m in memories}
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m in memories:
+        # Session memories are short-term: expiry and promotion decide their fate.
+        if m.scope != "session" and m.type not in settings.protected_types and not is_pinned(m):
+            groups[(m.owner, m.type)].append(m.id)
+    actions = []
+    for (owner, kind), ids in sorted(groups.items()):
+        for part in _components(ids, near, settings.cluster_threshold):
+            for cluster in complete_link_clusters(part, near, settings.cluster_threshold):
+                if len(cluster) >= settings.cluster_min_size:
+                    members = [by_id[i] for i in cluster]
+                    actions.append(Action(kind="consolidate", ids=cluster, summary=summarise(members),
+                                          reason=f"{len(cluster)} related {kind} memories in {owner}"))
+    return sorted(actions, key=lambda a: a.ids)
+
+
+def importance_scores(
+    memories: Sequence[Memory], usage: Mapping[str, Usage], *, now: datetime,
+    settings: LifecycleSettings, similarity: Similarity,
+) -> dict[str, float]:
+    """Importance of each memory, uniqueness taken against better-scoring peers of its owner and type."""
+    half_life = settings.half_life_days
+    base = {m.id: importance(m, usage.get(m.id), now=now, half_life_days=half_life) for m in memories}
+    near = neighbours(similarity, base)
+    peer = {m.id: (m.owner, m.type) for m in memories}
+    scores = {}
+    for m in memories:
+        better = [v for other, v in near.get(m.id, {}).items()
+                  if peer[other] == peer[m.id] and (base[other], m.id) > (base[m.id], other)]
+        scores[m.id] = importance(m, usage.get(m.id), now=now, half_life_days=half_life,
+                                  max_similarity=max(better, default=0.0))
+    return scores
+
+
+def _archive_low(
+    memories: Sequence[Memory], scores: Mapping[str, float], settings: LifecycleSettings,
+) -> list[Action]:
+    threshold = settings.importance_threshold
+    return [Action(kind="archive_low_importance", ids=[m.id],
+                   reason=f"importance {scores[m.id]:.3f} < {threshold:g}")
+            for m in memories
+            if scores[m.id] < threshold and not is_pinned(m) and m.type not in settings.protected_types]
+
+
+def plan_compaction(
+    memories: Sequence[Memory], usage: Mapping[str, Usage], *, now: datetime,
+    settings: LifecycleSettings, similarity: Similarity,
+    summarise: Callable[[list[Memory]], str] | None = None,
+) -> CompactionPlan:
+    """Plan a compaction of the active memories (rules and order in the module docstring)."""
+    active = sorted((m for m in memories if m.status == "active"), key=lambda m: m.id)
+    pool = active
+    actions: list[Action] = []
+
+    def take(new: list[Action]) -> None:
+        nonlocal pool
+        actions.extend(new)
+        gone = {i for a in new for i in a.ids} | {a.winner for a in new if a.winner}
+        pool = [m for m in pool if m.id not in gone]
+
+    take(_expire(pool, now))
+    take(_supersede(pool, settings))
+    take(_promote(pool, usage, settings))
+    take(_consolidate(pool, neighbours(similarity, (m.id for m in pool)), settings,
+                      summarise or extractive_summary))
+    # Promoted memories and supersede winners stay active, so they count as peers for uniqueness.
+    archived = {i for a in actions if a.kind in ARCHIVING_KINDS for i in a.ids}
+    peers = [m for m in active if m.id not in archived]
+    scores = importance_scores(peers, usage, now=now, settings=settings, similarity=similarity)
+    take(_archive_low(pool, scores, settings))
+    return CompactionPlan(now=now, actions=actions)
