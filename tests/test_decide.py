@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -287,3 +288,26 @@ def test_parse_llm_decision_lists_the_others_as_similar() -> None:
 ])
 def test_parse_llm_decision_malformed(output: str) -> None:
     assert parse_llm_decision(output, NEIGHBORS) is None
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("old,new,old_key,new_key,action", [
+    ("Alice is vegetarian", "Alice is a vegetarian", None, None, "noop"),
+    ("Alice prefers window seats on flights", "Alice prefers window seats on long flights",
+     None, None, "update"),
+    ("Bob likes jazz", "Bob dislikes jazz", None, None, "supersede"),
+    ("The team uses PostgreSQL 16", "The team uses PostgreSQL 15", None, None, "supersede"),
+    ("The offsite in Tokyo is on March 3", "The offsite in Tokyo is on March 5", None, None,
+     "supersede"),
+    ("Alice lives in Beijing", "Alice moved to Shanghai", "home.city", "home.city", "supersede"),
+    ("Prefers window seats", "Likes to sit by the window on planes", None, None, "add"),
+    ("用户住在北京", "用户住在上海", "home.city", "home.city", "supersede"),
+])
+def test_decisions_with_the_shipped_model(tmp_path: Path, old: str, new: str,
+                                          old_key: str | None, new_key: str | None,
+                                          action: str) -> None:
+    from memctl.index.embed import FastEmbedder  # deferred: loads onnxruntime
+
+    vectors = FastEmbedder(cache_dir=tmp_path).embed([old, new])
+    cosine = float(vectors[0] @ vectors[1])
+    assert _decide_pair(old, new, cosine, old_key, new_key).action == action
