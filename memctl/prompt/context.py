@@ -1,0 +1,296 @@
+"""The context block an agent prepends to its prompt: profile + recalled memories, fenced as data, in budget.
+
+Three plain rules read the query first and shape the block (they are data, so `--explain` can show
+which fired, on which words, and what they changed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Literal, NamedTuple
+from xml.sax.saxutils import escape, quoteattr
+
+from pydantic import BaseModel, Field
+
+from memctl.prompt.indexmd import approx_tokens
+from memctl.prompt.labels import phrase
+from memctl.prompt.profile import Profile, limit_profile
+
+Format = Literal["markdown", "xml", "json"]
+# Profile lines per section: a few by default, more when the question is about the user.
+PROFILE_LINES_DEFAULT = 2
+PROFILE_LINES_WIDE = 5
+# The smallest well-formed block of each format, used when not even the header fits.
+MINIMAL_BLOCK: dict[str, str] = {"markdown": "<memories></memories>", "xml": "<memories/>",
+                                 "json": '{"memories":[]}'}
+
+
+class Rule(BaseModel):
+    """A query rule: fires when any pattern (a case-insensitive regex) matches the query."""
+
+    name: str
+    description: str
+    patterns: list[str]
+
+
+class RuleMatch(BaseModel):
+    """A rule that fired, and the text of the query that made it fire (for `--explain`)."""
+
+    name: str
+    description: str
+    matched: str
+
+
+_EN_WORD = r"(?<![A-Za-z])({})(?![A-Za-z])"
+
+
+def _words(*words: str) -> str:
+    return _EN_WORD.format("|".join(words))
+
+
+RULES: list[Rule] = [
+    Rule(name="profile_first",
+         description="A question about the user: put the profile forward with more lines, "
+                     "trim memories before profile lines.",
+         patterns=[_words("my", "mine", "myself", "about me"),
+                   _words(r"I (?:like|love|prefer|hate|want|use|usually|always)"),
+                   _words(r"what do I", r"who am I", r"what am I", r"how do I like"),
+                   _words("preferences?", "prefer", "favou?rite"),
+                   _words(r"(?:our|user'?s?|the user) (?:role|settings?|profile)"),
+                   "我的", "喜欢", "偏好", "我是", "我喜欢"]),
+    Rule(name="session_first",
+         description="A reference to the current work: put this session's memories first.",
+         patterns=[_words("this", "continue", "resume", "where were we", "where did we (?:stop|leave off)"),
+                   _words(r"that (?:error|bug|issue|file|function|test|query|problem)"),
+                   _words(r"the (?:bug|error|issue|failure|crash)"),
+                   "这个", "继续", "刚才"]),
+    Rule(name="widen_history",
+         description="A reach into the past: widen recall to long-term and archived/superseded "
+                     "history, and show each memory's date and status.",
+         patterns=[_words("last time", "similar", "before", "previously", "previous", "history",
+                          "used to", "earlier", "in the past"),
+                   "上次", "以前", "之前", "历史", "过去"]),
+]
+
+
+def explain_rules(query: str, rules: Sequence[Rule] = RULES) -> list[RuleMatch]:
+    """Each rule that fires for the query, with the words that fired it."""
+    found = []
+    for rule in rules:
+        for pattern in rule.patterns:
+            match = re.search(pattern, query, flags=re.IGNORECASE)
+            if match:
+                found.append(RuleMatch(name=rule.name, description=rule.description, matched=match.group(0)))
+                break
+    return found
+
+
+def match_rules(query: str, rules: Sequence[Rule] = RULES) -> list[Rule]:
+    """The rules that fire for the query, in rule order."""
+    fired = {m.name for m in explain_rules(query, rules)}
+    return [rule for rule in rules if rule.name in fired]
+
+
+class ContextPlan(BaseModel):
+    """What the fired rules mean for recall and rendering (the service reads `include_history`)."""
+
+    profile_first: bool = False
+    session_first: bool = False
+    include_history: bool = False
+
+    @property
+    def profile_lines_per_section(self) -> int:
+        """Profile lines kept per section."""
+        return PROFILE_LINES_WIDE if self.profile_first else PROFILE_LINES_DEFAULT
+
+
+def plan_context(rule_names: Sequence[str]) -> ContextPlan:
+    """Turn fired rule names into a plan."""
+    names = set(rule_names)
+    return ContextPlan(profile_first="profile_first" in names, session_first="session_first" in names,
+                       include_history="widen_history" in names)
+
+
+class ContextItem(BaseModel):
+    """One recalled memory offered to the block, in rank order (the service fills it from a Hit)."""
+
+    id: str
+    scope: str
+    type: str
+    content: str
+    score: float
+    created: datetime | None = None
+    status: str = "active"
+
+
+class ContextBlock(BaseModel):
+    """The rendered block and what went into it."""
+
+    text: str
+    tokens: int
+    budget: int
+    format: str
+    rules: list[str]
+    items: list[str]
+    profile_lines: int
+    truncated: bool
+    note: str | None = None
+    explain: list[RuleMatch] = Field(default_factory=list)
+
+
+def order_items(items: Sequence[ContextItem], plan: ContextPlan) -> list[ContextItem]:
+    """Items in rank order as given; with `session_first`, this session's memories lead."""
+    if not plan.session_first:
+        return list(items)
+    return sorted(items, key=lambda item: item.scope != "session")  # sorted() is stable
+
+
+def _profile_units(profile: Profile | None, plan: ContextPlan) -> list[tuple[str, str]]:
+    if profile is None:
+        return []
+    bounded = limit_profile(profile, plan.profile_lines_per_section)
+    return [(heading, line) for heading, lines in bounded.sections for line in lines]
+
+
+def _regroup(units: Sequence[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    sections: list[tuple[str, list[str]]] = []
+    for heading, line in units:
+        if not sections or sections[-1][0] != heading:
+            sections.append((heading, []))
+        sections[-1][1].append(line)
+    return sections
+
+
+def _mark(item: ContextItem, plan: ContextPlan) -> list[str]:
+    """The labels shown before a memory: scope/type, plus date and status when reaching into history."""
+    marks = [f"{item.scope}/{item.type}"]
+    if plan.include_history and item.created is not None:
+        marks.append(item.created.date().isoformat())
+    if item.status != "active":
+        marks.append(item.status)
+    return marks
+
+
+_TAG = re.compile(r"<(/?)(memories|memory|profile|section|line)", re.IGNORECASE)
+
+
+def _defuse(text: str) -> str:
+    """Keep stored text from closing the `<memories>` fence (a memory is data, never markup)."""
+    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", " ".join(text.split()))
+
+
+class Parts(NamedTuple):
+    """What a renderer draws: the notice, the profile title and sections, the memories."""
+
+    notice: str
+    profile_title: str
+    profile: list[tuple[str, list[str]]]
+    items: Sequence[ContextItem]
+    relevant_title: str
+
+
+def _markdown(parts: Parts, plan: ContextPlan) -> str:
+    out = [parts.notice, "<memories>"]
+    if parts.profile:
+        out.append(f"## {parts.profile_title}")
+        for heading, lines in parts.profile:
+            out += [f"### {heading}"] + [f"- {_defuse(line)}" for line in lines]
+    if parts.items:
+        out.append(f"## {parts.relevant_title}")
+        out += [f"- [{' '.join(_mark(i, plan))}] {_defuse(i.content)}" for i in parts.items]
+    return "\n".join(out + ["</memories>"]) + "\n"
+
+
+def _xml(parts: Parts, plan: ContextPlan) -> str:
+    out = [escape(parts.notice), "<memories>"]
+    if parts.profile:
+        out.append(f"<profile title={quoteattr(parts.profile_title)}>")
+        for heading, lines in parts.profile:
+            out.append(f"<section title={quoteattr(heading)}>")
+            out += [f"<line>{escape(line)}</line>" for line in lines]
+            out.append("</section>")
+        out.append("</profile>")
+    for item in parts.items:
+        attrs = f"id={quoteattr(item.id)} scope={quoteattr(item.scope)} type={quoteattr(item.type)}"
+        if plan.include_history and item.created is not None:
+            attrs += f" created={quoteattr(item.created.date().isoformat())}"
+        if item.status != "active":
+            attrs += f" status={quoteattr(item.status)}"
+        out.append(f"<memory {attrs}>{escape(item.content.strip())}</memory>")
+    return "\n".join(out + ["</memories>"]) + "\n"
+
+
+def _json(parts: Parts, plan: ContextPlan) -> str:
+    memories = []
+    for item in parts.items:
+        entry = {"id": item.id, "scope": item.scope, "type": item.type, "content": item.content.strip()}
+        if plan.include_history and item.created is not None:
+            entry["created"] = item.created.date().isoformat()
+        if item.status != "active":
+            entry["status"] = item.status
+        memories.append(entry)
+    data = {"notice": parts.notice,
+            "profile": [{"section": heading, "lines": lines} for heading, lines in parts.profile],
+            "memories": memories}
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+RENDERERS = {"markdown": _markdown, "xml": _xml, "json": _json}
+
+
+def render_context(query: str, profile: Profile | None, items: Sequence[ContextItem], *, budget: int,
+                   fmt: Format = "markdown", rules: Sequence[Rule] = RULES,
+                   language: str = "en") -> ContextBlock:
+    """The prompt block for a query: notice, profile, then memories, never over `budget` tokens.
+
+    Tokens are counted with `approx_tokens` (ceil(ASCII chars / 4) + one per non-ASCII char).
+    Over budget, the lowest-ranked memories go first, then profile lines from the end; if not even
+    the empty block fits, the smallest well-formed block (or nothing) is returned with a note.
+    """
+    if fmt not in RENDERERS:
+        raise ValueError(f"unknown context format {fmt!r} (use markdown, xml or json)")
+    explain = explain_rules(query, rules)
+    plan = plan_context([m.name for m in explain])
+    ordered, units = order_items(items, plan), _profile_units(profile, plan)
+    lang = profile.language if profile is not None else language
+    profile_title = phrase(f"profile.{profile.kind if profile is not None else 'user'}", lang)
+
+    def render(kept: int) -> str:
+        parts = Parts(phrase("notice", lang), profile_title, _regroup(units[:kept]),
+                      ordered[: max(kept - len(units), 0)], phrase("relevant", lang))
+        return RENDERERS[fmt](parts, plan)
+
+    kept = _most_units_within(render, len(units) + len(ordered), budget)
+    text, note = render(kept), None
+    if approx_tokens(text) > budget:
+        text, note = _smallest_block(fmt, budget)
+    listed = ordered[: max(kept - len(units), 0)] if note is None else []
+    return ContextBlock(
+        text=text, tokens=approx_tokens(text), budget=budget, format=fmt,
+        rules=[m.name for m in explain], items=[i.id for i in listed],
+        profile_lines=min(kept, len(units)) if note is None else 0,
+        truncated=note is not None or kept < len(units) + len(ordered), note=note, explain=explain)
+
+
+def _most_units_within(render: Callable[[int], str], total: int, budget: int) -> int:
+    """The most units (profile lines first, then memories) whose block fits; tokens grow with units."""
+    if approx_tokens(render(total)) <= budget:
+        return total
+    low, high = 0, total
+    while low < high:
+        middle = (low + high + 1) // 2
+        if approx_tokens(render(middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _smallest_block(fmt: str, budget: int) -> tuple[str, str]:
+    minimal = MINIMAL_BLOCK[fmt]
+    if approx_tokens(minimal) <= budget:
+        return minimal, f"budget of {budget} tokens is too small for the header: returned an empty block"
+    return "", f"budget of {budget} tokens is too small for any block: returned nothing"
