@@ -24,6 +24,7 @@ The result is deterministic: same input, same plan.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from datetime import datetime
 from typing import Callable, Iterable, Literal, Mapping, Sequence
@@ -125,30 +126,42 @@ def _promote(memories: Sequence[Memory], usage: Mapping[str, Usage], settings: L
 
 def complete_link_clusters(ids: Sequence[str], near: Neighbours, threshold: float) -> list[list[str]]:
     """Agglomerative complete-link clustering: merge while every cross pair is >= threshold."""
-    members = {n: [i] for n, i in enumerate(sorted(ids))}
-    index = {group[0]: n for n, group in members.items()}
-    # Only links >= threshold are kept: a complete link only shrinks as clusters grow.
-    links = {(index[a], index[b]): v for a in ids for b, v in near.get(a, {}).items()
-             if b in index and index[a] < index[b] and v >= threshold}
-    while links:
-        x, y = min(links, key=lambda pair: (-links[pair], members[pair[0]][0], members[pair[1]][0]))
-        members[x] = sorted(members[x] + members.pop(y))
-        links = _merge_links(links, x, y)
-    return sorted(members.values())
+    order = sorted(ids)
+    index = {i: n for n, i in enumerate(order)}
+    members = {n: [i] for n, i in enumerate(order)}
+    # adj[c][k] is the complete link of clusters c and k, kept only while >= threshold:
+    # a complete link only shrinks as clusters grow, so a dropped link never comes back.
+    adj: dict[int, dict[int, float]] = {n: {} for n in members}
+    for a in order:
+        for b, value in near.get(a, {}).items():
+            if b in index and value >= threshold:
+                adj[index[a]][index[b]] = value
+    # Ties go to the lowest cluster indexes, i.e. the smallest ids: the result is deterministic.
+    heap = [(-v, x, y) for x, row in adj.items() for y, v in row.items() if x < y]
+    heapq.heapify(heap)
+    while heap:
+        negative, x, y = heapq.heappop(heap)
+        if adj.get(x, {}).get(y) != -negative:
+            continue  # stale: one of the two clusters has merged since
+        members[x] += members.pop(y)
+        for k in _fold(adj, x, y):
+            heapq.heappush(heap, (-adj[x][k], min(x, k), max(x, k)))
+    return sorted(sorted(group) for group in members.values())
 
 
-def _merge_links(links: dict[tuple[int, int], float], x: int, y: int) -> dict[tuple[int, int], float]:
-    """Fold cluster y into x: the new link to k is min(link(x, k), link(y, k)), if both exist."""
-    def link(a: int, b: int) -> float | None:
-        return links.get((min(a, b), max(a, b)))
-
-    others = {k for pair in links for k in pair} - {x, y}
-    out = {pair: v for pair, v in links.items() if x not in pair and y not in pair}
-    for k in others:
-        lx, ly = link(x, k), link(y, k)
-        if lx is not None and ly is not None:
-            out[(min(x, k), max(x, k))] = min(lx, ly)
-    return out
+def _fold(adj: dict[int, dict[int, float]], x: int, y: int) -> list[int]:
+    """Merge cluster y into x: link(x, k) becomes min(link(x, k), link(y, k)) when both exist."""
+    row_x, row_y = adj[x], adj.pop(y)
+    row_x.pop(y, None)
+    for k in list(row_x):
+        if k in row_y:
+            row_x[k] = adj[k][x] = min(row_x[k], row_y[k])
+        else:
+            del row_x[k], adj[k][x]
+    for k in row_y:
+        if k != x:
+            adj[k].pop(y, None)
+    return sorted(row_x)
 
 
 def _components(ids: Sequence[str], near: Neighbours, threshold: float) -> list[list[str]]:
