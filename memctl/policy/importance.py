@@ -1,8 +1,8 @@
 """Importance: how much a memory is worth keeping, a score in [0, 1] (pure, no I/O).
 
 `compact` archives active memories whose importance falls below
-`lifecycle.importance_threshold`. The score is built from five components,
-each in [0, 1]:
+`lifecycle.importance_threshold`. The score is built from four learned
+components, each in [0, 1], and the optional explicit `importance` field:
 
     recency     = 0.5 ** (age / half_life_days)
                   age = days since the memory was last used (recalled); a memory
@@ -25,8 +25,9 @@ An explicit `importance` field dominates the learned value:
 
 So usage exactly one half-life ago contributes half of what usage today does, a
 memory never used fades after its grace period at the same rate, confidence
-scales the score between half and full, and a near-duplicate scores at most half
-of an otherwise identical unique memory. A memory inside its grace period scores
+scales the score between half and full, and an exact copy scores half of an
+otherwise identical unique memory (`compact` measures max_similarity only against
+higher-scoring memories, so the best copy keeps its full score). A memory inside its grace period scores
 at least 0.7 * 0.5 * 0.5 = 0.175 without an explicit importance, above the
 default threshold of 0.15, so new memories are not archived.
 """
