@@ -14,11 +14,13 @@ from memctl.prompt.context import (
     ContextItem,
     Rule,
     explain_rules,
+    items_from_hits,
     match_rules,
     order_items,
     plan_context,
     render_context,
 )
+from memctl.models import Hit, Memory
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.profile import Profile
 
@@ -213,3 +215,15 @@ def test_unknown_format_is_refused() -> None:
 def test_rendering_is_deterministic() -> None:
     first = render_context("continue from last time", PROFILE, ITEMS, budget=300, fmt="xml")
     assert render_context("continue from last time", PROFILE, ITEMS, budget=300, fmt="xml") == first
+
+
+def test_items_from_hits_keep_rank_order_and_status() -> None:
+    when = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    old = Memory(id="a2e969b4", type="fact", user="alice", body="Alice lives in Lisbon.", created=when,
+                 updated=when, status="superseded")
+    hits = [Hit(id="a2e969b4", path=None, type="fact", scope="user", user="alice", content=old.body,
+                score=0.9, created=when, memory=old),
+            Hit(id="cdb5877f", path=None, type="preference", scope="user", user="alice",
+                content="Alice prefers window seats.", score=0.5)]
+    items = items_from_hits(hits)
+    assert [(i.id, i.status) for i in items] == [("a2e969b4", "superseded"), ("cdb5877f", "active")]

@@ -15,6 +15,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pydantic import BaseModel, Field
 
+from memctl.models import Hit
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.labels import phrase
 from memctl.prompt.profile import Profile, limit_profile
@@ -124,6 +125,13 @@ class ContextItem(BaseModel):
     score: float
     created: datetime | None = None
     status: str = "active"
+
+
+def items_from_hits(hits: Sequence[Hit]) -> list[ContextItem]:
+    """Recall hits (in rank order) as context items, carrying the memory's status when known."""
+    return [ContextItem(id=h.id, scope=h.scope, type=h.type, content=h.content, score=h.score,
+                        created=h.created, status=h.memory.status if h.memory is not None else "active")
+            for h in hits]
 
 
 class ContextBlock(BaseModel):
