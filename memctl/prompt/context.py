@@ -54,8 +54,8 @@ def _words(*words: str) -> str:
 
 RULES: list[Rule] = [
     Rule(name="profile_first",
-         description="A question about the user: put the profile forward with more lines, "
-                     "trim memories before profile lines.",
+         description="A question about the user: bring the profile forward, up to 5 lines per "
+                     "section instead of 2.",
          patterns=[_words("my", "mine", "myself", "about me"),
                    _words(r"I (?:like|love|prefer|hate|want|use|usually|always)"),
                    _words(r"what do I", r"who am I", r"what am I", r"how do I like"),
