@@ -169,7 +169,7 @@ def test_allowed_respects_limit(tmp_path: Path) -> None:
     assert len(hits) == 5 and set(hits) <= allowed
 
 
-@pytest.mark.parametrize("first_op", ["search", "update"])
+@pytest.mark.parametrize("first_op", ["check", "search", "update"])
 @pytest.mark.parametrize("damage", ["truncate_toc", "garbage_segment", "file_instead_of_dir", "foreign_files"])
 def test_corrupt_index_recovers_empty(tmp_path: Path, damage: str, first_op: str) -> None:
     path = tmp_path / "keyword"
@@ -189,7 +189,9 @@ def test_corrupt_index_recovers_empty(tmp_path: Path, damage: str, first_op: str
         for toc in path.glob("*.toc"):
             toc.rename(path / ("old_" + toc.name.replace("memctl_", "v0_")))
     ix = KeywordIndex(path)
-    if first_op == "search":
+    if first_op == "check":
+        assert ix.was_reset and ix.doc_count() == 0
+    elif first_op == "search":
         assert ix.search("flight") == []
     else:
         ix.update([KeywordDoc(id="new", body="a fresh flight memory")], deletes=["seat"])
@@ -254,3 +256,23 @@ def test_chinese_queries_rank_their_memory_first(tmp_path: Path, query: str, exp
     ix = KeywordIndex(tmp_path / "kw")
     ix.rebuild(CHINESE)
     assert top(ix, query)[0] == expected_first
+
+
+def test_write_error_from_damaged_segments_resets_and_keeps_the_change(
+    index: KeywordIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import struct
+
+    real_write = KeywordIndex._write
+    calls: list[int] = []
+
+    def flaky_write(self: KeywordIndex, docs: list, deletes: list) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise struct.error("unpack requires a buffer of 12 bytes")
+        real_write(self, docs, deletes)
+
+    monkeypatch.setattr(KeywordIndex, "_write", flaky_write)
+    index.update([KeywordDoc(id="kept", body="kept change")], deletes=[])
+    assert index.was_reset
+    assert index.ids() == {"kept"}

@@ -13,7 +13,7 @@ import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -43,6 +43,7 @@ FIELD_BOOSTS: dict[str, float] = {
 COORD_SCALE = 0.9
 LOCK_TIMEOUT_S = 5.0
 _PROGRESS_EVERY = 500
+T = TypeVar("T")
 
 
 class KeywordDoc(BaseModel):
@@ -134,9 +135,15 @@ class KeywordIndex:
     def __init__(self, path: Path) -> None:
         """Remember where the index lives; nothing is opened until first use."""
         self.path = Path(path)
-        self.was_reset = False
+        self._was_reset = False
         self._ix: Any = None
         self._searcher: Any = None
+
+    @property
+    def was_reset(self) -> bool:
+        """True when a damaged or outdated index was discarded: the caller must rebuild."""
+        self._get_searcher()  # corruption is only discovered by opening
+        return self._was_reset
 
     # -- opening ---------------------------------------------------------
 
@@ -170,7 +177,7 @@ class KeywordIndex:
         if exc is not None:
             log.warning("keyword index at %s is unreadable (%s); recreating it", self.path, exc)
         self.close()
-        self.was_reset = True
+        self._was_reset = True
         if self.path.is_dir():
             shutil.rmtree(self.path, ignore_errors=True)
         elif self.path.exists():
@@ -213,14 +220,27 @@ class KeywordIndex:
     def update(self, upserts: Sequence[KeywordDoc], deletes: Iterable[str]) -> None:
         """Add or replace ``upserts`` and drop ``deletes`` in one transaction."""
         deletes = list(deletes)
-        if not upserts and not deletes:
+        docs = [doc.fields() for doc in upserts]  # before locking: a bad doc changes nothing
+        if not docs and not deletes:
             return
+        try:
+            self._write(docs, deletes)
+        except TimeoutError:
+            raise
+        # Damaged segments can surface only when the writer reads them; the
+        # caller sees was_reset and rebuilds, but this change is kept meanwhile.
+        except Exception as exc:  # noqa: BLE001
+            self._reset(exc)
+            self._write(docs, deletes)
+
+    def _write(self, docs: list[dict[str, str]], deletes: list[str]) -> None:
+        """Apply deletes then upserts under the write lock, all or nothing."""
         writer = self._writer()
         try:
             for doc_id in deletes:
                 writer.delete_by_term("id", doc_id)
-            for doc in upserts:
-                writer.update_document(**doc.fields())
+            for fields in docs:
+                writer.update_document(**fields)
         except BaseException:
             writer.cancel()
             raise
@@ -249,6 +269,18 @@ class KeywordIndex:
 
     # -- reading ---------------------------------------------------------
 
+    def _read(self, read: Callable[[Any], T], default: T) -> T:
+        """Run ``read(searcher)``; a damaged index resets to empty instead of raising."""
+        searcher = self._get_searcher()
+        if searcher is None:
+            return default
+        try:
+            return read(searcher)
+        # Truncated segment files surface as struct/IO/bare whoosh errors mid-read.
+        except Exception as exc:  # noqa: BLE001
+            self._reset(exc)
+            return default
+
     def search(
         self,
         query: str,
@@ -256,35 +288,41 @@ class KeywordIndex:
         allowed: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """(id, BM25F score) pairs best first, optionally only ids in ``allowed``."""
-        searcher = self._get_searcher()
-        if searcher is None or limit <= 0 or (allowed is not None and not allowed):
+        if limit <= 0 or (allowed is not None and not allowed):
             return []
-        q = build_query(query, searcher.schema)
-        if q is NullQuery:
-            return []
-        scores = score_query(searcher, q)
-        ids = searcher.reader().column_reader("id")
-        ranked = ((score, ids[docnum]) for docnum, score in scores.items())
-        if allowed is not None:
-            # Post-filtering the scored candidates through the id column costs
-            # microseconds per doc; a whoosh filter= query costs a term lookup per id.
-            allowed = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
-            ranked = ((score, doc_id) for score, doc_id in ranked if doc_id in allowed)
-        best = heapq.nlargest(limit, ranked, key=lambda pair: (pair[0], pair[1]))
-        return [(doc_id, score) for score, doc_id in best]
+        if allowed is not None and not isinstance(allowed, (set, frozenset, dict)):
+            allowed = set(allowed)  # O(1) membership for the post-filter
+        return self._read(lambda searcher: _top_hits(searcher, query, limit, allowed), [])
 
     def ids(self) -> set[str]:
         """Ids of every memory in the index."""
-        searcher = self._get_searcher()
-        if searcher is None:
-            return set()
-        reader = searcher.reader()
-        # The id lexicon still lists deleted documents until a merge; the
-        # column read over live docnums does not.
-        ids = reader.column_reader("id")
-        return {ids[docnum] for docnum in reader.all_doc_ids()}
+        return self._read(_live_ids, set())
 
     def doc_count(self) -> int:
         """Number of (undeleted) memories in the index."""
-        searcher = self._get_searcher()
-        return 0 if searcher is None else searcher.doc_count()
+        return self._read(lambda searcher: searcher.doc_count(), 0)
+
+
+def _top_hits(
+    searcher: Any, query: str, limit: int, allowed: Collection[str] | None
+) -> list[tuple[str, float]]:
+    """The ``limit`` best (id, score) pairs for ``query``, restricted to ``allowed``."""
+    q = build_query(query, searcher.schema)
+    if q is NullQuery:
+        return []
+    ids = searcher.reader().column_reader("id")
+    ranked = ((score, ids[docnum]) for docnum, score in score_query(searcher, q).items())
+    if allowed is not None:
+        # Post-filtering scored candidates through the id column costs about a
+        # microsecond each; whoosh's filter= pays a term lookup per allowed id.
+        ranked = ((score, doc_id) for score, doc_id in ranked if doc_id in allowed)
+    # Ties go to the smaller id so results are deterministic.
+    best = heapq.nsmallest(limit, ranked, key=lambda pair: (-pair[0], pair[1]))
+    return [(doc_id, score) for score, doc_id in best]
+
+
+def _live_ids(searcher: Any) -> set[str]:
+    """Ids of undeleted documents (the id lexicon keeps deleted ones until a merge)."""
+    reader = searcher.reader()
+    ids = reader.column_reader("id")
+    return {ids[docnum] for docnum in reader.all_doc_ids()}
