@@ -45,6 +45,7 @@ def _global(
 ) -> None:
     """Readable long-term memory for AI agents."""
     STATE.dir = dir
+    clock.set_now(None)
     if now:
         try:
             clock.set_now(clock.parse_timestamp(now))
@@ -111,26 +112,37 @@ from memctl import commands, commands_recall  # noqa: E402,F401  (register the c
 
 def main() -> None:
     """Console entry point: maps click usage errors to exit code 2 and the JSON envelope."""
-    import click
-
+    ex = _click_exceptions()
     try:
         code = app(standalone_mode=False)
-    except click.exceptions.UsageError as exc:
+    except ex.UsageError as exc:
         _usage_error(exc)
         code = EXIT_USAGE
-    except click.exceptions.Abort:
+    except ex.Abort:
         code = 130
-    except click.exceptions.Exit as exc:
+    except ex.Exit as exc:
         code = exc.exit_code
     except BrokenPipeError:
         code = 0
     sys.exit(code or 0)
 
 
+def _click_exceptions():  # typer >= 0.20 vendors click as typer._click; older typer uses click itself
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover
+        from click import exceptions
+    return exceptions
+
+
 def _usage_error(exc: Exception) -> None:
     argv = sys.argv[1:]
+    if not argv:
+        sys.stderr.write(str(exc).rstrip() + "\n")
+        return
     if "--json" in argv:
-        command = next((a for a in argv if not a.startswith("-")), "memctl")
+        names = {c.name or c.callback.__name__ for c in app.registered_commands}
+        command = next((a for a in argv if a in names), "memctl")
         render.print_json(render.envelope(command, False, None, [{"code": "usage", "message": str(exc)}]))
     else:
         render.error_line(f"{exc} (see --help)")

@@ -1,0 +1,56 @@
+"""Shared fixtures: every test gets a fake embedder, an unpinned clock and no MEMCTL_* leakage."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memctl import clock
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_memories"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    for name in ("MEMCTL_DIR", "MEMCTL_NOW", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
+                 "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    if request.node.get_closest_marker("model") is None:
+        monkeypatch.setenv("MEMCTL_EMBEDDER", "fake")
+    else:
+        monkeypatch.delenv("MEMCTL_EMBEDDER", raising=False)
+    clock.set_now(None)
+    yield
+    clock.set_now(None)
+
+
+@pytest.fixture
+def memdir(tmp_path: Path) -> Path:
+    """A fresh, initialised memory directory."""
+    from memctl.service import init_directory
+
+    root = tmp_path / "mem"
+    init_directory(root)
+    return root
+
+
+@pytest.fixture
+def store(memdir: Path):
+    from memctl.service import MemoryStore
+
+    return MemoryStore(memdir)
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> Path:
+    """A private copy of sample_memories/ (with config), safe to change."""
+    from memctl.service import init_directory
+
+    target = tmp_path / "samples"
+    shutil.copytree(SAMPLES, target, ignore=shutil.ignore_patterns(".memctl"))
+    init_directory(target)
+    return target

@@ -1,0 +1,29 @@
+"""Test helpers: run the CLI in-process and read its JSON envelope."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from memctl.cli import app
+
+
+def cli(root: Path | None, *args: str, input: str | bytes | None = None, env: dict | None = None):
+    """Invoke memctl in-process (CliRunner); returns the click Result."""
+    argv = (["-d", str(root)] if root is not None else []) + list(args)
+    return CliRunner().invoke(app, argv, input=input, env=env, catch_exceptions=False)
+
+
+def cli_json(root: Path | None, *args: str, **kwargs: Any) -> tuple[int, dict]:
+    """Invoke with --json; returns (exit code, parsed envelope)."""
+    result = cli(root, *args, "--json", **kwargs)
+    return result.exit_code, json.loads(result.stdout)
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every memory-directory file except caches, for 'nothing changed on disk' checks."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".memctl" not in p.parts}

@@ -1,0 +1,145 @@
+"""Storage: atomic writes survive SIGKILL, concurrent writers lose nothing, paths and ids are safe."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memctl.errors import InvalidId, NoDirectory
+from memctl.fileformat import parse_memory
+from memctl.service import MemoryStore
+from memctl.storage import Directory, check_id, find_root, slugify, write_atomic
+
+
+def test_write_atomic_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "m.md"
+    write_atomic(target, "one\n")
+    write_atomic(target, "two\n")
+    assert target.read_text() == "two\n"
+    assert [p.name for p in target.parent.iterdir()] == ["m.md"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Alice prefers window seats on long-haul flights", "alice-prefers-window-seats-on-long"),
+    ("喜欢喝绿茶", "fact"),
+    ("每天 6 点", "fact"),
+    ("Supercalifragilisticexpialidocious-and-more words here", "supercalifragilisticexpialidocious-and"),
+])
+def test_slugify(text: str, expected: str) -> None:
+    assert slugify(text, "fact") == expected
+
+
+@pytest.mark.parametrize("bad", ["../x", "/etc/passwd", "a/b", "x\x00", "abc", "DEADBEEF", "deadbeef" * 5])
+def test_check_id_refuses_unsafe(bad: str) -> None:
+    with pytest.raises(InvalidId):
+        check_id(bad)
+
+
+def test_find_root_order(tmp_path: Path) -> None:
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "memctl.toml").write_text("")
+    deep = tmp_path / "root" / "users" / "a"
+    deep.mkdir(parents=True)
+    assert find_root(None, None, deep) == tmp_path / "root"
+    assert find_root(str(tmp_path), None, deep) == tmp_path.resolve()
+    assert find_root(None, str(tmp_path), deep) == tmp_path.resolve()
+    with pytest.raises(NoDirectory):
+        find_root(None, None, tmp_path)
+    with pytest.raises(NoDirectory):
+        find_root(str(tmp_path / "missing"), None, deep)
+
+
+def test_new_ids_are_unique_and_never_all_digits(tmp_path: Path) -> None:
+    directory = Directory(tmp_path)
+    taken: set[str] = set()
+    for _ in range(3000):
+        new = directory.new_id(taken)
+        assert new not in taken and not new.isdigit()
+        taken.add(new)
+
+
+def test_journal_records_hashes(store: MemoryStore) -> None:
+    memory = store.add_raw("Alice is vegetarian", type="fact", user="alice")
+    store.forget(memory.id, reason="test")
+    entries = store.history(memory.id)
+    assert [e.op for e in entries] == ["add", "forget"]
+    assert entries[0].before is None and entries[0].after == entries[1].before
+    assert entries[1].after and entries[1].detail["reason"] == "test"
+
+
+WRITER = """
+import sys
+from memctl.service import MemoryStore
+store = MemoryStore(sys.argv[1])
+memory = store.get(sys.argv[2])
+store.edit(memory.id, body="Alice now prefers aisle seats on every flight, even short ones.")
+"""
+
+
+def test_sigkill_mid_write_never_leaves_a_torn_file(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice prefers window seats on flights", type="preference", user="alice")
+    path = memdir / memory.path
+    original = path.read_text()
+    env = {**os.environ, "MEMCTL_TEST_PAUSE_BEFORE_REPLACE": "5", "MEMCTL_EMBEDDER": "fake"}
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(memdir), memory.id], env=env)
+    deadline = time.time() + 20
+    while time.time() < deadline and not list(path.parent.glob(".*.tmp")):
+        time.sleep(0.05)
+    assert list(path.parent.glob(".*.tmp")), "the writer never reached the pause"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert path.read_text() == original
+    parse_memory(path.read_text())
+    # The leftover temp file is hidden and never read as a memory.
+    assert [m.id for m in MemoryStore(memdir).list()] == [memory.id]
+
+
+ADDER = """
+import sys
+from memctl.service import MemoryStore
+store = MemoryStore(sys.argv[1])
+things = ["kayaking", "pottery", "chess", "sourdough", "violin", "astronomy", "origami", "climbing",
+          "gardening", "karaoke", "fencing", "sailing", "juggling", "birding", "knitting", "surfing"]
+places = ["Lisbon", "Osaka", "Quito", "Tallinn", "Accra", "Hobart", "Bergen", "Cusco"]
+offset = "abcd".index(sys.argv[2]) * 4
+for i in range(int(sys.argv[3])):
+    store.add(f"Alice took up {things[(offset + i) % 16]} while visiting {places[i]} with {sys.argv[2].upper()}-team",
+              type="fact", user="alice")
+"""
+
+
+def test_concurrent_writers_lose_nothing(memdir: Path) -> None:
+    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(memdir), name, "8"], env=env) for name in "abcd"]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    memories = MemoryStore(memdir).list()
+    assert len(memories) == 32
+    assert len({m.id for m in memories}) == 32
+    assert sum(1 for e in Directory(memdir).read_journal() if e.op == "add") == 32
+
+
+CONCURRENT_EDIT = """
+import sys
+from memctl.service import MemoryStore
+store = MemoryStore(sys.argv[1])
+for i in range(10):
+    m = store.get(sys.argv[2])
+    store.edit(m.id, sets={sys.argv[3] + str(i): "x"})
+"""
+
+
+def test_concurrent_edits_of_one_memory_all_land(memdir: Path) -> None:
+    memory = MemoryStore(memdir).add_raw("Alice is vegetarian", type="fact", user="alice")
+    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT_EDIT, str(memdir), memory.id, f"k{p}_"], env=env)
+             for p in "ab"]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    extra = MemoryStore(memdir).get(memory.id).extra
+    assert len([k for k in extra if k.startswith("ka_")]) == 10 and len([k for k in extra if k.startswith("kb_")]) == 10
