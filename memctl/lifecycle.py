@@ -212,7 +212,7 @@ def compact(store: "MemoryStore", *, user: str | None = None, project: str | Non
         if not dry_run and plan.actions:
             record = apply_record(store, start_record(store, plan))
     if record or resumed:
-        store.after_change()
+        store.after_change(None)
     return {"dry_run": dry_run, "resumed": resumed, "plan_id": record["plan_id"] if record else None,
             "plan": plan.model_dump(mode="json"), "created": record["created"] if record else []}
 
@@ -233,7 +233,7 @@ def undo_last(store: "MemoryStore") -> dict[str, Any]:
         record["state"] = "undone"
         _save_record(store, record)
         store._snapshot = None
-    store.after_change()
+    store.after_change(None)
     return {"plan_id": record["plan_id"], "restored": sorted(record["originals"]), "removed": record["created"]}
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
+HISTORY_STATUSES = ("superseded", "merged")  # what `--status history` adds to the active memories
 
 
 class RecallQuery(BaseModel):
@@ -69,7 +70,9 @@ def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> list[Memo
     for m in memories:
         if q.status == "active" and not store.is_active(m):
             continue
-        if q.status not in ("active", "all") and m.status != q.status:
+        if q.status == "history" and not (store.is_active(m) or m.status in HISTORY_STATUSES):
+            continue
+        if q.status not in ("active", "all", "history") and m.status != q.status:
             continue
         if m.is_expired(now) or not in_scope(m, q, user_projects):
             continue

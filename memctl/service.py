@@ -229,12 +229,13 @@ class MemoryStore:
         self._snapshot = None
         return memory
 
-    def after_change(self) -> None:
-        """Keep MEMORY.md files current after a change (when `index.auto_refresh` is on)."""
-        if self.config.index.auto_refresh:
-            from memctl.indexing import refresh_indexes
+    def after_change(self, touched: Iterable[str] | None = None) -> list[str]:
+        """Keep existing MEMORY.md files of the touched scope folders current (`index.auto_refresh`)."""
+        if not self.config.index.auto_refresh:
+            return []
+        from memctl.indexing import refresh_indexes
 
-            refresh_indexes(self)
+        return refresh_indexes(self, touched)
 
     def add(self, text: str, **fields: Any):  # -> memctl.writepath.WriteResult
         """Gate, decide and write one memory (see memctl.writepath.add_memory)."""
@@ -251,7 +252,10 @@ class MemoryStore:
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
             updated.updated = clock.now()
-            return self.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None)
+            result = self.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
+                                  previous_body=memory.body if updated.body != memory.body else None)
+        self.after_change([result.owner])
+        return result
 
     def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
         """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
@@ -276,7 +280,9 @@ class MemoryStore:
         """Archive a memory with status forgotten; `restore` brings it back."""
         with self.dir.lock():
             self.snapshot(refresh=True)
-            return self.archive(self.get(memory_id), "forgotten", reason, "forget")
+            result = self.archive(self.get(memory_id), "forgotten", reason, "forget")
+        self.after_change([result.owner])
+        return result
 
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
@@ -285,7 +291,9 @@ class MemoryStore:
             memory = self.get(memory_id)
             if not (memory.path or "").startswith(ARCHIVE_DIR + "/"):
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
-            return self.unarchive(memory)
+            result = self.unarchive(memory)
+        self.after_change([result.owner])
+        return result
 
     def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
         """Move an archived memory back and drop the archive fields (caller holds the lock)."""

@@ -147,7 +147,7 @@ def add_memory(store: "MemoryStore", text: str, *, redact: bool | None = None, l
             raise Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in verdict.failures),
                           code=verdict.failures[0].code, data=result.to_data())
         result.memory, result.written = apply(store, candidate, decision, matched), True
-    store.after_change()
+    store.after_change({candidate.owner, *([matched.owner] if matched else [])})
     return result
 
 

@@ -266,21 +266,47 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
     lang = profile.language if profile is not None else language
     profile_title = phrase(f"profile.{profile.kind if profile is not None else 'user'}", lang)
 
+    sequence = _unit_order(units, ordered, budget)
+
+    def chosen(kept: int) -> tuple[list[tuple[str, str]], list[ContextItem]]:
+        taken = sequence[:kept]
+        profile_idx = sorted(i for kind, i in taken if kind == "p")
+        item_idx = sorted(i for kind, i in taken if kind == "m")
+        return [units[i] for i in profile_idx], [ordered[i] for i in item_idx]
+
     def render(kept: int) -> str:
-        parts = Parts(phrase("notice", lang), profile_title, _regroup(units[:kept]),
-                      ordered[: max(kept - len(units), 0)], phrase("relevant", lang))
+        lines, shown = chosen(kept)
+        parts = Parts(phrase("notice", lang), profile_title, _regroup(lines), shown, phrase("relevant", lang))
         return RENDERERS[fmt](parts, plan)
 
-    kept = _most_units_within(render, len(units) + len(ordered), budget)
+    kept = _most_units_within(render, len(sequence), budget)
     text, note = render(kept), None
     if approx_tokens(text) > budget:
         text, note = _smallest_block(fmt, budget)
-    listed = ordered[: max(kept - len(units), 0)] if note is None else []
+    lines, listed = chosen(kept) if note is None else ([], [])
     return ContextBlock(
         text=text, tokens=approx_tokens(text), budget=budget, format=fmt,
         rules=[m.name for m in explain], items=[i.id for i in listed],
-        profile_lines=min(kept, len(units)) if note is None else 0,
+        profile_lines=len(lines),
         truncated=note is not None or kept < len(units) + len(ordered), note=note, explain=explain)
+
+
+PROFILE_SHARE = 0.5  # the profile's share of the budget before memories get theirs
+
+
+def _unit_order(units: Sequence[tuple[str, str]], items: Sequence[ContextItem],
+                budget: int) -> list[tuple[str, int]]:
+    """What to keep first when trimming: profile lines up to half the budget, then the memories
+    in rank order, then the remaining profile lines; so a block holds both profile and memories."""
+    head, spent = [], 0
+    for i, (_, line) in enumerate(units):
+        cost = approx_tokens(line) + 2
+        if items and spent + cost > budget * PROFILE_SHARE:
+            break
+        head.append(("p", i))
+        spent += cost
+    rest = [("p", i) for i in range(len(head), len(units))]
+    return head + [("m", j) for j in range(len(items))] + rest
 
 
 def _most_units_within(render: Callable[[int], str], total: int, budget: int) -> int:
