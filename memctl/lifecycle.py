@@ -11,7 +11,7 @@ import json
 import os
 import time
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from memctl import clock
 from memctl.errors import NotFound, UsageError
@@ -73,11 +73,14 @@ def in_owner(m: Memory, user: str | None, project: str | None) -> bool:
     return (user is None or m.owner == f"users/{user}") and (project is None or m.owner == f"projects/{project}")
 
 
-def build_plan(store: "MemoryStore", user: str | None, project: str | None, llm: str | None) -> CompactionPlan:
-    """The compaction plan for the active memories of the chosen owners."""
+def build_plan(store: "MemoryStore", user: str | None, project: str | None, llm: str | None,
+               similarity: Mapping[tuple[str, str], float] | None = None) -> CompactionPlan:
+    """The compaction plan for the active memories of the chosen owners (similarity: from the vectors
+    unless given, e.g. by a caller with its own similarity model)."""
     memories = [m for m in store.snapshot().memories if store.is_active(m) and in_owner(m, user, project)]
     settings = store.config.lifecycle
-    sims = similarity_pairs(store, memories, min(settings.cluster_threshold, 0.5), sync=True)
+    sims = similarity if similarity is not None else similarity_pairs(
+        store, memories, min(settings.cluster_threshold, 0.5), sync=True)
     summarise = _llm_summariser(llm) if llm else None
     return plan_compaction(memories, usage_map(store), now=clock.now(), settings=settings,
                            similarity=sims, summarise=summarise)
@@ -199,7 +202,8 @@ def promote(store: "MemoryStore", m: Memory, target: str, op: str, plan_id: str)
 
 
 def compact(store: "MemoryStore", *, user: str | None = None, project: str | None = None,
-            dry_run: bool = False, llm: str | None = None) -> dict[str, Any]:
+            dry_run: bool = False, llm: str | None = None,
+            similarity: Mapping[tuple[str, str], float] | None = None) -> dict[str, Any]:
     """Plan and (unless dry_run) apply a compaction; an interrupted one is resumed first."""
     resumed = None
     with store.dir.lock():
@@ -207,7 +211,7 @@ def compact(store: "MemoryStore", *, user: str | None = None, project: str | Non
         if previous and previous["state"] == "applying" and not dry_run:
             resumed = apply_record(store, previous)["plan_id"]
         store.snapshot(refresh=True)
-        plan = build_plan(store, user, project, llm)
+        plan = build_plan(store, user, project, llm, similarity)
         record = None
         if not dry_run and plan.actions:
             record = apply_record(store, start_record(store, plan))

@@ -225,7 +225,8 @@ class MemoryStore:
         path = self.root / memory.path
         before = content_hash(path.read_bytes()) if path.exists() else None
         after = self.dir.save(memory, path)
-        self.dir.journal(op, memory.id, before, after, path_before=memory.path, path_after=memory.path, **detail)
+        detail.setdefault("path_before", memory.path)
+        self.dir.journal(op, memory.id, before, after, path_after=memory.path, **detail)
         self._snapshot = None
         return memory
 

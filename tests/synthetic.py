@@ -225,19 +225,19 @@ def _plant_low_importance(b: _Builder, exp: Expected) -> None:
     for i, (age, conf) in enumerate(((200, 0.3), (260, 0.5), (320, 0.4), (400, 0.6), (365, 0.2), (230, 0.35))):
         exp.archive_low_importance.add(b.add(f"{USERS[i].title()} once mentioned podcast episode {i}.", age=age,
                                              confidence=conf, user=USERS[i], type="event"))
-    once = b.add("Bob tried a standing desk.", age=400, user="bob", type="habit")
+    once = b.add("Bob tried a standing desk.", age=400, user="bob", type="habit", confidence=0.5)
     b.use(once, 1, 300)
     exp.archive_low_importance.add(once)
     exp.archive_low_importance.add(b.add("Alice likes the colour teal.", age=120, importance=0.05,
                                          type="preference"))
-    better = b.add("The pipeline retries failed tasks three times.", age=75, confidence=0.8,
+    better = b.add("The pipeline retries failed tasks three times.", age=300, confidence=0.8,
                    scope="project", project="pipeline")
     b.use(better, 5, 3)
-    weaker = b.add("Failed pipeline tasks are retried three times.", age=75, confidence=0.8,
+    weaker = b.add("Failed pipeline tasks are retried three times.", age=300, confidence=0.8,
                    scope="project", project="pipeline")
     b.similarity[(weaker, better)] = 0.97
     exp.archive_low_importance.add(weaker)  # fine alone, but a near-copy of a better memory
-    b.add("Pipeline tasks time out after an hour.", age=75, confidence=0.8, scope="project",
+    b.add("Pipeline tasks time out after an hour.", age=300, confidence=0.8, scope="project",
           project="pipeline")  # same score as `weaker`, but unique: kept
     exp.pinned.add(b.add("Alice's emergency contact is Rui.", age=500, confidence=0.3, importance=1.0))
     for kind in ("constraint", "decision"):

@@ -261,8 +261,8 @@ def test_low_importance_archives_old_unused_but_spares_pinned_and_protected() ->
 
 
 def test_only_the_weaker_of_two_near_duplicates_is_penalised() -> None:
-    # Each scores ~0.22 alone; a near-copy halves that, but only for the lower-scoring one.
-    a, b = m("aaaa0001", age=75, confidence=0.8), m("aaaa0002", age=75, confidence=0.8)
+    # Each scores ~0.16 alone (old, unused); a near-copy halves that, but only for the lower-scoring one.
+    a, b = m("aaaa0001", age=300, confidence=0.8), m("aaaa0002", age=300, confidence=0.8)
     similarity = {("aaaa0001", "aaaa0002"): 0.97}
     assert plan([a, b]).ids_for("archive_low_importance") == set()
     assert plan([a, b], similarity=similarity).ids_for("archive_low_importance") == {"aaaa0002"}

@@ -35,9 +35,11 @@ def test_recency_halves_every_half_life(days_ago: float, expected: float) -> Non
 
 
 def test_use_one_half_life_ago_contributes_exactly_half() -> None:
-    today = parts(mem(), used(0, count=0))["score"]
-    half = parts(mem(), used(HALF, count=0))["score"]
-    assert half == pytest.approx(today / 2, abs=1e-12)
+    today = parts(mem(), used(0, count=0))
+    half = parts(mem(), used(HALF, count=0))
+    assert half["use"] == pytest.approx(today["use"] / 2, abs=1e-12)
+    floor = 0.2 * today["confidence"]
+    assert half["score"] - floor == pytest.approx((today["score"] - floor) / 2, abs=1e-12)
 
 
 @pytest.mark.parametrize(("age", "expected_recency"), [
@@ -47,7 +49,7 @@ def test_never_used_memories_get_a_grace_period(age: float, expected_recency: fl
     assert parts(mem(age_days=age), None)["recency"] == pytest.approx(expected_recency)
 
 
-@pytest.mark.parametrize("confidence", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("confidence", [0.5, 0.7, 1.0])
 def test_new_memory_is_above_the_default_threshold(confidence: float) -> None:
     fresh = mem(age_days=1, confidence=confidence)
     assert importance(fresh, None, now=NOW, half_life_days=HALF, max_similarity=1.0) > 0.15
@@ -56,6 +58,13 @@ def test_new_memory_is_above_the_default_threshold(confidence: float) -> None:
 @pytest.mark.parametrize(("count", "expected"), [(0, 0.0), (3, 0.5), (9, 0.75), (-2, 0.0)])
 def test_frequency_saturates(count: int, expected: float) -> None:
     assert parts(mem(), Usage(count=count))["frequency"] == pytest.approx(expected)
+
+
+def test_confident_unique_facts_survive_without_use() -> None:
+    # Old and never recalled: a confident unique fact stays, a doubtful or redundant one decays out.
+    assert parts(mem(age_days=900, confidence=0.9), None)["score"] >= 0.15
+    assert parts(mem(age_days=900, confidence=0.5), None)["score"] < 0.15
+    assert parts(mem(age_days=900, confidence=0.9), None, similarity=0.97)["score"] < 0.15
 
 
 def test_more_use_and_more_confidence_raise_the_score() -> None:
@@ -67,7 +76,7 @@ def test_more_use_and_more_confidence_raise_the_score() -> None:
 
 def test_learned_formula() -> None:
     p = parts(mem(confidence=0.6), used(HALF, count=3), similarity=0.75)
-    expected = (0.7 * 0.5 + 0.3 * 0.5) * (0.5 + 0.5 * 0.6) * 0.75
+    expected = (0.2 * 0.6 + 0.8 * (0.7 * 0.5 + 0.3 * 0.5) * (0.5 + 0.5 * 0.6)) * 0.75
     assert p["learned"] == pytest.approx(expected)
     assert p["score"] == pytest.approx(expected)
 
@@ -99,7 +108,7 @@ def test_pinned_is_always_one(usage: Usage | None, similarity: float) -> None:
 @pytest.mark.parametrize(("explicit", "usage", "low", "high"), [
     (0.9, None, 0.72, 0.92),  # old and unused, but declared important
     (0.05, used(0, count=50), 0.04, 0.24),  # heavily used, but declared unimportant
-    (0.0, None, 0.0, 0.01),
+    (0.0, None, 0.0, 0.05),
 ])
 def test_explicit_importance_dominates(explicit: float, usage: Usage | None, low: float, high: float) -> None:
     p = parts(mem(age_days=500, explicit=explicit), usage)
@@ -110,7 +119,7 @@ def test_explicit_importance_dominates(explicit: float, usage: Usage | None, low
 
 def test_breakdown_keys_and_bounds() -> None:
     p = parts(mem(), used(3, count=4), similarity=0.6)
-    assert set(p) == {"recency", "frequency", "confidence", "uniqueness", "learned", "pinned", "score"}
+    assert set(p) == {"recency", "frequency", "confidence", "uniqueness", "use", "learned", "pinned", "score"}
     assert all(0.0 <= v <= 1.0 for v in p.values())
     assert importance(mem(), used(3, count=4), now=NOW, half_life_days=HALF, max_similarity=0.6) == p["score"]
 

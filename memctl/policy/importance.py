@@ -15,7 +15,8 @@ components, each in [0, 1], and the optional explicit `importance` field:
                   max_similarity is the highest cosine to another memory of the same
                   owner and type: unrelated (<= 0.5) -> 1.0, an exact copy -> 0.5.
 
-    learned     = (0.7 * recency + 0.3 * frequency) * (0.5 + 0.5 * confidence) * uniqueness
+    use         = (0.7 * recency + 0.3 * frequency) * (0.5 + 0.5 * confidence)
+    learned     = (0.2 * confidence + 0.8 * use) * uniqueness
 
 An explicit `importance` field dominates the learned value:
 
@@ -24,12 +25,15 @@ An explicit `importance` field dominates the learned value:
     no importance field  -> learned
 
 So usage exactly one half-life ago contributes half of what usage today does, a
-memory never used fades after its grace period at the same rate, confidence
-scales the score between half and full, and an exact copy scores half of an
-otherwise identical unique memory (`compact` measures max_similarity only against
-higher-scoring memories, so the best copy keeps its full score). A memory inside its grace period scores
-at least 0.7 * 0.5 * 0.5 = 0.175 without an explicit importance, above the
-default threshold of 0.15, so new memories are not archived.
+memory never used fades after its grace period at the same rate, and an exact copy
+scores half of an otherwise identical unique memory (`compact` measures
+max_similarity only against higher-scoring memories, so the best copy keeps its
+full score). The `0.2 * confidence` floor means a confident, unique fact is never
+archived merely for not being recalled: with the default threshold 0.15, an unused
+unique memory stays while its confidence is >= 0.75; what decays out is what is old
+and unused *and* doubtful or redundant. A memory inside its grace period scores at
+least 0.8 * 0.7 * 0.5 = 0.28 without an explicit importance, so new memories are not
+archived.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ FREQUENCY_HALF_COUNT = 3.0  # uses at which frequency reaches 0.5
 SIMILARITY_FLOOR = 0.5  # cosine below which a memory counts as fully unique
 DUPLICATE_PENALTY = 0.5  # the share of the score an exact copy loses
 EXPLICIT_WEIGHT = 0.8
+CONFIDENCE_FLOOR = 0.2  # share of the learned score that confidence alone earns, used or not
 
 
 class Usage(BaseModel):
@@ -105,7 +110,8 @@ def importance_breakdown(
         "uniqueness": uniqueness(max_similarity),
     }
     use = RECENCY_WEIGHT * parts["recency"] + FREQUENCY_WEIGHT * parts["frequency"]
-    parts["learned"] = use * (0.5 + 0.5 * parts["confidence"]) * parts["uniqueness"]
+    parts["use"] = use * (0.5 + 0.5 * parts["confidence"])
+    parts["learned"] = (CONFIDENCE_FLOOR * parts["confidence"] + (1 - CONFIDENCE_FLOOR) * parts["use"]) * parts["uniqueness"]
     if memory.importance is not None:
         parts["explicit"] = memory.importance
     parts["pinned"] = 1.0 if is_pinned(memory) else 0.0

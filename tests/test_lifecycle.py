@@ -1,0 +1,149 @@
+"""Compaction end to end: exact plans on 1,000 memories, nothing lost, undo, SIGKILL, CLI wiring."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memctl import clock
+from memctl.config import Config
+from memctl.lifecycle import compact, undo_last
+from memctl.service import MemoryStore
+from tests.helpers import cli_json
+from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
+
+
+def memory_files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))
+            if p.name != "MEMORY.md" and ".memctl" not in p.parts}
+
+
+def build(root: Path):
+    memories, usage, similarity, expected = make_memories(1000, seed=0, now=NOW)
+    write_directory(root, memories)
+    (root / ".memctl").mkdir(exist_ok=True)
+    (root / ".memctl" / "usage.json").write_text(json.dumps({
+        i: {"count": u.count, "last_used": clock.format_timestamp(u.last_used) if u.last_used else None,
+            "sessions": u.sessions} for i, u in usage.items()}))
+    clock.set_now(NOW)
+    return MemoryStore(root, config=Config(lifecycle=synthetic_settings())), similarity, expected
+
+
+@pytest.fixture
+def synthetic(memdir: Path):
+    return (memdir, *build(memdir))
+
+
+def test_plan_archives_exactly_the_expected_sets(synthetic) -> None:
+    root, store, similarity, expected = synthetic
+    before = memory_files(root)
+    result = compact(store, dry_run=True, similarity=similarity)
+    assert memory_files(root) == before  # dry run changes nothing
+    actions = result["plan"]["actions"]
+    by_kind = lambda kind: {i for a in actions if a["kind"] == kind for i in a["ids"]}  # noqa: E731
+    assert by_kind("expire") == expected.expire
+    assert by_kind("archive_low_importance") == expected.archive_low_importance
+    assert by_kind("supersede_key") == set().union(*expected.supersede_key.values())
+    assert [set(a["ids"]) for a in actions if a["kind"] == "consolidate"] == sorted(expected.consolidate, key=sorted)
+    assert {a["ids"][0]: a["target_scope"] for a in actions if a["kind"] == "promote"} == expected.promote
+
+
+def test_apply_loses_nothing_restores_and_undoes_byte_identically(synthetic) -> None:
+    root, store, similarity, expected = synthetic
+    before = memory_files(root)
+    result = compact(store, similarity=similarity)
+    after = memory_files(root)
+    assert len(after) == len(before) + len(expected.consolidate) == len(before) + len(result["created"])
+    archived_now = {m.id for m in MemoryStore(root).snapshot().memories if m.path.startswith("archive/")}
+    assert expected.archived() <= archived_now
+    named = expected.archived() | set(expected.promote) | set(result["created"])
+    by_id = {m.id: m for m in MemoryStore(root).snapshot().memories}
+    untouched = {p for p, data in before.items() if not any(i in p for i in named)}
+    assert all(after.get(p) == before[p] for p in untouched)  # files not in the plan: byte-identical
+    victim = sorted(expected.archive_low_importance)[0]
+    assert by_id[victim].status == "archived"
+    MemoryStore(root).restore(victim)
+    assert MemoryStore(root).get(victim).path.startswith("users/") or MemoryStore(root).get(victim).path.startswith("projects/")
+    # undo after a manual restore: the restored file is already where it was
+    undo_last(MemoryStore(root, config=Config(lifecycle=synthetic_settings())))
+    assert memory_files(root) == before
+
+
+def test_recall_and_index_reflect_the_compacted_state(synthetic) -> None:
+    root, store, similarity, expected = synthetic
+    gone = sorted(expected.expire)[0]
+    compact(store, similarity=similarity)
+    fresh = MemoryStore(root)
+    hits = fresh.recall(fresh.get(gone).body, k=50, record_usage=False).hits
+    assert gone not in {h.id for h in hits}
+    from memctl.indexing import render_indexes
+
+    text = "\n".join((root / i["path"]).read_text() for i in render_indexes(fresh, [], [], True))
+    assert gone not in text and all(i not in text for i in expected.archive_low_importance)
+
+
+KILLER = """
+import json, sys
+from memctl import clock
+from memctl.config import Config
+from memctl.lifecycle import compact
+from memctl.service import MemoryStore
+from tests.synthetic import NOW, make_memories, synthetic_settings
+clock.set_now(NOW)
+_, _, similarity, _ = make_memories(1000, seed=0, now=NOW)
+compact(MemoryStore(sys.argv[1], config=Config(lifecycle=synthetic_settings())), similarity=similarity)
+"""
+
+
+def test_sigkill_mid_apply_leaves_every_memory_once_and_next_compact_finishes(synthetic) -> None:
+    root, store, similarity, expected = synthetic
+    ids_before = {m.id for m in store.snapshot(refresh=True).memories}
+    env = {**os.environ, "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS": "0.4", "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(root)], env=env)
+    records = root / ".memctl" / "compactions"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        done = [json.loads(p.read_text())["done"] for p in records.glob("*.json")] if records.exists() else []
+        if done and len(done[0]) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    snap = MemoryStore(root).snapshot(refresh=True)
+    ids = [m.id for m in snap.memories]
+    assert not snap.duplicates and len(ids) == len(set(ids))
+    assert ids_before <= set(ids)  # every memory present exactly once, active or archived
+    result = compact(MemoryStore(root, config=Config(lifecycle=synthetic_settings())), similarity=similarity)
+    assert result["resumed"] is not None
+    archived = {m.id for m in MemoryStore(root).snapshot(refresh=True).memories if m.path.startswith("archive/")}
+    assert expected.archived() <= archived
+
+
+def test_compact_cli_dry_run_apply_undo(samples: Path) -> None:
+    before = memory_files(samples)
+    code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "compact", "--dry-run")
+    assert code == 0 and out["data"]["dry_run"] and out["data"]["plan"]["actions"]
+    assert memory_files(samples) == before
+    code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "compact")
+    assert code == 0 and out["data"]["plan_id"]
+    kinds = {a["kind"] for a in out["data"]["plan"]["actions"]}
+    assert {"expire", "supersede_key"} <= kinds
+    assert memory_files(samples) != before
+    code, out = cli_json(samples, "compact", "--undo")
+    assert code == 0 and memory_files(samples) == before
+    code, out = cli_json(samples, "compact", "--undo")
+    assert code == 4 and out["errors"][0]["code"] == "nothing_to_undo"
+
+
+def test_ttl_expired_memory_leaves_recall_at_once(store: MemoryStore) -> None:
+    memory = store.add_raw("Alice is at the dentist this afternoon", type="context", user="alice", ttl="2h")
+    assert store.recall("dentist", record_usage=False).hits[0].id == memory.id
+    clock.set_now(clock.now() + clock.parse_duration("3h"))
+    assert store.recall("dentist", record_usage=False).hits == []
