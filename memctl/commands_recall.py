@@ -37,7 +37,7 @@ def recall(
                           types=type or [], tags=tag or [], status=status,
                           since=clock.parse_timestamp(since) if since else None,
                           until=clock.parse_timestamp(until) if until else None,
-                          k=k or s.config.recall.k, mode=_mode(mode or s.config.recall.mode))
+                          k=s.config.recall.k if k is None else k, mode=_mode(mode or s.config.recall.mode))
         return {"query": result.query, "mode": result.mode, "considered": result.considered,
                 "hits": [_hit(h, explain) for h in result.hits]}
 

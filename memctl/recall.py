@@ -102,13 +102,16 @@ def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:
     if q.mode in ("hybrid", "semantic"):
         engine.sync_vectors(everything)
         semantic = engine.semantic_search(q.query, POOL, set(by_id))
-    hits = rank(fuse(keyword, semantic, weights_from(store)), by_id, weights_from(store), now, q.k)
+    life = store.config.lifecycle
+    history = frozenset(m.key for m in pool if m.key and life.keys.get(m.key, life.key_policy) == "history")
+    hits = rank(fuse(keyword, semantic, weights_from(store)), by_id, weights_from(store), now, q.k, history)
     if q.record_usage and hits:
         store.usage().record([h.id for h in hits], now, q.session)
     return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
 
 
-def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datetime, k: int) -> list[Hit]:
+def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datetime, k: int,
+         history_keys: frozenset[str] = frozenset()) -> list[Hit]:
     """Final scores, newer-first within conflicting pairs, de-duplicated within a type, top k."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
@@ -117,7 +120,7 @@ def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datet
         score, comp = final_score(s.similarity, m.confidence, m.scope, weights, m.created, now)
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}))
+    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys))
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -133,12 +136,20 @@ def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datet
     return hits
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str]) -> dict[str, set[str]]:
+def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str]) -> dict[str, set[str]]:
+    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key."""
     out: dict[str, set[str]] = {}
+    by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
         m = by_id[doc_id]
+        if m.key and m.key not in history_keys:
+            by_key.setdefault((m.owner, m.key), []).append(m)
         for other in m.conflicts_with:
             o = by_id.get(other)
             if o is not None and other in present and (m.created, m.id) > (o.created, o.id):
                 out.setdefault(doc_id, set()).add(other)
+    for versions in by_key.values():
+        versions.sort(key=lambda v: (v.created, v.id))
+        for i, newer in enumerate(versions[1:], start=1):
+            out.setdefault(newer.id, set()).update(v.id for v in versions[:i])
     return out

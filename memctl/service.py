@@ -37,8 +37,9 @@ def _package_template() -> str:
     return files("memctl").joinpath("data", TEMPLATE_NAME).read_text(encoding="utf-8")
 
 
-def init_directory(path: Path) -> list[str]:
+def init_directory(path: str | os.PathLike) -> list[str]:
     """Create a memory directory; idempotent, never overwrites a file. Returns what it created."""
+    path = Path(path)
     created: list[str] = []
     path.mkdir(parents=True, exist_ok=True)
     for folder in (*ACTIVE_DIRS, ARCHIVE_DIR):

@@ -1,0 +1,154 @@
+"""Recall end to end: sync with hand edits, CJK, stemming, syntax safety, filters, usage, library API."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memctl import clock
+from memctl.service import MemoryStore
+from tests.helpers import cli_json
+
+
+def ids(store: MemoryStore, query: str, **kw) -> list[str]:
+    return [h.id for h in MemoryStore(store.root).recall(query, record_usage=False, **kw).hits]
+
+
+@pytest.fixture
+def filled(store: MemoryStore) -> MemoryStore:
+    store.add_raw("Alice booked a window seat on the flight to Lisbon", type="event", user="alice")
+    store.add_raw("Bob fixes the createOrder timeout that raised ERR_42 in ticket PAY-1234", type="event",
+                  project="shop", user="bob")
+    store.add_raw("魏喜欢喝绿茶，不加糖", type="preference", user="wei")
+    store.add_raw("Bob listens to jazz while coding", type="habit", user="bob")
+    return store
+
+
+def test_sed_rm_and_copy_are_reflected_by_the_next_recall(filled: MemoryStore, tmp_path: Path) -> None:
+    jazz = next(m for m in filled.list() if "jazz" in m.body)
+    path = filled.root / jazz.path
+    subprocess.run(["sed", "-i", "s/jazz/bossa nova/", str(path)], check=True)
+    assert ids(filled, "bossa nova")[0] == jazz.id
+    assert jazz.id not in ids(filled, "jazz", mode="keyword")
+    copy = tmp_path / "copy.md"
+    shutil.copy(path, copy)
+    path.unlink()
+    assert jazz.id not in ids(filled, "bossa nova")
+    shutil.copy(copy, filled.root / "users" / "bob" / "copied-in.md")
+    assert ids(filled, "bossa nova")[0] == jazz.id
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_chinese_two_character_query(filled: MemoryStore, mode: str) -> None:
+    wei = next(m for m in filled.list() if m.user == "wei")
+    assert ids(filled, "绿茶", mode=mode)[0] == wei.id
+
+
+@pytest.mark.parametrize("query", ["booking", "books", "flights", "seats"])
+def test_stemmed_variants_find_the_memory(filled: MemoryStore, query: str) -> None:
+    alice = next(m for m in filled.list() if m.user == "alice")
+    assert ids(filled, query, mode="keyword")[0] == alice.id
+
+
+@pytest.mark.parametrize("query", ["createOrder", "ERR_42", "PAY-1234", "err_42"])
+def test_entities_rank_first(filled: MemoryStore, query: str) -> None:
+    bob = next(m for m in filled.list() if "createOrder" in m.body)
+    assert ids(filled, query)[0] == bob.id
+
+
+@pytest.mark.parametrize("query", ["AND", "OR NOT", "*", "a:b", '"unbalanced', "(x", "[1 TO 2]", "~", "^2",
+                                   "???", "jazz AND", "title:jazz", "\\", "NOT jazz"])
+def test_query_syntax_is_treated_as_text(filled: MemoryStore, query: str) -> None:
+    for mode in ("keyword", "hybrid"):
+        MemoryStore(filled.root).recall(query, mode=mode, record_usage=False)
+
+
+def test_filters_scopes_and_status(filled: MemoryStore) -> None:
+    bob = {m.id for m in filled.list(user="bob")}
+    assert set(ids(filled, "Bob", users=["bob"], k=10)) == bob  # own + their project's
+    assert all(h in bob for h in ids(filled, "jazz createOrder", projects=["shop"], k=10))
+    events = {m.id for m in filled.list(type="event")}
+    assert set(ids(filled, "jazz", types=["event"], k=10)) <= events
+    assert set(ids(filled, "jazz", tags=["nothing-has-this"], k=10)) == set()
+    future = clock.format_timestamp(clock.now() + clock.parse_duration("1d"))
+    assert ids(filled, "jazz", since=clock.parse_timestamp(future)) == []
+
+
+def test_expired_and_archived_memories_never_come_back(store: MemoryStore) -> None:
+    kept = store.add_raw("Alice likes hiking in the Alps", type="preference", user="alice")
+    gone = store.add_raw("Alice is hiking in the Alps this weekend", type="context", user="alice", ttl="1h")
+    forgotten = store.add_raw("Alice hikes with poles in the Alps", type="habit", user="alice")
+    store.forget(forgotten.id)
+    clock.set_now(clock.now() + clock.parse_duration("2h"))
+    assert ids(store, "hiking Alps", k=10) == [kept.id]
+    assert forgotten.id in ids(store, "hiking Alps", k=10, status="forgotten")
+
+
+def test_usage_is_recorded_in_the_cache_not_the_file(filled: MemoryStore) -> None:
+    before = {p: p.read_bytes() for p in filled.root.rglob("*.md")}
+    hits = filled.recall("jazz", k=1).hits
+    assert filled.usage().read()[hits[0].id]["count"] == 1
+    filled.recall("jazz", k=1, users=["bob"], session="s1")
+    assert filled.usage().read()[hits[0].id]["sessions"] == ["s1"]
+    assert {p: p.read_bytes() for p in filled.root.rglob("*.md")} == before
+
+
+def test_cli_recall_json_shape_and_explain(filled: MemoryStore) -> None:
+    code, out = cli_json(filled.root, "recall", "jazz", "--explain", "-k", "2")
+    assert code == 0 and out["command"] == "recall"
+    hit = out["data"]["hits"][0]
+    assert {"id", "path", "type", "scope", "user", "content", "score"} <= set(hit)
+    assert {"similarity", "confidence", "scope_priority", "final"} <= set(hit["explain"])
+    for bad, code_name in ((["--mode", "magic"], "bad_mode"), (["-k", "0"], "bad_k"), (["--since", "soon"], "bad_time")):
+        code, out = cli_json(filled.root, "recall", "jazz", *bad)
+        assert code == 2 and out["errors"][0]["code"] == code_name
+    code, out = cli_json(filled.root, "recall", "  ")
+    assert code == 2 and out["errors"][0]["code"] == "empty_query"
+
+
+def test_reindex_rebuilds_everything(filled: MemoryStore) -> None:
+    filled.recall("jazz")
+    code, out = cli_json(filled.root, "reindex")
+    assert code == 0 and out["data"]["memories"] == 4
+    shutil.rmtree(filled.root / ".memctl")
+    assert ids(filled, "jazz")  # caches are rebuilt on demand
+
+
+def test_damaged_caches_are_rebuilt(filled: MemoryStore) -> None:
+    filled.recall("jazz")
+    for name in ("catalog.json", "keyword-state.json", "vectors/meta.json", "usage.json"):
+        (filled.root / ".memctl" / name).write_text("{garbage")
+    assert ids(filled, "jazz")
+
+
+IMPORTS = """
+import sys
+import memctl
+from memctl.cli import app
+from memctl.service import MemoryStore
+s = MemoryStore(sys.argv[1])
+s.list()
+s.recall("jazz", mode="keyword")
+from typer.testing import CliRunner
+CliRunner().invoke(app, ["-d", sys.argv[1], "list"])
+CliRunner().invoke(app, ["-d", sys.argv[1], "show", s.list()[0].id])
+print("fastembed" in sys.modules, "onnxruntime" in sys.modules)
+"""
+
+
+def test_list_and_keyword_recall_do_not_import_fastembed(filled: MemoryStore) -> None:
+    out = subprocess.run([sys.executable, "-c", IMPORTS, str(filled.root)], capture_output=True, text=True,
+                         env={"MEMCTL_EMBEDDER": "", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_conflicting_versions_rank_newer_first(store: MemoryStore) -> None:
+    old = store.add_raw("Alice lives in Lisbon near the river", type="fact", user="alice", key="home.city")
+    clock.set_now(clock.now() + clock.parse_duration("1d"))
+    new = store.add_raw("Alice lives in Berlin now", type="fact", user="alice", key="home.city")
+    assert ids(store, "Alice lives in Lisbon near the river")[:2] == [new.id, old.id]
