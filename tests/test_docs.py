@@ -36,3 +36,18 @@ def test_exit_codes_are_documented() -> None:
 
 def test_template_copies_are_identical() -> None:
     assert (ROOT / "MEMORY.md.template").read_bytes() == (ROOT / "memctl" / "data" / "MEMORY.md.template").read_bytes()
+
+
+def test_sample_indexes_are_golden_and_within_budget(samples) -> None:
+    """`memctl index --all` on sample_memories reproduces the committed MEMORY.md files."""
+    from tests.helpers import cli_json
+
+    code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "index", "--all")
+    assert code == 0
+    owners = {p.parent.relative_to(ROOT / "sample_memories").as_posix()
+              for p in (ROOT / "sample_memories").glob("*/*/*.md") if not p.parts[-3] == "archive"}
+    assert {i["path"] for i in out["data"]["indexes"]} == {f"{o}/MEMORY.md" for o in owners if not o.startswith("archive")}
+    for entry in out["data"]["indexes"]:
+        text = (samples / entry["path"]).read_bytes()
+        assert len(text) <= 25_000 and text.count(b"\n") <= 200
+        assert text == (ROOT / "sample_memories" / entry["path"]).read_bytes(), entry["path"]
