@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import tempfile
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -54,7 +55,8 @@ def parse_locomo_date(text: str) -> datetime:
 
 def user_name(speaker: str) -> str:
     """A valid memctl user name for a speaker: letters, digits, . _ @ - only, lower case."""
-    name = re.sub(r"[^A-Za-z0-9._@-]+", "-", speaker.strip()).strip("-._@").lower()
+    folded = "".join(c for c in unicodedata.normalize("NFKD", speaker) if not unicodedata.combining(c))
+    name = re.sub(r"[^A-Za-z0-9._@-]+", "-", folded.strip()).strip("-._@").lower()
     return (name or "speaker")[:64]
 
 
@@ -107,12 +109,18 @@ def load_conversation(sample: dict, root: Path,
     if weights is not None:
         set_fusion_weights(root, weights)
     store = MemoryStore(root)
-    conv = sample["conversation"]
-    users = [user_name(conv["speaker_a"]), user_name(conv["speaker_b"])]
+    users = speaker_users(sample["conversation"])
     for speaker, fact, ids, created in observations(sample):
-        store.add_raw(fact, type="fact", user=user_name(speaker), created=created, updated=created,
-                      source="import", source_ids=ids)
-    return store, users
+        store.add_raw(fact, type="fact", user=users.get(speaker) or user_name(speaker), created=created,
+                      updated=created, source="import", source_ids=ids)
+    return store, list(users.values())
+
+
+def speaker_users(conv: dict) -> dict[str, str]:
+    """Speaker -> user name; two speakers whose names sanitise alike still get distinct users."""
+    a, b = conv["speaker_a"], conv["speaker_b"]
+    name_a, name_b = user_name(a), user_name(b)
+    return {a: name_a, b: name_b if name_b != name_a else f"{name_b[:62]}-2"}
 
 
 def recall_at(hit_ids: Sequence[Sequence[str]], evidence: Sequence[str], k: int) -> float:

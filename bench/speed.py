@@ -1,0 +1,299 @@
+"""Speed benchmark: index build, incremental sync, recall latency (warm and fresh process), peak memory.
+
+Usage: python bench/speed.py [--sizes 1000,10000] [--json] [--warm-queries 50] [--fresh-runs 15]
+
+For each size, a synthetic memory directory is generated (template sentences with varied vocabulary,
+20 users, every default type; files written directly with `serialise_memory` for speed), then:
+- build: a full index build as `memctl reindex` does it (catalog scan, keyword index, vectors);
+- incremental: one file's body edited on disk, then the sync the next recall pays (catalog rescan,
+  keyword update, one re-embedding), excluding the query itself;
+- warm: recall latency in this process (keyword and hybrid), p50/p95 over --warm-queries queries;
+- fresh: `python -m memctl -d DIR recall Q --mode M --json` as a new process, p50/p95 wall time;
+- peak memory: ru_maxrss of the fresh processes and of this (warm) process.
+MEMCTL_EMBEDDER=fake swaps in the deterministic fake embedder (for tests; the figures then mean little).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+TARGETS = {"fresh_keyword_p50_s": 0.3, "fresh_hybrid_p50_s": 1.0, "warm_hybrid_p50_ms": 30.0,
+           "incremental_sync_s": 0.5}
+USERS = [f"user{i:02d}" for i in range(20)]
+WORDS = {
+    "name": "Alice Bob Carla Deepak Elena Farid Grace Hiro Ines Jonas Kofi Lena Mateo Nadia Omar Priya "
+            "Quinn Rosa Sven Tomoko".split(),
+    "food": "sushi ramen tacos pho paella risotto curry falafel dumplings lasagna kimchi bagels".split(),
+    "drink": "espresso oolong matcha cappuccino kombucha chai lemonade decaf rooibos".split(),
+    "city": "Lisbon Osaka Nairobi Montreal Krakow Denver Seoul Porto Melbourne Utrecht Austin".split(),
+    "tool": "docker terraform pytest ruff poetry kubectl ansible webpack gradle cargo nix bazel".split(),
+    "lang": "Python Rust Go TypeScript Kotlin Elixir Haskell Java Swift Zig".split(),
+    "thing": "billing search checkout onboarding invoices notifications analytics auth payments "
+             "reporting exports scheduler".split(),
+    "hobby": "bouldering pottery chess sailing birdwatching salsa running woodworking knitting surfing".split(),
+    "day": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
+    "adj": "quiet early detailed short async written weekly visual remote careful".split(),
+}
+TEMPLATES = [
+    ("preference", "{name} prefers {drink} over coffee and likes {adj} meetings."),
+    ("preference", "{name} likes {food} but avoids anything too spicy."),
+    ("fact", "{name} moved to {city} and now works on the {thing} team."),
+    ("fact", "{name} is allergic to peanuts and orders {food} when the team eats out."),
+    ("skill", "{name} knows {lang} well and reviews the {thing} code written in it."),
+    ("habit", "{name} goes {hobby} every {day} after work."),
+    ("event", "{name} presented the {thing} redesign in {city} on a {day}."),
+    ("context", "The {thing} service is built with {lang} and deployed with {tool}."),
+    ("constraint", "Never run {tool} against the production {thing} database without a backup."),
+    ("decision", "We chose {tool} for the {thing} pipeline because builds were too slow."),
+    ("decision", "The {thing} API moves to {lang}; {name} owns the migration."),
+    ("fact", "{name} has a dog, plays {hobby}, and visits {city} every summer."),
+]
+QUERY_TEMPLATES = ["what does {name} like to drink", "{tool} in production", "who works on {thing}",
+                   "{hobby} on {day}", "which language is the {thing} service in", "food allergies",
+                   "why did we pick {tool}", "{name} {city}"]
+
+
+def fill(template: str, rng: random.Random) -> str:
+    """A template with each slot drawn from its vocabulary."""
+    return template.format(**{slot: rng.choice(words) for slot, words in WORDS.items()})
+
+
+def generate(root: Path, n: int, seed: int = 7) -> None:
+    """Write `n` synthetic memories under a fresh memory directory at `root`."""
+    from memctl.fileformat import serialise_memory
+    from memctl.models import Memory
+    from memctl.service import init_directory
+    from memctl.storage import Directory
+
+    init_directory(root)
+    directory, rng, taken = Directory(root), random.Random(seed), set()
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    for i in range(n):
+        type_, template = rng.choice(TEMPLATES)
+        body = f"{fill(template, rng)} Note {i}: {fill(rng.choice(TEMPLATES)[1], rng)}"
+        when = start + timedelta(minutes=rng.randrange(60 * 24 * 700))
+        memory = Memory(id=_new_id(rng, taken), type=type_, user=rng.choice(USERS), created=when,
+                        updated=when, confidence=rng.choice([0.7, 0.8, 0.9, 1.0]), body=body)
+        path = directory.new_path(memory)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(serialise_memory(memory), encoding="utf-8")
+
+
+def _new_id(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        candidate = f"{rng.getrandbits(32):08x}"
+        if candidate not in taken and not candidate.isdigit():
+            taken.add(candidate)
+            return candidate
+
+
+def queries(count: int, seed: int = 11) -> list[str]:
+    """Query texts drawn from the same vocabulary as the memories."""
+    rng = random.Random(seed)
+    return [fill(rng.choice(QUERY_TEMPLATES), rng) for _ in range(count)]
+
+
+def timed(action: Callable[[], Any]) -> float:
+    """Seconds `action` takes."""
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def build(root: Path) -> dict[str, float]:
+    """A full index build from nothing, phase by phase (what `memctl reindex` does)."""
+    from memctl.service import MemoryStore
+
+    store = MemoryStore(root)
+    out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
+    memories, engine = store.snapshot().memories, store.engine()
+    out["keyword"] = timed(lambda: engine.sync_keyword(memories, force=True))
+    out["vectors"] = timed(lambda: engine.sync_vectors(memories))
+    out["total"] = sum(out.values())
+    return out
+
+
+def edit_one(root: Path) -> Path:
+    """Change the body of one memory file on disk, as an editor would."""
+    path = sorted((root / "users").rglob("*.md"))[0]
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    path.write_text(text + " Edited by hand to test incremental sync.\n", encoding="utf-8")
+    return path
+
+
+def incremental(store: Any) -> dict[str, float]:
+    """The sync after one edited file, in a process with the model loaded: what the next recall pays."""
+    out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
+    memories, engine = store.snapshot().memories, store.engine()
+    out["keyword"] = timed(lambda: engine.sync_keyword(memories))
+    out["vectors"] = timed(lambda: engine.sync_vectors(memories))
+    out["total"] = sum(out.values())
+    return out
+
+
+def percentiles(samples: Sequence[float], scale: float = 1.0) -> dict[str, float]:
+    """p50 and p95 (nearest rank) of `samples`, multiplied by `scale`, 3 decimals."""
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+    return {"p50": round(statistics.median(ordered) * scale, 3), "p95": round(p95 * scale, 3)}
+
+
+def warm_latency(store: Any, texts: list[str]) -> dict[str, dict[str, float]]:
+    """Recall latency in this process (caches synced, model loaded), in milliseconds."""
+    out = {}
+    for mode in ("keyword", "hybrid"):
+        store.recall(texts[0], k=5, mode=mode, record_usage=False)  # first call loads what it needs
+        samples = [timed(lambda q=q: store.recall(q, k=5, mode=mode, record_usage=False)) for q in texts]
+        out[mode] = percentiles(samples, 1000.0)
+    return out
+
+
+# `python -m memctl ARGS` that reports its own peak RSS (VmHWM) on stderr at exit. A child's
+# ru_maxrss is no use here: Linux carries the parent's high-water mark across fork and exec.
+_RUN_MEMCTL = """
+import atexit, runpy, sys
+def _hwm():
+    try:
+        with open('/proc/self/status') as f:
+            kb = next(line.split()[1] for line in f if line.startswith('VmHWM:'))
+        sys.stderr.write('\\nMEMCTL_BENCH_HWM_KB ' + kb + '\\n')
+    except (OSError, StopIteration):
+        pass
+atexit.register(_hwm)
+sys.argv = ['memctl', *sys.argv[1:]]
+runpy.run_module('memctl', run_name='__main__')
+"""
+
+
+def run_fresh(args: list[str]) -> tuple[float, float]:
+    """Run `memctl ARGS` as a new process: (wall seconds, its peak RSS in MB, 0 if unknown)."""
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _RUN_MEMCTL, *args], capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"memctl {' '.join(args)} exited {proc.returncode}: {proc.stderr[-800:]}")
+    marks = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("MEMCTL_BENCH_HWM_KB ")]
+    return elapsed, (int(marks[-1]) / 1024 if marks else 0.0)
+
+
+def fresh_latency(root: Path, texts: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """`memctl recall` as a new process per query, per mode: latency (s) and peak RSS (MB)."""
+    latency, rss = {}, {}
+    for mode in ("keyword", "hybrid"):
+        runs = [run_fresh(["-d", str(root), "recall", q, "--mode", mode, "--json"]) for q in texts]
+        latency[mode] = percentiles([t for t, _ in runs])
+        rss[f"fresh_{mode}"] = round(max(m for _, m in runs), 1)
+    return latency, rss
+
+
+def measure(size: int, warm_queries: int, fresh_runs: int) -> dict[str, Any]:
+    """Every figure for one directory size."""
+    from memctl.service import MemoryStore
+
+    with tempfile.TemporaryDirectory(prefix="memctl-speed-") as tmp:
+        root = Path(tmp) / "mem"
+        generated = timed(lambda: generate(root, size))
+        built = build(root)
+        store = MemoryStore(root)
+        warm = warm_latency(store, queries(warm_queries))
+        edit_one(root)
+        synced = incremental(store)
+        fresh, rss = fresh_latency(root, queries(fresh_runs, seed=13))
+    rss["warm"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return {"memories": size, "generate_s": round(generated, 2),
+            "build_s": {k: round(v, 3) for k, v in built.items()},
+            "incremental_sync_s": {k: round(v, 4) for k, v in synced.items()},
+            "warm_ms": warm, "fresh_s": fresh, "peak_rss_mb": rss}
+
+
+def check_targets(result: dict[str, Any]) -> dict[str, bool]:
+    """Which of the speed targets (meant for 10k memories) this size meets."""
+    return {"fresh_keyword_p50_s": result["fresh_s"]["keyword"]["p50"] <= TARGETS["fresh_keyword_p50_s"],
+            "fresh_hybrid_p50_s": result["fresh_s"]["hybrid"]["p50"] <= TARGETS["fresh_hybrid_p50_s"],
+            "warm_hybrid_p50_ms": result["warm_ms"]["hybrid"]["p50"] <= TARGETS["warm_hybrid_p50_ms"],
+            "incremental_sync_s": result["incremental_sync_s"]["total"] <= TARGETS["incremental_sync_s"]}
+
+
+def render(results: list[dict[str, Any]]) -> None:
+    """One rich table: a row per figure, a column per size."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="memctl speed (targets are for 10k memories)")
+    table.add_column("figure")
+    for r in results:
+        table.add_column(f"{r['memories']:,} memories", justify="right")
+    for label, get in ROWS:
+        table.add_row(label, *(get(r) for r in results))
+    Console().print(table)
+
+
+def _mark(r: dict[str, Any], key: str, text: str) -> str:
+    return f"{text} {'ok' if r['targets'][key] else 'MISSED'}"
+
+
+ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+    ("build: catalog / keyword / vectors (s)",
+     lambda r: "{catalog:.2f} / {keyword:.2f} / {vectors:.2f}".format(**r["build_s"])),
+    ("build total (s)", lambda r: f"{r['build_s']['total']:.2f}"),
+    ("incremental sync after 1 edit (s)",
+     lambda r: _mark(r, "incremental_sync_s", f"{r['incremental_sync_s']['total']:.3f}")),
+    ("warm keyword p50 / p95 (ms)", lambda r: "{p50:.1f} / {p95:.1f}".format(**r["warm_ms"]["keyword"])),
+    ("warm hybrid p50 / p95 (ms)",
+     lambda r: _mark(r, "warm_hybrid_p50_ms", "{p50:.1f} / {p95:.1f}".format(**r["warm_ms"]["hybrid"]))),
+    ("fresh keyword p50 / p95 (s)",
+     lambda r: _mark(r, "fresh_keyword_p50_s", "{p50:.2f} / {p95:.2f}".format(**r["fresh_s"]["keyword"]))),
+    ("fresh hybrid p50 / p95 (s)",
+     lambda r: _mark(r, "fresh_hybrid_p50_s", "{p50:.2f} / {p95:.2f}".format(**r["fresh_s"]["hybrid"]))),
+    ("peak RSS fresh keyword / hybrid (MB)",
+     lambda r: "{fresh_keyword:.0f} / {fresh_hybrid:.0f}".format(**r["peak_rss_mb"])),
+    ("peak RSS warm process so far (MB)", lambda r: f"{r['peak_rss_mb']['warm']:.0f}"),
+]
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="memctl index build and recall speed on synthetic directories.")
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated memory counts")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--warm-queries", type=int, default=50, help="recalls timed in this process per mode")
+    parser.add_argument("--fresh-runs", type=int, default=15, help="fresh `memctl recall` processes per mode")
+    args = parser.parse_args(argv)
+    try:
+        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        parser.error("--sizes takes comma-separated integers")
+    if not args.sizes or min(args.sizes) < 1 or args.warm_queries < 1 or args.fresh_runs < 1:
+        parser.error("sizes, --warm-queries and --fresh-runs must be positive")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure every size and print a table or JSON."""
+    args = parse_args(argv)
+    results = []
+    for size in args.sizes:
+        result = measure(size, args.warm_queries, args.fresh_runs)
+        result["targets"] = check_targets(result)
+        results.append(result)
+    if args.json:
+        sys.stdout.write(json.dumps({"embedder": os.environ.get("MEMCTL_EMBEDDER") or "default",
+                                     "targets": TARGETS, "sizes": results}) + "\n")
+    else:
+        render(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

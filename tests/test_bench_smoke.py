@@ -1,0 +1,154 @@
+"""The benchmarks run end to end on tiny inputs (fake embedder) and print the documented JSON shape."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+RECALL_KEYS = {"R@1", "R@5", "R@10"}
+
+
+def load(name: str) -> ModuleType:
+    """Import bench/<name>.py (bench/ is scripts, not a package)."""
+    key = f"bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+def run_script(name: str, *args: str) -> dict:
+    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    proc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *args, "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def synthetic_locomo() -> list[dict]:
+    """Two tiny conversations in the LoCoMo layout (not LoCoMo data)."""
+    conv = {"speaker_a": "Ada Lovelace", "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [],
+            "session_2_date_time": "10:05 am on 12 June, 2023", "session_2": []}
+    observation = {
+        "session_1_observation": {
+            "Ada Lovelace": [["Ada adopted a grey cat named Pixel.", "D1:2"],
+                             ["Ada works as a nurse at the city hospital.", "D1:4"]],
+            "Bo": [["Bo plays the trumpet in a jazz band.", "D1:5"]]},
+        "session_2_observation": {
+            "Ada Lovelace": [["Ada ran her first marathon in Berlin.", ["D2:1", "D2:3"]]],
+            "Bo": [["Bo started learning Portuguese for a trip to Lisbon.", "D2:7"]]},
+    }
+    qa = [
+        {"question": "What is the name of Ada's cat?", "answer": "Pixel", "evidence": ["D1:2"], "category": 4},
+        {"question": "Which instrument does Bo play?", "answer": "trumpet", "evidence": ["D1:5"], "category": 4},
+        {"question": "Where did Ada run a marathon and what is her job?", "answer": "Berlin; nurse",
+         "evidence": ["D2:1; D1:4"], "category": 1},
+        {"question": "When did Bo start Portuguese?", "answer": "June 2023", "evidence": ["D2:7"], "category": 2},
+        {"question": "What is Bo's favourite colour?", "answer": "n/a", "evidence": [], "category": 3},
+        {"question": "Did Ada adopt a dog?", "adversarial_answer": "yes", "evidence": ["D1:2"], "category": 5},
+    ]
+    sample = {"sample_id": "synthetic-1", "conversation": conv, "observation": observation, "qa": qa}
+    return [sample, {**sample, "sample_id": "synthetic-2"}]
+
+
+def test_locomo_json_shape(tmp_path: Path) -> None:
+    data = tmp_path / "tiny-locomo.json"
+    data.write_text(json.dumps(synthetic_locomo()), encoding="utf-8")
+    out = run_script("locomo", str(data), "--conversations", "1")
+    assert out["questions"] == 4  # category 5 and the question without evidence are left out
+    for mode in ("keyword", "semantic", "hybrid"):
+        assert set(out[mode]) == RECALL_KEYS
+        assert all(0.0 <= v <= 100.0 for v in out[mode].values())
+        assert out[mode]["R@1"] <= out[mode]["R@5"] <= out[mode]["R@10"]
+    assert set(out["by_category"]) == {"1", "2", "4"}
+    assert out["by_category"]["4"]["questions"] == 2
+    assert set(out["by_category"]["1"]["hybrid"]) == RECALL_KEYS
+    # 4 or 5 memories per user, k=10: every evidence id is within reach
+    assert out["hybrid"]["R@10"] == 100.0
+
+
+def test_locomo_modes_option(tmp_path: Path) -> None:
+    data = tmp_path / "tiny-locomo.json"
+    data.write_text(json.dumps(synthetic_locomo()), encoding="utf-8")
+    out = run_script("locomo", str(data), "--modes", "keyword", "--weights", "1,2")
+    assert out["questions"] == 8 and "keyword" in out and "hybrid" not in out
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)),
+    ("12:09 am on 13 September, 2023", datetime(2023, 9, 13, 0, 9, tzinfo=timezone.utc)),
+    ("12:30 pm on 1 January, 2024", datetime(2024, 1, 1, 12, 30, tzinfo=timezone.utc)),
+    ("10:04 AM on 20 Jan 2023", datetime(2023, 1, 20, 10, 4, tzinfo=timezone.utc)),
+])
+def test_parse_locomo_date(text: str, expected: datetime) -> None:
+    assert load("locomo").parse_locomo_date(text) == expected
+
+
+@pytest.mark.parametrize("speaker, expected", [
+    ("Caroline", "caroline"), ("Ada Lovelace", "ada-lovelace"), ("José", "jose"), ("  ", "speaker"),
+    ("o'brien.jr", "o-brien.jr"),
+])
+def test_user_name(speaker: str, expected: str) -> None:
+    from memctl.models import check_name
+
+    assert load("locomo").user_name(speaker) == expected
+    check_name(expected, "user")
+
+
+def test_speakers_with_the_same_sanitised_name_stay_distinct() -> None:
+    users = load("locomo").speaker_users({"speaker_a": "Jo Ann", "speaker_b": "Jo-Ann"})
+    assert users == {"Jo Ann": "jo-ann", "Jo-Ann": "jo-ann-2"}
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("D1:3", ["D1:3"]), ("D8:6; D9:17", ["D8:6", "D9:17"]), (["D15:3", "D15:5"], ["D15:3", "D15:5"]),
+    (["D1:2; D1:2"], ["D1:2"]), ("", []),
+])
+def test_split_ids(raw: object, expected: list) -> None:
+    assert load("locomo").split_ids(raw) == expected
+
+
+@pytest.mark.parametrize("hits, evidence, k, expected", [
+    ([["D1:1"], ["D1:2"]], ["D1:2"], 1, 0.0),
+    ([["D1:1"], ["D1:2"]], ["D1:2"], 5, 1.0),
+    ([["D1:1", "D2:2"]], ["D2:2", "D3:3"], 1, 0.5),
+    ([], ["D1:1"], 10, 0.0),
+])
+def test_recall_at(hits: list, evidence: list, k: int, expected: float) -> None:
+    assert load("locomo").recall_at(hits, evidence, k) == expected
+
+
+def test_speed_json_shape() -> None:
+    out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1")
+    assert out["embedder"] == "fake" and set(out["targets"]) == {
+        "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s"}
+    (size,) = out["sizes"]
+    assert size["memories"] == 25
+    assert set(size["build_s"]) == {"catalog", "keyword", "vectors", "total"}
+    assert set(size["incremental_sync_s"]) == {"catalog", "keyword", "vectors", "total"}
+    for group in ("warm_ms", "fresh_s"):
+        assert set(size[group]) == {"keyword", "hybrid"}
+        assert all(set(v) == {"p50", "p95"} and v["p50"] > 0 for v in size[group].values())
+    assert set(size["peak_rss_mb"]) == {"fresh_keyword", "fresh_hybrid", "warm"}
+    assert set(size["targets"]) == set(out["targets"])
+
+
+def test_speed_generates_valid_memories(tmp_path: Path) -> None:
+    from memctl.service import MemoryStore
+
+    load("speed").generate(tmp_path / "mem", 40)
+    snap = MemoryStore(tmp_path / "mem").snapshot()
+    assert len(snap.memories) == 40 and not snap.broken
+    assert len({m.user for m in snap.memories}) > 5 and len({m.type for m in snap.memories}) > 4
