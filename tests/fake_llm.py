@@ -1,0 +1,78 @@
+"""A fake LLM command for tests: reads the prompt on stdin, prints a canned answer on stdout.
+
+    python tests/fake_llm.py [--calls FILE] extract   every "remember[:type][@key]: text" message
+                                                      becomes a JSON Lines candidate
+    python tests/fake_llm.py [--calls FILE] array     the same candidates as one JSON array
+    python tests/fake_llm.py [--calls FILE] garbage   prose, not JSON
+    python tests/fake_llm.py [--calls FILE] nocontent a candidate without content
+    python tests/fake_llm.py [--calls FILE] decide DEFAULT [SUBSTRING=ACTION ...]
+        a write decision about the first existing memory: ACTION for the first SUBSTRING found in
+        the new memory's text, else DEFAULT (ADD, UPDATE, DELETE, NOOP)
+
+--calls FILE appends one line per call, so a test can count model calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+_MESSAGE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<role>[\w-]+): (?P<content>.*)$")
+_REMEMBER = re.compile(r"^remember(?::(?P<type>[\w-]+))?(?:@(?P<key>[\w.-]+))?:\s*(?P<text>.+)$", re.I)
+
+
+def candidates(prompt: str) -> list[dict]:
+    out = []
+    for line in prompt.splitlines():
+        message = _MESSAGE.match(line)
+        wanted = _REMEMBER.match(message.group("content")) if message else None
+        if wanted:
+            item = {"content": wanted.group("text"), "type": wanted.group("type") or "fact",
+                    "confidence": 0.9, "source_message_ids": [message.group("id")], "extra_field": "ignored"}
+            if wanted.group("key"):
+                item["key"] = wanted.group("key")
+            out.append(item)
+    return out
+
+
+def decide(prompt: str, default: str, rules: list[str]) -> dict:
+    new_text = json.loads(prompt.split("NEW MEMORY", 1)[1].split("\n", 2)[1])
+    target = re.search(r"^- id (\S+) ", prompt, re.M).group(1)
+    action = default
+    for rule in rules:
+        needle, _, answer = rule.rpartition("=")
+        if needle in new_text:
+            action = answer
+            break
+    answer = {"action": action, "target": None if action == "ADD" else target, "reason": f"fake said {action}"}
+    if action == "UPDATE":
+        answer["text"] = new_text
+    return answer
+
+
+def main(argv: list[str]) -> int:
+    prompt = sys.stdin.read()
+    if argv[:1] == ["--calls"]:
+        with open(argv[1], "a", encoding="utf-8") as handle:
+            handle.write("call\n")
+        argv = argv[2:]
+    mode = argv[0] if argv else "extract"
+    if mode == "extract":
+        print("\n".join(json.dumps(c) for c in candidates(prompt)))
+    elif mode == "array":
+        print("```json\n" + json.dumps(candidates(prompt)) + "\n```")
+    elif mode == "garbage":
+        print("Sure! Here are the memories I found: Alice likes tea.")
+    elif mode == "nocontent":
+        print(json.dumps({"type": "fact", "confidence": 0.9}))
+    elif mode == "decide":
+        print(json.dumps(decide(prompt, argv[1], argv[2:])))
+    else:
+        print(f"unknown mode {mode}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,151 @@
+"""Import: line parsing, type mapping, per-line outcomes through the write path, and the CLI contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memctl.bulk import ImportDefaults, import_text, parse_line, parse_lines, resolve_type
+from memctl.config import PRESETS
+from tests.helpers import cli, cli_json
+
+
+@pytest.mark.parametrize("line, expected", [
+    ('{"content": "Alice likes tea", "type": "preference"}', {"content": "Alice likes tea", "type": "preference"}),
+    ('{"content": "x y z", "tags": "food", "confidence": 0.8}', {"tags": ["food"], "confidence": 0.8, "type": "fact"}),
+    ('{"content": "x y z", "unknown": 1, "key": "a.b"}', {"key": "a.b"}),
+    ("[fact] Alice lives in Berlin", {"content": "Alice lives in Berlin", "type": "fact", "subtype": None}),
+    ("[profile:name] Alice Smith", {"content": "Alice Smith", "type": "profile", "subtype": "name"}),
+    ("[ event : trip ] Went to Rome", {"type": "event", "subtype": "trip", "content": "Went to Rome"}),
+])
+def test_parse_line(line: str, expected: dict) -> None:
+    cand = parse_line(line).model_dump()
+    assert {k: cand[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{bad json", "not valid JSON"),
+    ('{"type": "fact"}', "content"),
+    ('{"content": "   "}', "content is empty"),
+    ('{"content": "ok text", "confidence": "high"}', "confidence"),
+    ('{"content": "ok text", "tags": 5}', "tags"),
+    ("just some words", "expected a JSON object or '[type] content'"),
+    ("[fact]", "content"),
+    ('["a", "b"]', "expected a JSON object or '[type] content'"),
+])
+def test_parse_line_rejects_malformed(line: str, message: str) -> None:
+    with pytest.raises(ValueError, match=None) as info:
+        parse_line(line)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_parse_lines_skips_blanks_and_comments_and_keeps_line_numbers() -> None:
+    parsed = parse_lines("# header\n\n[fact] one two three\nnonsense\n")
+    assert [n for n, _ in parsed] == [3, 4]
+    assert isinstance(parsed[1][1], str)
+
+
+@pytest.mark.parametrize("name, configured, expected", [
+    ("fact", PRESETS["default"], ("fact", None)),
+    ("profile", PRESETS["default"], ("fact", "profile")),
+    ("relation", PRESETS["default"], ("fact", "relation")),
+    ("topic", PRESETS["default"], ("context", "topic")),
+    ("feedback", PRESETS["default"], ("preference", "feedback")),
+    ("project", PRESETS["default"], ("context", "project")),
+    ("user", PRESETS["claude"], ("user", None)),          # configured names are never mapped
+    ("profile", PRESETS["claude"], ("profile", None)),    # alias target not configured: left to be refused
+    ("banana", PRESETS["default"], ("banana", None)),
+])
+def test_resolve_type(name: str, configured: tuple, expected: tuple) -> None:
+    assert resolve_type(name, configured) == expected
+
+
+def test_import_mixed_formats_with_defaults(store) -> None:
+    text = "\n".join([
+        json.dumps({"content": "Alice lives in Lisbon", "type": "fact", "key": "home.city", "tags": ["home"]}),
+        "[preference] Alice prefers window seats on flights",
+        "[profile:job] Alice works as a product designer",
+        json.dumps({"content": "Bob drinks his coffee black", "type": "habit", "user": "bob", "source": "chat"}),
+    ])
+    report = import_text(store, text, ImportDefaults(user="alice"))
+    assert report.counts == {"added": 4, "updated": 0, "superseded": 0, "skipped": 0, "refused": 0}
+    by_line = {item.line: store.get(item.id) for item in report.items}
+    assert by_line[1].key == "home.city" and by_line[1].tags == ["home"] and by_line[1].source == "import"
+    assert (by_line[3].type, by_line[3].subtype) == ("fact", "job")
+    assert by_line[4].user == "bob" and by_line[4].source == "chat" and by_line[4].type == "habit"
+    assert all(store.is_active(m) for m in by_line.values())
+
+
+def test_import_reports_every_outcome(store) -> None:
+    store.add("Alice lives in Lisbon", type="fact", user="alice", key="home.city")
+    text = "\n".join([
+        "[fact] Alice lives in Lisbon",                                   # 1 repeat -> skipped
+        json.dumps({"content": "Alice lives in Berlin", "key": "home.city"}),   # 2 same key -> superseded
+        "[banana] Alice likes bananas",                                   # 3 unknown type
+        json.dumps({"content": "Alice maybe likes opera", "confidence": 0.2}),  # 4 low confidence
+        "{not json",                                                      # 5 malformed
+        json.dumps({"content": "Alice has a cat named Miso", "user": "../x"}),  # 6 invalid name
+    ])
+    report = import_text(store, text, ImportDefaults(user="alice"))
+    outcome = {i.line: (i.outcome, i.codes) for i in report.items}
+    assert outcome[1] == ("skipped", ["duplicate"])
+    assert outcome[2] == ("superseded", [])
+    assert outcome[3] == ("refused", ["unknown_type"])
+    assert outcome[4] == ("refused", ["low_confidence"])
+    assert outcome[5] == ("refused", ["malformed"])
+    assert outcome[6][0] == "refused"
+    assert report.counts == {"added": 0, "updated": 0, "superseded": 1, "skipped": 1, "refused": 4}
+    assert [m.body for m in store.active()] == ["Alice lives in Berlin"]
+
+
+def test_import_without_owner_is_refused_per_line(store) -> None:
+    report = import_text(store, "[fact] Somebody likes tea\n")
+    assert report.items[0].outcome == "refused" and report.items[0].codes == ["no_owner"]
+
+
+def test_claude_preset_maps_nothing_it_does_not_know(memdir: Path) -> None:
+    from memctl.service import MemoryStore
+
+    config = memdir / "memctl.toml"
+    config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))
+    report = import_text(MemoryStore(memdir), "[feedback] Alice wants terse answers\n[fact] Alice likes tea\n",
+                         ImportDefaults(user="alice"))
+    assert [(i.outcome, i.codes) for i in report.items] == [("added", []), ("refused", ["unknown_type"])]
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+def test_cli_import_file_json_and_exit_codes(memdir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("[fact] Alice lives in Porto\n[preference] Alice likes green tea\n", encoding="utf-8")
+    code, out = cli_json(memdir, "import", str(source), "--user", "alice", "--session", "s9", "--source", "crm")
+    assert code == 0 and out["ok"] is True
+    assert out["data"]["counts"]["added"] == 2
+    item = out["data"]["items"][0]
+    assert set(item) == {"line", "outcome", "decision", "id", "codes", "message"}
+    code, out = cli_json(memdir, "list", "--user", "alice")
+    assert {(m["source"], m.get("session")) for m in out["data"]["memories"]} == {("crm", "s9")}
+
+
+def test_cli_import_refusal_exits_3_with_the_whole_summary(memdir: Path) -> None:
+    code, out = cli_json(memdir, "import", "-", "--user", "alice",
+                         input="[fact] Alice lives in Porto\n[nope] Alice is tall\nbroken line\n")
+    assert code == 3 and out["ok"] is False
+    assert out["errors"][0]["code"] == "refused" and "2 of 3" in out["errors"][0]["message"]
+    assert [(i["line"], i["outcome"]) for i in out["data"]["items"]] == [(1, "added"), (2, "refused"), (3, "refused")]
+    result = cli(memdir, "import", "-", "--user", "alice", input="[nope] Alice is tall\n")
+    assert result.exit_code == 3 and "unknown_type" in result.stdout
+    assert result.stderr.strip().count("\n") == 0 and "refused" in result.stderr
+
+
+def test_cli_import_non_utf8_is_a_one_line_usage_error(memdir: Path) -> None:
+    result = cli(memdir, "import", "-", "--user", "alice", input=b"[fact] caf\xe9 au lait\n")
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0 and "UTF-8" in result.stderr
+
+
+def test_cli_import_missing_file_is_a_usage_error(memdir: Path, tmp_path: Path) -> None:
+    result = cli(memdir, "import", str(tmp_path / "nope.jsonl"), "--user", "alice")
+    assert result.exit_code == 2 and "cannot read" in result.stderr
