@@ -1,0 +1,198 @@
+"""Transcripts (log) and extraction through a fake model: watermark, rate limit, malformed output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from memctl.service import MemoryStore
+from memctl.transcripts import (
+    ExtractionError,
+    Message,
+    append_message,
+    extract,
+    load_template,
+    parse_model_output,
+    pending_messages,
+    read_state,
+    render_prompt,
+    state_path,
+    transcript_path,
+)
+from tests.helpers import cli, cli_json
+
+FACTS = ["Alice keeps bees in her garden", "Alice plays the cello", "Alice speaks Portuguese",
+         "Alice drives an electric car"]
+FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"
+
+
+def calls(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def log_all(store: MemoryStore, *texts: str, session: str = "s1") -> list[Message]:
+    return [append_message(store, "alice", session, text) for text in texts]
+
+
+def test_log_appends_numbered_messages(store: MemoryStore) -> None:
+    first = append_message(store, "alice", "s1", "hello there")
+    second = append_message(store, "alice", "s1", "hi!\nhow can I help?", role="assistant")
+    path = transcript_path(store.root, "alice", "s1")
+    assert path == store.root / "transcripts" / "alice" / "s1.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [line["id"] for line in lines] == ["s1:1", "s1:2"] == [first.id, second.id]
+    assert lines[1]["role"] == "assistant" and lines[1]["content"] == "hi!\nhow can I help?"
+    assert set(lines[0]) == {"id", "role", "content", "time"}
+
+
+@pytest.mark.parametrize("user, session, content, code", [
+    ("../x", "s1", "hello", "bad_name"),
+    ("alice", "a/b", "hello", "bad_name"),
+    ("alice", "s1", "   ", "empty_content"),
+])
+def test_log_rejects_bad_input(store: MemoryStore, user: str, session: str, content: str, code: str) -> None:
+    from memctl.errors import MemctlError
+
+    with pytest.raises(MemctlError) as info:
+        append_message(store, user, session, content)
+    assert info.value.code == code and info.value.exit_code == 2
+
+
+def test_render_prompt_fills_placeholders_once() -> None:
+    messages = [Message(id="s1:1", content="remember: {{ user }} stays literal\nsecond line")]
+    out = render_prompt("U={{user}} T={{ types }}\n{{ messages }}", messages, "alice", ("fact", "habit"))
+    assert out == "U=alice T=fact, habit\n[s1:1] user: remember: {{ user }} stays literal\n    second line"
+
+
+def test_template_at_the_root_overrides_the_packaged_one(store: MemoryStore) -> None:
+    assert "{{ messages }}" in load_template(store.root)
+    (store.root / "extract_prompt.md").write_text("mine {{ messages }}", encoding="utf-8")
+    assert load_template(store.root) == "mine {{ messages }}"
+
+
+@pytest.mark.parametrize("output, contents", [
+    ("", []),
+    ("[]", []),
+    ('{"content": "Alice likes tea", "type": "preference"}', ["Alice likes tea"]),
+    ('{"content": "a b c"}\n\n{"content": "d e f", "whatever": 1}\n', ["a b c", "d e f"]),
+    ('```json\n[{"content": "a b c"}, {"content": "d e f"}]\n```', ["a b c", "d e f"]),
+    ('{"candidates": [{"content": "a b c"}]}', ["a b c"]),
+])
+def test_parse_model_output(output: str, contents: list[str]) -> None:
+    assert [c.content for c in parse_model_output(output)] == contents
+
+
+@pytest.mark.parametrize("output", [
+    "Sure! Alice likes tea.",
+    '{"content": "ok"}\nnot json',
+    '{"type": "fact"}',
+    '[{"content": "ok"}, 5]',
+    '{"content": "x", "confidence": "very"}',
+])
+def test_parse_model_output_rejects_malformed(output: str) -> None:
+    with pytest.raises(ExtractionError) as info:
+        parse_model_output(output)
+    assert info.value.exit_code == 1 and "\n" not in info.value.message
+
+
+def test_parse_model_output_maps_ids_and_defaults_confidence() -> None:
+    (cand,) = parse_model_output('{"content": "a b c", "source_message_ids": ["s1:2"]}')
+    assert cand.source_ids == ["s1:2"] and cand.confidence == 0.8
+
+
+@pytest.mark.parametrize("state, expected", [
+    ({}, ["s:1", "s:2", "s:3"]),
+    ({"last_id": "s:2", "count": 2}, ["s:3"]),
+    ({"last_id": "s:3", "count": 3}, []),
+    ({"last_id": "gone", "count": 1}, ["s:2", "s:3"]),
+])
+def test_pending_messages(state: dict, expected: list[str]) -> None:
+    messages = [Message(id=f"s:{n}", content="x") for n in (1, 2, 3)]
+    assert [m.id for m in pending_messages(messages, state)] == expected
+
+
+def test_extract_writes_memories_pointing_at_their_messages(store: MemoryStore, tmp_path: Path) -> None:
+    log_all(store, "hi, I'm Alice", "remember: Alice lives in Lisbon", "nice weather today",
+            "remember:preference: Alice prefers window seats on flights")
+    counter = tmp_path / "calls"
+    result = extract(store, "alice", "s1", f"{FAKE} --calls {counter} extract")
+    assert result.called_model and result.candidates == 2 and result.report.counts["added"] == 2
+    memories = {m.body: m for m in store.active()}
+    lisbon = memories["Alice lives in Lisbon"]
+    assert lisbon.source_ids == ["s1:2"] and lisbon.source == "auto" and lisbon.session == "s1"
+    assert memories["Alice prefers window seats on flights"].type == "preference"
+    assert read_state(store.root, "alice", "s1")["last_id"] == "s1:4"
+    again = extract(store, "alice", "s1", f"{FAKE} --calls {counter} extract")
+    assert not again.called_model and again.pending == 0 and calls(counter) == 1
+    assert len(store.active()) == 2
+
+
+def test_extract_only_sends_new_messages(store: MemoryStore, tmp_path: Path) -> None:
+    log_all(store, "remember: Alice lives in Lisbon")
+    extract(store, "alice", "s1", FAKE)
+    log_all(store, "remember: Alice plays the cello on weekends")
+    seen = tmp_path / "prompt.txt"
+    spy = f"{sys.executable} -c \"import sys; open({str(seen)!r}, 'w').write(sys.stdin.read())\""
+    extract(store, "alice", "s1", spy)
+    assert "[s1:2]" in seen.read_text() and "[s1:1]" not in seen.read_text()
+
+
+def test_extract_every_waits_for_enough_messages(store: MemoryStore, tmp_path: Path) -> None:
+    counter = tmp_path / "calls"
+    log_all(store, "remember: Alice lives in Lisbon", "ok")
+    result = extract(store, "alice", "s1", f"{FAKE} --calls {counter}", every=3)
+    assert not result.called_model and result.pending == 2 and calls(counter) == 0
+    log_all(store, "thanks")
+    assert extract(store, "alice", "s1", f"{FAKE} --calls {counter}", every=3).called_model
+
+
+@pytest.mark.parametrize("mode", ["garbage", "nocontent"])
+def test_malformed_model_output_imports_nothing_and_keeps_the_watermark(store: MemoryStore, mode: str) -> None:
+    log_all(store, "remember: Alice lives in Lisbon")
+    with pytest.raises(ExtractionError):
+        extract(store, "alice", "s1", f"{FAKE} {mode}")
+    assert store.active() == [] and not state_path(store.root, "alice", "s1").exists()
+    assert extract(store, "alice", "s1", f"{FAKE} array").report.counts["added"] == 1
+
+
+def test_extraction_is_rate_limited_per_session(store: MemoryStore) -> None:
+    log_all(store, *[f"remember: {fact}" for fact in FACTS])
+    report = extract(store, "alice", "s1", FAKE).report
+    assert [i.outcome for i in report.items] == ["added", "added", "added", "refused"]
+    assert report.items[3].codes == ["rate_limited"]
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+def test_cli_log_and_extract(memdir: Path, tmp_path: Path) -> None:
+    code, out = cli_json(memdir, "log", "--user", "alice", "--session", "s1", "remember: Alice lives in Lisbon")
+    assert code == 0 and out["data"]["message"]["id"] == "s1:1"
+    code, out = cli_json(memdir, "log", "-", "--user", "alice", "--session", "s1", "--role", "assistant",
+                         input="Noted!")
+    assert code == 0 and out["data"]["message"]["role"] == "assistant"
+    code, out = cli_json(memdir, "extract", "--user", "alice", "--session", "s1", "--llm", FAKE)
+    assert code == 0 and out["data"]["counts"]["added"] == 1 and out["data"]["watermark"] == "s1:2"
+    result = cli(memdir, "extract", "--user", "alice", "--session", "s1", "--llm", FAKE)
+    assert result.exit_code == 0 and "0 new message(s) pending" in result.stdout
+    result = cli(memdir, "log", "--user", "alice", "--session", "s1", "remember: x")
+    result = cli(memdir, "extract", "--user", "alice", "--session", "s1", "--llm", f"{FAKE} garbage")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "not JSON" in result.stderr
+
+
+def test_cli_extract_from_a_file(memdir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "chat.jsonl"
+    source.write_text(json.dumps({"role": "user", "content": "remember: Alice keeps bees"}) + "\n", encoding="utf-8")
+    code, out = cli_json(memdir, "extract", "--user", "alice", "--session", "imp", "--llm", FAKE,
+                         "--file", str(source))
+    assert code == 0 and out["data"]["counts"]["added"] == 1
+    assert cli_json(memdir, "list", "--user", "alice")[1]["data"]["memories"][0]["source_ids"] == ["imp:1"]
+
+
+def test_cli_extract_refusal_exits_3(memdir: Path) -> None:
+    for fact in FACTS:
+        cli(memdir, "log", "--user", "alice", "--session", "s1", f"remember: {fact}")
+    code, out = cli_json(memdir, "extract", "--user", "alice", "--session", "s1", "--llm", FAKE)
+    assert code == 3 and out["data"]["counts"] == {"added": 3, "updated": 0, "superseded": 0, "skipped": 0,
+                                                   "refused": 1}
