@@ -95,8 +95,7 @@ def _emit_error(command: str, as_json: bool, exc: MemctlError) -> None:
         errors = [{"code": exc.code, "message": exc.message}]
         render.print_json(render.envelope(command, False, exc.data, errors))
     else:
-        if exc.data is not None and hasattr(exc, "render"):
-            exc.render()
+        render.error_details(exc.data)
         render.error_line(exc.message)
 
 

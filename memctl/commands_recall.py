@@ -86,6 +86,25 @@ def reindex(json_: Json = False,
 
 
 @app.command()
+def doctor(fix: Annotated[bool, typer.Option("--fix", help="Remove leftover temp files of interrupted writes.")] = False,
+           json_: Json = False) -> None:
+    """Check the directory: broken or misplaced files, duplicate ids, leftovers. Exit 1 if anything is wrong."""
+    from memctl.errors import MemctlError
+    from memctl.maintenance import doctor as check
+
+    def action() -> dict:
+        report = check(store(), fix=fix)
+        if report["problems"]:
+            raise MemctlError(f"{len(report['problems'])} problem(s) found", code="problems", data=report)
+        return report
+
+    def human(d: dict) -> None:
+        render.message(f"{d['memories']} memories, no problems" + (f" (removed {len(d['removed'])} temp files)" if d["removed"] else ""))
+
+    run("doctor", json_, action, human)
+
+
+@app.command()
 def gate(
     text: Text, user: User = None, project: Project = None, session: Session = None,
     type: Annotated[str, typer.Option("--type", "-t", help="Memory type.")] = "fact",

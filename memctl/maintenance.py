@@ -55,3 +55,35 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def doctor(store: "MemoryStore", fix: bool = False) -> dict[str, Any]:
+    """Validate the directory: broken files, duplicate ids, misplaced files, leftover temp files,
+    an interrupted compaction. With fix, leftover temp files older than a minute are removed."""
+    from memctl.lifecycle import last_record
+
+    snap = store.snapshot(refresh=True)
+    problems: list[dict[str, str]] = [{"kind": "broken", "path": rel, "detail": msg.removeprefix(f"{rel}: ")}
+                                      for rel, msg in snap.broken]
+    problems += [{"kind": "duplicate_id", "path": b, "detail": f"same id as {a}"} for a, b in snap.duplicates]
+    for m in snap.memories:
+        folder = m.path.removeprefix("archive/").rsplit("/", 1)[0]
+        if folder != m.owner:
+            problems.append({"kind": "misplaced", "path": m.path, "detail": f"its fields say it belongs in {m.owner}/"})
+        if m.path.startswith("archive/") == (m.status == "active"):
+            problems.append({"kind": "status_location", "path": m.path, "detail": f"status {m.status} in this folder"})
+    removed = []
+    for tmp in store.root.rglob(".*.tmp"):
+        if ".memctl" in tmp.parts:
+            continue
+        rel = store.dir.relative(tmp)
+        if fix and time.time() - tmp.stat().st_mtime > 60:
+            tmp.unlink()
+            removed.append(rel)
+        else:
+            problems.append({"kind": "temp_file", "path": rel, "detail": "left by an interrupted write"})
+    record = last_record(store)
+    if record and record.get("state") == "applying":
+        problems.append({"kind": "compaction", "path": ".memctl/compactions",
+                         "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` to finish it"})
+    return {"memories": len(snap.memories), "problems": problems, "removed": removed}

@@ -107,3 +107,14 @@ def rows(columns: list[str], data: list[list[Any]], title: str | None = None) ->
 
 def message(text: str) -> None:
     console().print(text)
+
+
+def error_details(data: Any) -> None:
+    """Details of a failed command for people (stderr): doctor's problems, a refused write's reasons."""
+    if not isinstance(data, dict):
+        return
+    for problem in data.get("problems", []):
+        warn(f"{problem['kind']}: {problem['path']}: {problem['detail']}")
+    decision = data.get("decision") or {}
+    if decision.get("action") == "noop" and decision.get("target"):
+        warn(f"already stored as {decision['target']} ({decision.get('reason', 'repeat')})")

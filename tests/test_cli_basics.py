@@ -188,3 +188,23 @@ def test_usage_error_is_exit_2_with_json_envelope(memdir: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "memctl", "-d", str(memdir), "list", "--bogus"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+def test_doctor_reports_problems_and_fixes_temp_files(memdir: Path) -> None:
+    import os
+    import time
+
+    memory = add(memdir, "Alice is vegetarian", "--user", "alice")
+    assert cli_json(memdir, "doctor")[0] == 0
+    (memdir / "users" / "alice" / "bad.md").write_text("---\nid: [x\n---\nbody\n")
+    misplaced = memdir / "users" / "bob" / Path(memory["path"]).name
+    misplaced.parent.mkdir(parents=True)
+    misplaced.write_text((memdir / memory["path"]).read_text().replace(memory["id"], "0badc0de"))
+    tmp = memdir / "users" / "alice" / ".x.md.tmp"
+    tmp.write_text("half")
+    code, out = cli_json(memdir, "doctor")
+    assert code == 1 and {p["kind"] for p in out["data"]["problems"]} == {"broken", "misplaced", "temp_file"}
+    old = time.time() - 3600
+    os.utime(tmp, (old, old))
+    code, out = cli_json(memdir, "doctor", "--fix")
+    assert not tmp.exists() and out["data"]["removed"] == ["users/alice/.x.md.tmp"]
