@@ -7,17 +7,17 @@ The files are the truth; `.memctl/catalog.json` only saves re-parsing unchanged 
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from memctl.errors import InvalidMemory
-from memctl.fileformat import content_hash, parse_memory
 from memctl.models import Memory
-from memctl.storage import Directory, write_atomic
+from memctl.storage import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE, Directory, write_bytes_atomic
 
 CATALOG_VERSION = 2
 
@@ -72,37 +72,81 @@ class Snapshot:
     changed_ids: set[str]
     removed_ids: set[str]
     duplicates: list[tuple[str, str]] = field(default_factory=list)
+    entries: dict[str, Entry] = field(default_factory=dict, repr=False)
+    objects: dict[str, Memory] = field(default_factory=dict, repr=False)
+    folders: dict[str, int] = field(default_factory=dict, repr=False)
 
     def by_id(self) -> dict[str, Memory]:
         return {m.id: m for m in self.memories}
 
 
+CATALOG_FILE = "catalog.bin"
+_HEADER = (CATALOG_VERSION, sys.version_info[:2])
+
+
 def _read_catalog(path: Path) -> dict[str, Entry]:
+    """The on-disk catalog (marshal: fast to load and, unlike pickle, unable to run code)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        if raw.get("version") != CATALOG_VERSION:
+        header, files = marshal.loads(path.read_bytes())
+        if header != _HEADER:
             return {}
-        return {rel: Entry(**value) for rel, value in raw["files"].items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {rel: Entry(*value) for rel, value in files.items()}
+    except (OSError, ValueError, TypeError, EOFError):
         return {}
 
 
 def _write_catalog(path: Path, entries: dict[str, Entry]) -> None:
-    files = {rel: e.__dict__ for rel, e in sorted(entries.items())}
-    with contextlib.suppress(OSError):
-        write_atomic(path, json.dumps({"version": CATALOG_VERSION, "files": files}, ensure_ascii=False))
+    files = {rel: (e.mtime_ns, e.size, e.hash, e.data, e.error) for rel, e in entries.items()}
+    with contextlib.suppress(OSError, ValueError):
+        write_bytes_atomic(path, marshal.dumps((_HEADER, files)))
 
 
-def _stat_files(directory: Directory) -> dict[str, tuple[int, int]]:
-    out = {}
-    for path in directory.memory_files():
-        with contextlib.suppress(OSError):
-            st = path.stat()
-            out[directory.relative(path)] = (st.st_mtime_ns, st.st_size)
-    return out
+def _walk(root: str, rel: str, out: dict[str, tuple[int, int]], folders: dict[str, int]) -> None:
+    try:
+        entries = list(os.scandir(os.path.join(root, rel)))
+        folders[rel] = os.stat(os.path.join(root, rel)).st_mtime_ns
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        child = f"{rel}/{name}"
+        try:
+            if entry.is_dir():
+                _walk(root, child, out, folders)
+            elif name.endswith(".md") and name != INDEX_FILE:
+                st = entry.stat()
+                out[child] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            continue
+
+
+def _stat_files(directory: Directory) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+    """Every memory file's (mtime_ns, size), and every folder's mtime, by relative path."""
+    out: dict[str, tuple[int, int]] = {}
+    folders: dict[str, int] = {}
+    root = str(directory.root)
+    for top in (*ACTIVE_DIRS, ARCHIVE_DIR):
+        _walk(root, top, out, folders)
+    return out, folders
+
+
+def folders_unchanged(directory: Directory, folders: dict[str, int]) -> bool:
+    """True when no folder's mtime moved: nothing was added, removed, renamed or atomically replaced."""
+    root = str(directory.root)
+    for rel, mtime in folders.items():
+        try:
+            if os.stat(os.path.join(root, rel)).st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in (*ACTIVE_DIRS, ARCHIVE_DIR))
 
 
 def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
+    from memctl.fileformat import content_hash, parse_memory  # yaml parsing is only needed for changed files
+
     try:
         raw = (directory.root / rel).read_bytes()
     except OSError as exc:
@@ -129,32 +173,43 @@ def _to_memory(rel: str, entry: Entry) -> Memory | None:
     return memory
 
 
-def load_snapshot(directory: Directory, write_cache: bool = True) -> Snapshot:
-    """Scan the directory, re-parse only changed files, and report what changed."""
-    catalog_path = directory.cache / "catalog.json"
-    cached = _read_catalog(catalog_path)
-    on_disk = _stat_files(directory)
+def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
+    """Scan the directory, re-parse only changed files, and report what changed.
+
+    With `previous` (a warm process), its entries and parsed memories are reused, so an
+    unchanged directory costs one stat per file and nothing else.
+    """
+    catalog_path = directory.cache / CATALOG_FILE
+    cached = previous.entries if previous is not None else _read_catalog(catalog_path)
+    on_disk, folders = _stat_files(directory)
     report = plan_file_changes(on_disk, cached)
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:
         entries[rel] = _parse_entry(directory, rel, on_disk[rel], cached.get(rel))
-    snapshot = _assemble(entries, cached, changed_paths, report.removed)
-    if write_cache and (report.dirty or not catalog_path.exists()):
-        directory.ensure_cache()
-        _write_catalog(catalog_path, entries)
+    objects = previous.objects if previous is not None else {}
+    snapshot = _assemble(entries, cached, changed_paths, report.removed, objects)
+    snapshot.folders = folders
+    if write_cache and (report.dirty or not catalog_path.exists()) and directory.cache.parent.exists():
+        with contextlib.suppress(OSError):
+            directory.ensure_cache()
+            _write_catalog(catalog_path, entries)
     return snapshot
 
 
-def _assemble(entries: dict[str, Entry], cached: dict[str, Entry], changed: list[str], removed: list[str]) -> Snapshot:
+def _assemble(entries: dict[str, Entry], cached: dict[str, Entry], changed: list[str], removed: list[str],
+              objects: dict[str, Memory]) -> Snapshot:
     memories, broken, hashes, seen = [], [], {}, {}
-    duplicates = []
+    duplicates, made = [], {}
     for rel in sorted(entries, key=lambda r: (r.startswith("archive/"), r)):
         entry = entries[rel]
-        memory = _to_memory(rel, entry) if entry.data else None
+        old = objects.get(rel)
+        reuse = old is not None and rel not in changed  # same stat signature: same parsed memory
+        memory = old if reuse else (_to_memory(rel, entry) if entry.data else None)
         if memory is None:
             broken.append((rel, entry.error or f"{rel}: invalid memory"))
             continue
+        made[rel] = memory
         if memory.id in seen:
             duplicates.append((seen[memory.id], rel))
             continue
@@ -165,4 +220,5 @@ def _assemble(entries: dict[str, Entry], cached: dict[str, Entry], changed: list
     removed_ids = {(cached[r].data or {}).get("id") for r in removed} - {None} - set(seen)
     old_ids = {(cached[r].data or {}).get("id") for r in changed if r in cached} - {None}
     removed_ids |= old_ids - set(seen)
-    return Snapshot(memories, broken, hashes, changed_ids, removed_ids, duplicates)
+    return Snapshot(memories, broken, hashes, changed_ids, removed_ids, duplicates, entries, made)
+

@@ -236,7 +236,7 @@ def undo_last(store: "MemoryStore") -> dict[str, Any]:
             _put_back(store, by_id.get(memory_id), original, record["plan_id"])
         record["state"] = "undone"
         _save_record(store, record)
-        store._snapshot = None
+        store._stale = True
     store.after_change(None)
     return {"plan_id": record["plan_id"], "restored": sorted(record["originals"]), "removed": record["created"]}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from memctl import clock
-from memctl.catalog import Snapshot, load_snapshot
+from memctl.catalog import Snapshot, folders_unchanged, load_snapshot
 from memctl.config import CONFIG_NAME, DEFAULT_CONFIG_TOML, Config, load_config
 from memctl.errors import InvalidMemory, NotFound, UsageError
 from memctl.fileformat import _Loader, content_hash, parse_memory, serialise_memory
@@ -22,6 +23,7 @@ IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "pat
 ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
 TEMPLATE_NAME = "MEMORY.md.template"
 _PENDING_WARNINGS: dict[str, None] = {}
+RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
 
 
 def drain_warnings() -> list[str]:
@@ -64,6 +66,8 @@ class MemoryStore:
         self.config = config or load_config(self.root)
         self._embedder = embedder
         self._snapshot: Snapshot | None = None
+        self._stale = True
+        self._scanned_at = 0.0
         self.warnings: list[str] = []
 
     @classmethod
@@ -93,9 +97,18 @@ class MemoryStore:
 
     # -- reading -----------------------------------------------------------
     def snapshot(self, refresh: bool = False) -> Snapshot:
-        """The directory as it is now (cached within one call chain; refresh re-scans)."""
-        if self._snapshot is None or refresh:
-            self._snapshot = load_snapshot(self.dir)
+        """The directory as it is now.
+
+        A full stat scan (re-parsing only changed files) runs when asked, after this store wrote,
+        when any folder's mtime moved (files added, removed, renamed or atomically saved), or when
+        the last scan is older than RESCAN_SECONDS (in-place edits in a long-running process).
+        """
+        snap = self._snapshot
+        if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
+                or not folders_unchanged(self.dir, snap.folders)):
+            self._scanned_at = time.monotonic()
+            self._snapshot = load_snapshot(self.dir, previous=snap)
+            self._stale = False
             self.warnings = [f"skipped broken file {msg}" for _, msg in self._snapshot.broken]
             self.warnings += [f"duplicate id in {b} (also in {a}); skipped" for a, b in self._snapshot.duplicates]
             _PENDING_WARNINGS.update(dict.fromkeys(self.warnings))
@@ -212,7 +225,7 @@ class MemoryStore:
         path = self.dir.new_path(memory)
         after = self.dir.save(memory, path)
         self.dir.journal(op, memory.id, None, after, path_after=memory.path, **detail)
-        self._snapshot = None
+        self._stale = True
         return memory
 
     def add_raw(self, text: str, **kwargs: Any) -> Memory:
@@ -228,7 +241,7 @@ class MemoryStore:
         after = self.dir.save(memory, path)
         detail.setdefault("path_before", memory.path)
         self.dir.journal(op, memory.id, before, after, path_after=memory.path, **detail)
-        self._snapshot = None
+        self._stale = True
         return memory
 
     def after_change(self, touched: Iterable[str] | None = None) -> list[str]:
@@ -275,7 +288,7 @@ class MemoryStore:
         after = self.dir.save(archived, target)
         self.dir.journal(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
                          reason=reason, **links)
-        self._snapshot = None
+        self._stale = True
         return archived
 
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
@@ -310,7 +323,7 @@ class MemoryStore:
         restored = Memory(**data)
         after = self.dir.save(restored, target)
         self.dir.journal(op, memory.id, before, after, path_before=memory.path, path_after=restored.path)
-        self._snapshot = None
+        self._stale = True
         return restored
 
 

@@ -59,11 +59,16 @@ def slugify(text: str, fallback: str) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a unique temp file in the same folder, fsync, then os.replace."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Bytes version of write_atomic."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         _pause_for_tests("MEMCTL_TEST_PAUSE_BEFORE_REPLACE")

@@ -120,7 +120,7 @@ def test_reindex_rebuilds_everything(filled: MemoryStore) -> None:
 
 def test_damaged_caches_are_rebuilt(filled: MemoryStore) -> None:
     filled.recall("jazz")
-    for name in ("catalog.json", "keyword-state.json", "vectors/meta.json", "usage.json"):
+    for name in ("catalog.bin", "keyword-state.json", "vectors/meta.json", "usage.json"):
         (filled.root / ".memctl" / name).write_text("{garbage")
     assert ids(filled, "jazz")
 
