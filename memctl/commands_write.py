@@ -9,25 +9,33 @@ from typing_extensions import Annotated
 
 from memctl import render
 from memctl.cli import Json, Project, Session, User, app, read_text, run, store
-from memctl.errors import Refused
+from memctl.errors import EXIT_REFUSED, Refused
 
 Llm = Annotated[Optional[str], typer.Option("--llm", help="LLM command (prompt on stdin, answer on stdout).")]
 NeedUser = Annotated[str, typer.Option("--user", "-u", help="Whose conversation.")]
 NeedSession = Annotated[str, typer.Option("--session", "-s", help="Session id (the transcript's name).")]
 
 
-class BatchRefused(Refused):
-    """Some candidates were refused: exit 3, after showing the whole summary."""
-
-    def render(self) -> None:
-        _render_report(self.data if isinstance(self.data, dict) else {})
-
-
-def _report_or_refuse(data: dict, what: str) -> dict:
+def _refused_message(data: dict, what: str) -> str | None:
     counts = data.get("counts", {})
-    if counts.get("refused"):
-        raise BatchRefused(f"{counts['refused']} of {sum(counts.values())} {what} refused", data=data)
+    return f"{counts['refused']} of {sum(counts.values())} {what} refused" if counts.get("refused") else None
+
+
+def _report_or_refuse(data: dict, what: str, as_json: bool) -> dict:
+    """With --json a refusal is an error envelope carrying the whole report (exit 3)."""
+    message = _refused_message(data, what)
+    if message and as_json:
+        raise Refused(message, data=data)
     return data
+
+
+def _render_then_exit(data: dict, what: str = "candidates") -> None:
+    """For people: the whole summary on stdout, then the refusal on stderr and exit 3."""
+    _render_report(data)
+    message = _refused_message(data, what)
+    if message:
+        render.error_line(message)
+        raise typer.Exit(EXIT_REFUSED)
 
 
 def _render_report(data: dict) -> None:
@@ -50,9 +58,9 @@ def import_(
 
     def action() -> dict:
         defaults = ImportDefaults(user=user, project=project, session=session, source=source)
-        return _report_or_refuse(import_text(store(), read_input(file), defaults, llm).to_data(), "candidates")
+        return _report_or_refuse(import_text(store(), read_input(file), defaults, llm).to_data(), "candidates", json_)
 
-    run("import", json_, action, _render_report)
+    run("import", json_, action, _render_then_exit)
 
 
 @app.command()
@@ -132,7 +140,7 @@ def extract(
         messages = parse_messages(read_input(file), session, file) if file else None
         result = do_extract(store(), user, session, llm, every=every, messages=messages)
         data = {**result.model_dump(mode="json", exclude={"report"}), **result.report.to_data()}
-        return _report_or_refuse(data, "candidates")
+        return _report_or_refuse(data, "candidates", json_)
 
     run("extract", json_, action, _render_extract)
 
@@ -142,4 +150,4 @@ def _render_extract(d: dict) -> None:
         render.message(f"{d['pending']} new message(s) pending" + (
             f"; waiting for {d['every']}" if d["pending"] else "; nothing to extract"))
         return
-    _render_report(d)
+    _render_then_exit(d)

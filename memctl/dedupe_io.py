@@ -8,7 +8,7 @@ the plan out with one journal entry per file touched. Everything it archives can
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from pydantic import BaseModel, Field
 
@@ -256,7 +256,3 @@ def open_conflicts(store: "MemoryStore", user: str | None = None,
                 older_created=older.created, newer_created=newer.created)
     return sorted(pairs.values(), key=lambda c: (c.newer_created, c.older_created, c.newer), reverse=True)
 
-
-def report_data(report: DedupeReport) -> dict[str, Any]:
-    """JSON-ready data for the CLI."""
-    return report.model_dump(mode="json")

@@ -111,7 +111,7 @@ def append_message(store: "MemoryStore", user: str, session: str, content: str, 
         raise UsageError(f"invalid role {role!r}", code="bad_role")
     path = transcript_path(store.root, user, session)
     with store.dir.lock():
-        number = len(read_messages(path, session)) + 1
+        number = _line_count(path) + 1
         message = Message(id=f"{session}:{number}", role=role.strip(), content=content,
                           time=clock.format_timestamp(clock.now()))
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,6 +120,14 @@ def append_message(store: "MemoryStore", user: str, session: str, content: str, 
             handle.flush()
             os.fsync(handle.fileno())
     return message
+
+
+def _line_count(path: Path) -> int:
+    """Messages so far, counted without parsing: one damaged line must not stop logging."""
+    if not path.exists():
+        return 0
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if line.strip())
 
 
 def read_state(root: Path, user: str, session: str) -> dict[str, Any]:

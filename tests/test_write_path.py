@@ -43,8 +43,11 @@ def test_a_changed_key_supersedes_and_history_keeps_both(memdir: Path) -> None:
 
 
 def test_an_opposite_preference_is_never_a_noop_and_the_newer_ranks_first(memdir: Path) -> None:
-    likes = add(memdir, "Bob likes jazz", "--user", "bob", "--type", "preference")[1]["data"]["memory"]["id"]
-    code, out = add(memdir, "Bob dislikes jazz", "--user", "bob", "--type", "preference")
+    # Pinned clocks: two writes within one second would leave "newer" to the id order.
+    likes = cli_json(memdir, "--now", "2026-05-01T10:00:00Z", "add", "Bob likes jazz", "--user", "bob",
+                     "--type", "preference")[1]["data"]["memory"]["id"]
+    code, out = cli_json(memdir, "--now", "2026-05-02T10:00:00Z", "add", "Bob dislikes jazz", "--user", "bob",
+                         "--type", "preference")
     assert code == 0
     decision, dislikes = out["data"]["decision"], out["data"]["memory"]["id"]
     assert decision["action"] in ("supersede", "add") and decision["action"] != "noop"
