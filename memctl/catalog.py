@@ -62,19 +62,54 @@ def plan_file_changes(on_disk: dict[str, tuple[int, int]], cached: dict[str, Ent
     return report
 
 
-@dataclass
 class Snapshot:
-    """The directory as it is now: parsed memories, broken files, and id changes since last time."""
+    """The directory as it is now: memory records, broken files, duplicate ids.
 
-    memories: list[Memory]
-    broken: list[tuple[str, str]]
-    hashes: dict[str, str]
-    changed_ids: set[str]
-    removed_ids: set[str]
-    duplicates: list[tuple[str, str]] = field(default_factory=list)
-    entries: dict[str, Entry] = field(default_factory=dict, repr=False)
-    objects: dict[str, Memory] = field(default_factory=dict, repr=False)
-    folders: dict[str, int] = field(default_factory=dict, repr=False)
+    Records are the catalog's plain dicts; `Memory` objects are validated lazily (`memories`,
+    `memory(rel)`), so a fresh process that only needs a few hits never validates all of them.
+    """
+
+    def __init__(self, entries: dict[str, Entry], order: list[str], broken: list[tuple[str, str]],
+                 duplicates: list[tuple[str, str]], objects: dict[str, Memory], fresh: set[str]) -> None:
+        self.entries = entries
+        self.order = order  # rel paths of valid, first-seen ids: active folders first, sorted
+        self.broken = broken
+        self.duplicates = duplicates
+        self.objects = objects
+        self._fresh = fresh  # rel paths whose old Memory objects must not be reused
+        self.folders: dict[str, int] = {}
+        self._memories: list[Memory] | None = None
+
+    def records(self) -> list[tuple[str, dict]]:
+        """(rel path, field dict) of every memory, without validation."""
+        return [(rel, self.entries[rel].data) for rel in self.order]
+
+    @property
+    def hashes(self) -> dict[str, str]:
+        """Content hash of each memory's file, by id."""
+        return {self.entries[rel].data["id"]: self.entries[rel].hash for rel in self.order}
+
+    def memory(self, rel: str) -> Memory:
+        """The validated Memory of one file (cached)."""
+        memory = self.objects.get(rel)
+        if memory is None or rel in self._fresh:
+            memory = Memory.model_validate(self.entries[rel].data)
+            memory.path = rel
+            self.objects[rel] = memory
+            self._fresh.discard(rel)
+        return memory
+
+    @property
+    def memories(self) -> list[Memory]:
+        if self._memories is None:
+            out = []
+            for rel in self.order:
+                try:
+                    out.append(self.memory(rel))
+                except ValidationError:
+                    self.broken.append((rel, f"{rel}: invalid memory"))
+            self._memories = out
+        return self._memories
 
     def by_id(self) -> dict[str, Memory]:
         return {m.id: m for m in self.memories}
@@ -164,15 +199,6 @@ def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Ent
     return Entry(stat[0], stat[1], digest, data=data)
 
 
-def _to_memory(rel: str, entry: Entry) -> Memory | None:
-    try:
-        memory = Memory.model_validate(entry.data)
-    except ValidationError:
-        return None
-    memory.path = rel
-    return memory
-
-
 def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
@@ -187,8 +213,8 @@ def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snap
     changed_paths = report.new + report.modified
     for rel in changed_paths:
         entries[rel] = _parse_entry(directory, rel, on_disk[rel], cached.get(rel))
-    objects = previous.objects if previous is not None else {}
-    snapshot = _assemble(entries, cached, changed_paths, report.removed, objects)
+    objects = dict(previous.objects) if previous is not None else {}
+    snapshot = _assemble(entries, objects, set(changed_paths))
     snapshot.folders = folders
     if write_cache and (report.dirty or not catalog_path.exists()) and directory.cache.parent.exists():
         with contextlib.suppress(OSError):
@@ -197,28 +223,19 @@ def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snap
     return snapshot
 
 
-def _assemble(entries: dict[str, Entry], cached: dict[str, Entry], changed: list[str], removed: list[str],
-              objects: dict[str, Memory]) -> Snapshot:
-    memories, broken, hashes, seen = [], [], {}, {}
-    duplicates, made = [], {}
+def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:
+    """Order the records, set aside broken files and repeated ids; no validation here."""
+    order, broken, duplicates, seen = [], [], [], {}
     for rel in sorted(entries, key=lambda r: (r.startswith("archive/"), r)):
         entry = entries[rel]
-        old = objects.get(rel)
-        reuse = old is not None and rel not in changed  # same stat signature: same parsed memory
-        memory = old if reuse else (_to_memory(rel, entry) if entry.data else None)
-        if memory is None:
+        if not entry.data:
             broken.append((rel, entry.error or f"{rel}: invalid memory"))
             continue
-        made[rel] = memory
-        if memory.id in seen:
-            duplicates.append((seen[memory.id], rel))
+        memory_id = entry.data.get("id")
+        if memory_id in seen:
+            duplicates.append((seen[memory_id], rel))
             continue
-        seen[memory.id] = rel
-        hashes[memory.id] = entry.hash
-        memories.append(memory)
-    changed_ids = {(entries[r].data or {}).get("id") for r in changed} - {None}
-    removed_ids = {(cached[r].data or {}).get("id") for r in removed} - {None} - set(seen)
-    old_ids = {(cached[r].data or {}).get("id") for r in changed if r in cached} - {None}
-    removed_ids |= old_ids - set(seen)
-    return Snapshot(memories, broken, hashes, changed_ids, removed_ids, duplicates, entries, made)
-
+        seen[memory_id] = rel
+        order.append(rel)
+    live = {rel: m for rel, m in objects.items() if rel in entries}
+    return Snapshot(entries, order, broken, duplicates, live, set(changed))

@@ -16,6 +16,7 @@ from memctl.models import Memory
 from memctl.storage import CACHE_DIR, write_atomic
 
 if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
+    from memctl.catalog import Snapshot
     from memctl.index.keyword import KeywordDoc, KeywordIndex
     from memctl.index.vectors import VectorStore
 
@@ -43,6 +44,31 @@ def vector_text(memory: Memory) -> str:
     return memory.body
 
 
+class _MemoryList:
+    """A plain list of memories seen as a snapshot (library callers that index their own sets)."""
+
+    def __init__(self, memories: Sequence[Memory]) -> None:
+        from memctl.catalog import Entry
+
+        self._by_rel = {m.path or m.id: m for m in memories}
+        self.order = list(self._by_rel)
+        self.entries = {rel: Entry(0, 0, keyword_hash(m) + doc_hash(m.body), data={"id": m.id})
+                        for rel, m in self._by_rel.items()}
+
+    def memory(self, rel: str) -> Memory:
+        return self._by_rel[rel]
+
+
+def _wanted(snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
+    """id -> file content hash, and id -> relative path, for every memory of the snapshot."""
+    wanted, rel_of = {}, {}
+    for rel in snapshot.order:
+        entry = snapshot.entries[rel]
+        wanted[entry.data["id"]] = entry.hash
+        rel_of[entry.data["id"]] = rel
+    return wanted, rel_of
+
+
 class Engine:
     """Keyword + vector caches of one memory directory."""
 
@@ -52,6 +78,8 @@ class Engine:
         self._embedder = embedder
         self._keyword: KeywordIndex | None = None
         self._vectors: VectorStore | None = None
+        self._kw_synced: object = None
+        self._vec_synced: object = None
 
     # -- keyword ---------------------------------------------------------------
     @property
@@ -73,24 +101,33 @@ class Engine:
         except (OSError, ValueError):
             return {}
 
-    def sync_keyword(self, memories: Sequence[Memory], force: bool = False,
+    def sync_keyword(self, snapshot: "Snapshot | Sequence[Memory]", force: bool = False,
                      progress: Callable[[int], None] | None = None) -> int:
-        """Bring the keyword index in line with `memories`; returns how many docs changed."""
-        wanted = {m.id: keyword_hash(m) for m in memories}
+        """Bring the keyword index in line with the snapshot; returns how many docs changed.
+
+        Keyed by each file's content hash, so only changed files are re-indexed; a snapshot
+        already synced by this engine costs nothing.
+        """
+        if snapshot is self._kw_synced and not force:
+            return 0
+        if isinstance(snapshot, (list, tuple)):
+            snapshot = _MemoryList(snapshot)
+        wanted, rel_of = _wanted(snapshot)
         state = {} if force else self._read_state()
         index = self.keyword
         if getattr(index, "was_reset", False) or (state and index.doc_count() == 0):
             state = {}
         if not state:
-            index.rebuild((keyword_doc(m) for m in memories), progress=progress)
+            index.rebuild((keyword_doc(snapshot.memory(rel_of[i])) for i in wanted), progress=progress)
             self._write_state(wanted)
+            self._kw_synced = snapshot
             return len(wanted)
-        by_id = {m.id: m for m in memories}
         changed = [i for i, h in wanted.items() if state.get(i) != h]
         removed = [i for i in state if i not in wanted]
         if changed or removed:
-            index.update([keyword_doc(by_id[i]) for i in changed], removed)
+            index.update([keyword_doc(snapshot.memory(rel_of[i])) for i in changed], removed)
             self._write_state(wanted)
+        self._kw_synced = snapshot
         return len(changed) + len(removed)
 
     def _write_state(self, state: dict[str, str]) -> None:
@@ -118,13 +155,26 @@ class Engine:
             self._vectors.load()
         return self._vectors
 
-    def sync_vectors(self, memories: Sequence[Memory]) -> int:
+    def sync_vectors(self, snapshot: "Snapshot | Sequence[Memory]") -> int:
         """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
-        from memctl.index.vectors import sync_vectors
-
-        self.cache.mkdir(parents=True, exist_ok=True)
-        texts = {m.id: (doc_hash(vector_text(m)), vector_text(m)) for m in memories}
-        return sync_vectors(self.vectors, self.embedder, texts)
+        if snapshot is self._vec_synced:
+            return 0
+        if isinstance(snapshot, (list, tuple)):
+            snapshot = _MemoryList(snapshot)
+        store, embedder = self.vectors, self.embedder
+        wanted, rel_of = _wanted(snapshot)
+        stale = [i for i in store.ids if i not in wanted]
+        store.remove(stale)
+        todo = sorted(store.missing(wanted))
+        for start in range(0, len(todo), 256):
+            batch = todo[start:start + 256]
+            vectors = embedder.embed([vector_text(snapshot.memory(rel_of[i])) for i in batch])
+            store.upsert(batch, [wanted[i] for i in batch], vectors)
+        if stale or todo:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            store.save()
+        self._vec_synced = snapshot
+        return len(todo)
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         vector = self.embedder.embed_query(query)

@@ -44,7 +44,7 @@ def similarity_pairs(store: "MemoryStore", memories: Sequence[Memory], threshold
     """Cosine of pairs of one owner and type at or above `threshold` (vectors synced when asked)."""
     engine = store.engine()
     if sync:
-        engine.sync_vectors(store.snapshot().memories)
+        engine.sync_vectors(store.snapshot())
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for m in memories:
         groups[(m.owner, m.type)].append(m.id)

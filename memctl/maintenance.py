@@ -17,13 +17,14 @@ def reindex(store: "MemoryStore", vectors: bool = True, progress: bool = False) 
         for name in ("catalog.bin", "keyword-state.json"):
             (store.dir.cache / name).unlink(missing_ok=True)
         shutil.rmtree(store.dir.cache / "keyword", ignore_errors=True)
-        memories = store.snapshot(refresh=True).memories
+        snap = store.snapshot(refresh=True)
+        memories = snap.order
         engine = store.engine()
         embedded = 0
         with _progress(progress, len(memories)) as tick:
-            engine.sync_keyword(memories, force=True, progress=lambda n: tick("keyword", n))
+            engine.sync_keyword(snap, force=True, progress=lambda n: tick("keyword", n))
             if vectors:
-                embedded = engine.sync_vectors(memories)
+                embedded = engine.sync_vectors(snap)
                 tick("vectors", len(memories))
     return {"memories": len(memories), "embedded": embedded, "broken": len(store.snapshot().broken),
             "seconds": round(time.perf_counter() - start, 3)}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -79,6 +79,14 @@ class Memory(BaseModel):
         if not ID_RE.match(value):
             raise ValueError(f"invalid id {value!r} (8-32 lowercase hex characters)")
         return value
+
+    @field_validator("created", "updated", "expires", "archived_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        # One canonical zone, so stored times compare as text and serialise identically.
+        if value is None:
+            return None
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
     @field_validator("user", "project", "session")
     @classmethod

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal, Sequence
 from pydantic import BaseModel, Field
 
 from memctl import clock
+from memctl.clock import format_timestamp
 from memctl.errors import UsageError
 from memctl.models import Hit, Memory
 from memctl.policy.rank import RankWeights, final_score, fuse, order_conflicts
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
-HISTORY_STATUSES = ("superseded", "merged")  # what `--status history` adds to the active memories
+HISTORY_STATUSES = ("superseded", "merged")
+ARCHIVE_PREFIX = "archive/"  # what `--status history` adds to the active memories
 
 
 class RecallQuery(BaseModel):
@@ -51,36 +53,44 @@ def weights_from(store: "MemoryStore") -> RankWeights:
                        semantic=r.semantic_weight, recency=r.recency_boost)
 
 
-def in_scope(m: Memory, q: RecallQuery, user_projects: set[str]) -> bool:
+def in_scope(m: dict, q: RecallQuery, user_projects: set[str]) -> bool:
     """The user's own memories, their projects', and the session's; no scope flags = everything."""
     if not (q.users or q.projects or q.session):
         return True
-    if m.scope == "session":
-        return (q.session is not None and m.session == q.session) or (not q.session and m.user in q.users)
-    if m.scope == "project":
-        return m.project in q.projects or m.project in user_projects
-    return m.user in q.users
+    scope = m.get("scope")
+    if scope == "session":
+        return (q.session is not None and m.get("session") == q.session) or (not q.session and m.get("user") in q.users)
+    if scope == "project":
+        return m.get("project") in q.projects or m.get("project") in user_projects
+    return m.get("user") in q.users
 
 
-def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> list[Memory]:
-    """Memories passing every filter; expired memories never come back."""
-    memories = store.snapshot().memories
-    user_projects = {m.project for m in memories if m.project and m.user in q.users} if q.users else set()
-    out = []
-    for m in memories:
-        if q.status == "active" and not store.is_active(m):
+def _status_ok(rel: str, status: str, wanted: str) -> bool:
+    active = status == "active" and not rel.startswith(ARCHIVE_PREFIX)
+    if wanted == "active":
+        return active
+    if wanted == "history":
+        return active or status in HISTORY_STATUSES
+    return wanted == "all" or status == wanted
+
+
+def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> dict[str, str]:
+    """id -> path of the memories passing every filter (on the catalog records: no validation);
+    expired memories never come back."""
+    records = store.snapshot().records()
+    user_projects = {d.get("project") for _, d in records if d.get("project") and d.get("user") in q.users}
+    now_s, since, until = (format_timestamp(t) if t else None for t in (now, q.since, q.until))
+    out = {}
+    for rel, d in records:
+        if not _status_ok(rel, d.get("status", "active"), q.status):
             continue
-        if q.status == "history" and not (store.is_active(m) or m.status in HISTORY_STATUSES):
+        if (d.get("expires") and d["expires"] <= now_s) or not in_scope(d, q, user_projects):
             continue
-        if q.status not in ("active", "all", "history") and m.status != q.status:
+        if (q.types and d.get("type") not in q.types) or (q.tags and not set(q.tags) & set(d.get("tags") or ())):
             continue
-        if m.is_expired(now) or not in_scope(m, q, user_projects):
+        if (since and d["created"] < since) or (until and d["created"] > until):
             continue
-        if (q.types and m.type not in q.types) or (q.tags and not set(q.tags) & set(m.tags)):
-            continue
-        if (q.since and m.created < q.since) or (q.until and m.created > q.until):
-            continue
-        out.append(m)
+        out[d["id"]] = rel
     return out
 
 
@@ -91,20 +101,21 @@ def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:
     if not q.query.strip():
         raise UsageError("empty query: say what to recall", code="empty_query")
     now = clock.now()
+    snap = store.snapshot()
     pool = candidates(store, q, now)
-    by_id = {m.id: m for m in pool}
     engine = store.engine()
-    everything = store.snapshot().memories
     keyword, semantic = [], []
     if q.mode in ("hybrid", "keyword"):
-        engine.sync_keyword(everything)
-        keyword = engine.keyword_search(q.query, POOL, set(by_id))
+        engine.sync_keyword(snap)
+        keyword = engine.keyword_search(q.query, POOL, pool)
     if q.mode in ("hybrid", "semantic"):
-        engine.sync_vectors(everything)
-        semantic = engine.semantic_search(q.query, POOL, set(by_id))
+        engine.sync_vectors(snap)
+        semantic = engine.semantic_search(q.query, POOL, pool)
+    fused = fuse(keyword, semantic, weights_from(store))
+    by_id = {s.id: snap.memory(pool[s.id]) for s in fused if s.id in pool}
     life = store.config.lifecycle
-    history = frozenset(m.key for m in pool if m.key and life.keys.get(m.key, life.key_policy) == "history")
-    hits = rank(fuse(keyword, semantic, weights_from(store)), by_id, weights_from(store), now, q.k, history)
+    history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
+    hits = rank([s for s in fused if s.id in by_id], by_id, weights_from(store), now, q.k, history)
     if q.record_usage and hits:
         store.usage().record([h.id for h in hits], now, q.session)
     return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))

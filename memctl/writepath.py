@@ -70,7 +70,7 @@ def neighbors_for(store: "MemoryStore", candidate: Memory, group: list[Memory], 
     if not group:
         return []
     engine = store.engine()
-    engine.sync_vectors(store.snapshot().memories)
+    engine.sync_vectors(store.snapshot())
     sims = engine.similarities(candidate.body, [m.id for m in group])
     out = []
     for m in group:
