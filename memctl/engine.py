@@ -134,6 +134,8 @@ class Engine:
         write_atomic(self._state_path(), json.dumps(state, sort_keys=True))
 
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        if allowed is not None and self._kw_synced is not None and len(allowed) >= len(self._kw_synced.order):
+            allowed = None  # everything is allowed: skip the per-hit filter
         return self.keyword.search(query, limit=limit, allowed=allowed)
 
     # -- vectors ---------------------------------------------------------------
@@ -178,6 +180,8 @@ class Engine:
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         vector = self.embedder.embed_query(query)
+        if allowed is not None and len(allowed) >= len(self.vectors):
+            allowed = None  # everything is allowed: no row mask to build
         return self.vectors.search(vector, limit, allowed=allowed)
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:

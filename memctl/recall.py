@@ -74,10 +74,28 @@ def _status_ok(rel: str, status: str, wanted: str) -> bool:
     return wanted == "all" or status == wanted
 
 
+_POOLS: dict[tuple, tuple] = {}
+
+
 def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> dict[str, str]:
-    """id -> path of the memories passing every filter (on the catalog records: no validation);
-    expired memories never come back."""
-    records = store.snapshot().records()
+    """id -> path of the memories passing every filter; memoised per snapshot and filters until
+    the next expiry among them, so an agent's repeated recalls skip the scan."""
+    snap = store.snapshot()
+    key = (id(snap), tuple(q.users), tuple(q.projects), q.session, tuple(q.types), tuple(q.tags),
+           q.since, q.until, q.status)
+    cached = _POOLS.get(key)
+    now_s = format_timestamp(now)
+    if cached is not None and cached[2] is snap and now_s < cached[1]:
+        return cached[0]
+    pool = _filter(snap.records(), q, now)
+    upcoming = [d["expires"] for _, d in snap.records() if d.get("expires") and d["expires"] > now_s]
+    _POOLS.clear()
+    _POOLS[key] = (pool, min(upcoming, default="9999"), snap)
+    return pool
+
+
+def _filter(records: list, q: RecallQuery, now: datetime) -> dict[str, str]:
+    """The filters, on the catalog records (plain dicts: no validation)."""
     user_projects = {d.get("project") for _, d in records if d.get("project") and d.get("user") in q.users}
     now_s, since, until = (format_timestamp(t) if t else None for t in (now, q.since, q.until))
     out = {}
