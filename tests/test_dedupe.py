@@ -16,10 +16,12 @@ FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"
 T1 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 T2 = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
-# sample_memories/README.md
-PLANTED_REPEATS = [("cdb5877f", "44c20b69"), ("a1bff12e", "f28a88b6"), ("d697f1a3", "69d435b7"),
-                   ("faf6643f", "a51e384d"), ("8f695771", "63a8fc79"), ("0b3a879f", "5db01356"),
-                   ("b626853a", "b32d2af2")]
+# sample_memories/README.md: repeats the rules can prove (merged with no model), and paraphrases
+PROVABLE_REPEATS = [("909fb443", "5e1c0a7b"), ("7a1157f7", "2b7d9e31"), ("0cb59915", "6c0f2d94"),
+                    ("cd6e1a1d", "9a4e7c15"), ("faf6643f", "a51e384d")]
+PARAPHRASES = [("cdb5877f", "44c20b69"), ("a1bff12e", "f28a88b6"), ("d697f1a3", "69d435b7"),
+               ("8f695771", "63a8fc79"), ("0b3a879f", "5db01356"), ("b626853a", "b32d2af2")]
+PLANTED_REPEATS = PROVABLE_REPEATS + PARAPHRASES
 PLANTED_CONFLICTS = [("a2e969b4", "e3e2c360"), ("2c2deba6", "eb3385ae"), ("a62d0e43", "1d486409"),
                      ("becbd10b", "4eef6365")]
 
@@ -157,6 +159,20 @@ def test_samples_every_planted_repeat_is_found_and_no_conflict_is_merged(samples
     for a, b in PLANTED_CONFLICTS:
         assert found.get(frozenset((a, b))) == "conflict"
         assert not {a, b} <= merged_ids
+
+
+def test_samples_provable_repeats_merge_without_a_model(samples: Path) -> None:
+    store = MemoryStore(samples)
+    report = dedupe(store, threshold=0.5)
+    groups = [{m.survivor, *m.merged} for m in report.plan.merges]
+    assert sorted(map(sorted, groups)) == sorted(map(sorted, PROVABLE_REPEATS))
+    for a, b in PROVABLE_REPEATS:
+        kept = [i for i in (a, b) if store.is_active(store.get(i))]
+        assert len(kept) == 1 and store.get(({a, b} - set(kept)).pop()).merged_into == kept[0]
+    for a, b in PLANTED_CONFLICTS:
+        assert store.is_active(store.get(a)) and store.is_active(store.get(b))
+    # the survivor is the most complete text
+    assert store.is_active(store.get("7a1157f7")) and store.is_active(store.get("6c0f2d94"))
 
 
 def test_samples_with_an_llm_merge_every_repeat_and_supersede_every_conflict(samples: Path) -> None:

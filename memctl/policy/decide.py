@@ -31,16 +31,23 @@ _TOKEN = re.compile(
 _FILLERS = frozenset(
     "a an the also really actually basically just indeed please 的 了 呢 吧 啊".split()
 )
+# Words whose swap alone does not change a fact. Directional prepositions (to/from, before/after,
+# with/without), copulas (is/was: tense) and negations are deliberately not here.
+_FUNCTION_WORDS = frozenset("a an the on in at every each per of and his her their its this that some very all".split())
 _CONTRACTIONS = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 _NT_BASES = {"ca": "can", "wo": "will", "sha": "shall"}
 
 
 def _stem(word: str) -> str:
-    """Light English stemming (plural s, -ing, -ed, final e) so inflections compare equal."""
+    """Light English stemming (plural s, then -ing / -ed, final e) so inflections compare equal."""
     if not (word.isascii() and word.isalpha()):
         return word
     if word.endswith("ied") and len(word) > 4:
         return word[:-3] + "y"  # "denied" -> "deny"
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]  # plural first, so "mornings" and "morning" meet
     for suffix in ("ing", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -48,11 +55,6 @@ def _stem(word: str) -> str:
             if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
                 word = word[:-1]
             break
-    else:
-        if word.endswith("ies") and len(word) > 4:
-            word = word[:-3] + "y"
-        elif word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is")):
-            word = word[:-1]
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
@@ -179,6 +181,9 @@ def compare_texts(old: str, new: str) -> Relation:
         return "different"  # nothing in common
     if _flips_polarity(ops, old_t, new_t):
         return "changed"
+    touched = [t for _, i1, i2, j1, j2 in ops for t in (*old_t[i1:i2], *new_t[j1:j2])]
+    if all(t in _FUNCTION_WORDS for t in touched):
+        return "same"  # only function words differ: "on Friday mornings" / "every Friday morning"
     kinds = {op[0] for op in ops}
     if kinds == {"insert"}:
         return "more"
