@@ -36,6 +36,7 @@ class ImportDefaults(BaseModel):
     project: str | None = None
     session: str | None = None
     source: str = "import"
+    rate_session: str | None = None  # the session whose automatic-write rate limit applies
 
 
 class CandidateIn(BaseModel):
@@ -167,7 +168,7 @@ def write_candidate(store: "MemoryStore", number: int, cand: CandidateIn, defaul
                   session=cand.session or defaults.session, source=cand.source or defaults.source,
                   key=cand.key, tags=cand.tags, source_ids=cand.source_ids or None)
     try:
-        result = store.add(cand.content, llm=llm, **fields)
+        result = store.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
     except Refused as exc:
         return _refused_item(number, exc)
     except (InvalidMemory, UsageError) as exc:

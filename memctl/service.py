@@ -33,22 +33,24 @@ def drain_warnings() -> list[str]:
     return out
 
 
-def _package_template() -> str:
+def _package_template(name: str = TEMPLATE_NAME) -> str:
     from importlib.resources import files
 
-    return files("memctl").joinpath("data", TEMPLATE_NAME).read_text(encoding="utf-8")
+    return files("memctl").joinpath("data", name).read_text(encoding="utf-8")
 
 
 def init_directory(path: str | os.PathLike) -> list[str]:
-    """Create a memory directory; idempotent, never overwrites a file. Returns what it created."""
+    """Create a memory directory (config, MEMORY.md template, extraction prompt, .gitignore, folders);
+    idempotent, never overwrites a file. Returns what it created."""
     path = Path(path)
     created: list[str] = []
     path.mkdir(parents=True, exist_ok=True)
-    for folder in (*ACTIVE_DIRS, ARCHIVE_DIR):
+    for folder in (*ACTIVE_DIRS, ARCHIVE_DIR, "transcripts"):
         if not (path / folder).is_dir():
             (path / folder).mkdir()
             created.append(folder + "/")
     files = {CONFIG_NAME: DEFAULT_CONFIG_TOML, TEMPLATE_NAME: _package_template(),
+             "extract_prompt.md": _package_template("extract_prompt.md"),
              ".gitignore": f"# memctl caches: rebuildable, never commit them\n{CACHE_DIR}/\n"}
     for name, text in files.items():
         if not (path / name).exists():

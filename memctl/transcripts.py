@@ -3,7 +3,8 @@
 A transcript is `transcripts/<user>/<session>.jsonl`, append-only, one message per line with the id
 `<session>:<n>`. The extraction watermark (the last message already extracted) sits beside it in
 `<session>.state.json`: it is part of the record, not a cache. Extracted candidates are imported as
-source `auto` in the session, so the gate's per-session rate limit applies.
+source `auto`: long-term memories of the user, with the gate's per-session rate limit applied to
+the transcript's session (the message ids in `source_ids` keep the provenance).
 """
 
 from __future__ import annotations
@@ -225,8 +226,9 @@ def extract(store: "MemoryStore", user: str, session: str, llm: str, *, every: i
     known = {m.id for m in pending}
     for cand in candidates:
         cand.source_ids = [i for i in cand.source_ids if i in known]
-    defaults = ImportDefaults(user=user, session=session, source=EXTRACT_SOURCE)
-    forced = [(n, c.model_copy(update={"user": user, "project": None, "session": session,
+    # Long-term memories of the user, rate-limited per session (the session is kept in source_ids).
+    defaults = ImportDefaults(user=user, source=EXTRACT_SOURCE, rate_session=session)
+    forced = [(n, c.model_copy(update={"user": user, "project": None, "session": None,
                                           "source": EXTRACT_SOURCE}))
               for n, c in enumerate(candidates, start=1)]
     result.report = import_candidates(store, forced, defaults)

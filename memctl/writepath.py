@@ -82,16 +82,20 @@ def neighbors_for(store: "MemoryStore", candidate: Memory, group: list[Memory], 
 
 
 def evaluate(store: "MemoryStore", candidate: Memory, *, redact: bool, llm: str | None,
-             overrides: dict[str, Any] | None = None) -> tuple[GateVerdict, Decision, GateThresholds]:
-    """Gate and decision for a candidate, changing nothing (the caller holds the lock)."""
+             overrides: dict[str, Any] | None = None,
+             rate_session: str | None = None) -> tuple[GateVerdict, Decision, GateThresholds]:
+    """Gate and decision for a candidate, changing nothing (the caller holds the lock).
+
+    The rate limit counts automatic writes of `rate_session` (default: the candidate's session),
+    so extraction can write long-term memories while being limited per conversation."""
     th = thresholds_for(store, overrides)
+    session = rate_session or candidate.session
     group = peers(store, candidate)
     fp = fingerprint(candidate.body)
     duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
     verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
-                            session=candidate.session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                            auto_writes_in_window=auto_writes_in_window(store, candidate.session,
-                                                                        th.rate_window_hours))
+                            session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
+                            auto_writes_in_window=auto_writes_in_window(store, session, th.rate_window_hours))
     if duplicate:
         return verdict, Decision(action="noop", target=duplicate, reason="same normalised content"), th
     if not verdict.passed:
@@ -129,13 +133,15 @@ def _with_duplicate(verdict: GateVerdict, target: str | None) -> GateVerdict:
 
 
 def add_memory(store: "MemoryStore", text: str, *, redact: bool | None = None, llm: str | None = None,
-               dry_run: bool = False, overrides: dict[str, Any] | None = None, **fields: Any) -> WriteResult:
+               dry_run: bool = False, overrides: dict[str, Any] | None = None, rate_session: str | None = None,
+               **fields: Any) -> WriteResult:
     """Gate, decide and write one memory. Raises Refused (exit 3) when the gate says no."""
     redact = store.config.gate.redact if redact is None else redact
     with store.dir.lock():
         store.snapshot(refresh=True)
         candidate = store.build_memory(text, **fields)
-        verdict, decision, _ = evaluate(store, candidate, redact=redact, llm=llm, overrides=overrides)
+        verdict, decision, _ = evaluate(store, candidate, redact=redact, llm=llm, overrides=overrides,
+                                        rate_session=rate_session)
         matched = store.get(decision.target) if decision.target else None
         result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched)
         if dry_run:
@@ -146,13 +152,13 @@ def add_memory(store: "MemoryStore", text: str, *, redact: bool | None = None, l
             codes = ", ".join(f.code for f in verdict.failures)
             raise Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in verdict.failures),
                           code=verdict.failures[0].code, data=result.to_data())
-        result.memory, result.written = apply(store, candidate, decision, matched), True
+        result.memory, result.written = apply(store, candidate, decision, matched, rate_session), True
     store.after_change({candidate.owner, *([matched.owner] if matched else [])})
     return result
 
 
-def _detail(candidate: Memory) -> dict[str, Any]:
-    return {"source": candidate.source, "session": candidate.session}
+def _detail(candidate: Memory, rate_session: str | None = None) -> dict[str, Any]:
+    return {"source": candidate.source, "session": rate_session or candidate.session}
 
 
 def reinforce(store: "MemoryStore", stored: Memory, candidate: Memory) -> Memory:
@@ -167,7 +173,8 @@ def reinforce(store: "MemoryStore", stored: Memory, candidate: Memory) -> Memory
     return store.rewrite(new, "reinforce", by=candidate.source)
 
 
-def apply(store: "MemoryStore", candidate: Memory, decision: Decision, matched: Memory | None) -> Memory:
+def apply(store: "MemoryStore", candidate: Memory, decision: Decision, matched: Memory | None,
+          rate_session: str | None = None) -> Memory:
     """Carry out an add / update / supersede decision (caller holds the lock)."""
     if decision.action == "update" and matched is not None:
         data = matched.model_dump(exclude={"path"})
@@ -175,14 +182,14 @@ def apply(store: "MemoryStore", candidate: Memory, decision: Decision, matched: 
                     confidence=max(matched.confidence, candidate.confidence),
                     tags=list(dict.fromkeys([*matched.tags, *candidate.tags])))
         return store.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body,
-                             **_detail(candidate))
+                             **_detail(candidate, rate_session))
     if decision.action == "supersede" and matched is not None:
         candidate.supersedes = matched.id
-        written = store.write_new(candidate, "supersede", target=matched.id, **_detail(candidate))
+        written = store.write_new(candidate, "supersede", target=matched.id, **_detail(candidate, rate_session))
         store.archive(matched, "superseded", f"superseded by {written.id}", "superseded", superseded_by=written.id)
         return written
     candidate.conflicts_with = list(decision.conflicts_with)
-    written = store.write_new(candidate, "add", **_detail(candidate))
+    written = store.write_new(candidate, "add", **_detail(candidate, rate_session))
     for other in decision.conflicts_with:
         link_conflict(store, other, written.id)
     return written

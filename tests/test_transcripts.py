@@ -122,7 +122,7 @@ def test_extract_writes_memories_pointing_at_their_messages(store: MemoryStore, 
     assert result.called_model and result.candidates == 2 and result.report.counts["added"] == 2
     memories = {m.body: m for m in store.active()}
     lisbon = memories["Alice lives in Lisbon"]
-    assert lisbon.source_ids == ["s1:2"] and lisbon.source == "auto" and lisbon.session == "s1"
+    assert lisbon.source_ids == ["s1:2"] and lisbon.source == "auto" and lisbon.scope == "user"
     assert memories["Alice prefers window seats on flights"].type == "preference"
     assert read_state(store.root, "alice", "s1")["last_id"] == "s1:4"
     again = extract(store, "alice", "s1", f"{FAKE} --calls {counter} extract")
