@@ -118,9 +118,9 @@ def build(root: Path) -> dict[str, float]:
 
     store = MemoryStore(root)
     out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
-    memories, engine = store.snapshot().memories, store.engine()
-    out["keyword"] = timed(lambda: engine.sync_keyword(memories, force=True))
-    out["vectors"] = timed(lambda: engine.sync_vectors(memories))
+    snapshot, engine = store.snapshot(), store.engine()  # the engine syncs from the snapshot's file hashes
+    out["keyword"] = timed(lambda: engine.sync_keyword(snapshot, force=True))
+    out["vectors"] = timed(lambda: engine.sync_vectors(snapshot))
     out["total"] = sum(out.values())
     return out
 
@@ -136,9 +136,9 @@ def edit_one(root: Path) -> Path:
 def incremental(store: Any) -> dict[str, float]:
     """The sync after one edited file, in a process with the model loaded: what the next recall pays."""
     out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
-    memories, engine = store.snapshot().memories, store.engine()
-    out["keyword"] = timed(lambda: engine.sync_keyword(memories))
-    out["vectors"] = timed(lambda: engine.sync_vectors(memories))
+    snapshot, engine = store.snapshot(), store.engine()
+    out["keyword"] = timed(lambda: engine.sync_keyword(snapshot))
+    out["vectors"] = timed(lambda: engine.sync_vectors(snapshot))
     out["total"] = sum(out.values())
     return out
 
