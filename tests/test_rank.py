@@ -79,7 +79,9 @@ def test_first_in_both_scores_one() -> None:
 
 
 @pytest.mark.parametrize("keyword, semantic, expected", [
-    ([("a", 9.0), ("b", 1.0)], [("b", 0.9), ("a", 0.1)], {"a": 0.5 * (1 / 61 + 1 / 62) / (1 / 61), "b": 0.5 * (1 / 62 + 1 / 61) / (1 / 61)}),
+    # first in one ranking, second in the other: both score (1/61 + 1/62) / (2/61)
+    ([("a", 9.0), ("b", 1.0)], [("b", 0.9), ("a", 0.1)], {"a": (1 / 61 + 1 / 62) / (2 / 61),
+                                                          "b": (1 / 61 + 1 / 62) / (2 / 61)}),
     ([("a", 1.0)], [], {"a": 1.0}),
 ])
 def test_rrf_option(keyword: list, semantic: list, expected: dict) -> None:
