@@ -54,9 +54,10 @@ class RecallSettings(_Section):
     weight_scope: float = 0.2
     scope_priority: dict[str, float] = Field(
         default_factory=lambda: {"session": 1.0, "project": 0.8, "user": 0.6})
+    fusion: Literal["score", "rrf"] = "score"
     rrf_k: int = 60
     keyword_weight: float = 1.0
-    semantic_weight: float = 1.0
+    semantic_weight: float = 2.0
     recency_boost: float = 0.0
 
 
@@ -154,10 +155,13 @@ weight_similarity = 0.5
 weight_confidence = 0.3
 weight_scope = 0.2
 scope_priority = { session = 1.0, project = 0.8, user = 0.6 }
-# Reciprocal-rank fusion constant and the weight of each ranking in the fusion.
+# How the keyword and embedding rankings are fused: "score" (BM25 relative to the query's best
+# match, cosine min-max over the candidates, weighted mean) or "rrf" (reciprocal-rank fusion).
+fusion = "score"
 rrf_k = 60
+# Weights of the keyword and embedding scores in the fusion (see bench/README.md).
 keyword_weight = 1.0
-semantic_weight = 1.0
+semantic_weight = 2.0
 # Optional boost for recently created memories (0 = off).
 recency_boost = 0.0
 

@@ -80,6 +80,7 @@ class Engine:
         self._vectors: VectorStore | None = None
         self._kw_synced: object = None
         self._vec_synced: object = None
+        self._last_query: tuple | None = None
 
     # -- keyword ---------------------------------------------------------------
     @property
@@ -178,8 +179,13 @@ class Engine:
         self._vec_synced = snapshot
         return len(todo)
 
+    def query_vector(self, query: str):  # -> np.ndarray; the last one is kept (hybrid uses it twice)
+        if self._last_query is None or self._last_query[0] != query:
+            self._last_query = (query, self.embedder.embed_query(query))
+        return self._last_query[1]
+
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
-        vector = self.embedder.embed_query(query)
+        vector = self.query_vector(query)
         if allowed is not None and len(allowed) >= len(self.vectors):
             allowed = None  # everything is allowed: no row mask to build
         return self.vectors.search(vector, limit, allowed=allowed)
@@ -188,7 +194,7 @@ class Engine:
         """Cosine of `text` to each stored memory id (vectors must be synced)."""
         if not ids:
             return {}
-        return self.vectors.similarities(self.embedder.embed_query(text), list(ids))
+        return self.vectors.similarities(self.query_vector(text), list(ids))
 
     def pair_similarities(self, ids: Sequence[str], threshold: float) -> dict[tuple[str, str], float]:
         """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair)."""

@@ -50,7 +50,7 @@ def weights_from(store: "MemoryStore") -> RankWeights:
     r = store.config.recall
     return RankWeights(similarity=r.weight_similarity, confidence=r.weight_confidence, scope=r.weight_scope,
                        scope_priority=r.scope_priority, rrf_k=r.rrf_k, keyword=r.keyword_weight,
-                       semantic=r.semantic_weight, recency=r.recency_boost)
+                       semantic=r.semantic_weight, recency=r.recency_boost, fusion=r.fusion)
 
 
 def in_scope(m: dict, q: RecallQuery, user_projects: set[str]) -> bool:
@@ -149,7 +149,8 @@ def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datet
         score, comp = final_score(s.similarity, m.confidence, m.scope, weights, m.created, now)
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys))
+    newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
+    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys), newest_first)
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]

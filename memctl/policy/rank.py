@@ -133,10 +133,12 @@ def final_score(similarity: float, confidence: float, scope: str, weights: RankW
     return score, parts
 
 
-def order_conflicts(ranked: list[tuple[str, float]], newer_than: Mapping[str, set[str]]) -> list[tuple[str, float]]:
+def order_conflicts(ranked: list[tuple[str, float]], newer_than: Mapping[str, set[str]],
+                    tiebreak: Callable[[str], tuple] | None = None) -> list[tuple[str, float]]:
     """Within possibly-conflicting pairs, the newer memory ranks above the older one.
 
-    `newer_than[a]` holds the ids `a` is newer than (and linked to as conflicting).
+    `newer_than[a]` holds the ids `a` is newer than (and linked to as conflicting). Equal scores are
+    ordered by `tiebreak(id)` (the caller's: newest first), then by id.
     """
     scores = dict(ranked)
     for newer, olders in newer_than.items():
@@ -144,4 +146,5 @@ def order_conflicts(ranked: list[tuple[str, float]], newer_than: Mapping[str, se
             if newer in scores and older in scores and scores[older] >= scores[newer]:
                 high, low = scores[older], scores[newer]
                 scores[newer], scores[older] = high + 1e-6, low
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    key = tiebreak or (lambda _: ())
+    return sorted(scores.items(), key=lambda kv: (-round(kv[1], 9), key(kv[0]), kv[0]))
