@@ -11,6 +11,7 @@ import marshal
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,11 +20,10 @@ from memctl.errors import InvalidMemory
 from memctl.models import Memory
 from memctl.storage import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE, Directory, write_bytes_atomic
 
-CATALOG_VERSION = 2
+CATALOG_VERSION = 3
 
 
-@dataclass
-class Entry:
+class Entry(NamedTuple):
     """One file as last seen: stat signature, content hash, and the parsed memory or an error."""
 
     mtime_ns: int
@@ -125,15 +125,16 @@ def _read_catalog(path: Path) -> dict[str, Entry]:
         header, files = marshal.loads(path.read_bytes())
         if header != _HEADER:
             return {}
-        return {rel: Entry(*value) for rel, value in files.items()}
+        make = Entry._make
+        return {rel: make(value) for rel, value in files.items()}
     except (OSError, ValueError, TypeError, EOFError):
         return {}
 
 
 def _write_catalog(path: Path, entries: dict[str, Entry]) -> None:
-    files = {rel: (e.mtime_ns, e.size, e.hash, e.data, e.error) for rel, e in entries.items()}
+    files = {rel: tuple(e) for rel, e in entries.items()}
     with contextlib.suppress(OSError, ValueError):
-        write_bytes_atomic(path, marshal.dumps((_HEADER, files)))
+        write_bytes_atomic(path, marshal.dumps((_HEADER, files)), durable=False)
 
 
 def _walk(root: str, rel: str, out: dict[str, tuple[int, int]], folders: dict[str, int]) -> None:
@@ -195,7 +196,8 @@ def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Ent
         return Entry(stat[0], stat[1], digest, error=f"{rel}: not UTF-8 text")
     except InvalidMemory as exc:
         return Entry(stat[0], stat[1], digest, error=str(exc))
-    data = memory.model_dump(mode="json", exclude={"path"})
+    data = {k: v for k, v in memory.model_dump(mode="json", exclude={"path"}, exclude_none=True).items()
+            if v != [] and v != {}}  # defaults come back on validation; a smaller catalog loads faster
     return Entry(stat[0], stat[1], digest, data=data)
 
 
@@ -226,7 +228,8 @@ def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snap
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:
     """Order the records, set aside broken files and repeated ids; no validation here."""
     order, broken, duplicates, seen = [], [], [], {}
-    for rel in sorted(entries, key=lambda r: (r.startswith("archive/"), r)):
+    ordered = sorted(entries)  # plain string sort (fast); active folders first, then archive/
+    for rel in [r for r in ordered if not r.startswith("archive/")] + [r for r in ordered if r.startswith("archive/")]:
         entry = entries[rel]
         if not entry.data:
             broken.append((rel, entry.error or f"{rel}: invalid memory"))

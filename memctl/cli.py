@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+
+# The CLI uses no pydantic plugins; skipping their discovery saves an entry-point scan at start-up.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 from pathlib import Path
 from typing import Any, Callable, List, Optional
 

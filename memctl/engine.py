@@ -44,6 +44,11 @@ def vector_text(memory: Memory) -> str:
     return memory.body
 
 
+def _digest(wanted: dict[str, str]) -> str:
+    """One hash of every (id, content hash) pair: equal digests mean nothing to re-index."""
+    return hashlib.sha1("".join(f"{k}{v}" for k, v in sorted(wanted.items())).encode()).hexdigest()
+
+
 class _MemoryList:
     """A plain list of memories seen as a snapshot (library callers that index their own sets)."""
 
@@ -95,10 +100,10 @@ class Engine:
     def _state_path(self) -> Path:
         return self.cache / "keyword-state.json"
 
-    def _read_state(self) -> dict[str, str]:
+    def _read_state(self) -> dict:
         try:
             data = json.loads(self._state_path().read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
+            return data if isinstance(data, dict) and isinstance(data.get("docs"), dict) else {}
         except (OSError, ValueError):
             return {}
 
@@ -114,9 +119,14 @@ class Engine:
         if isinstance(snapshot, (list, tuple)):
             snapshot = _MemoryList(snapshot)
         wanted, rel_of = _wanted(snapshot)
-        state = {} if force else self._read_state()
+        digest = _digest(wanted)
         index = self.keyword
-        if getattr(index, "was_reset", False) or (state and index.doc_count() == 0):
+        if (not force and self._read_digest() == digest and not index.was_reset
+                and (index.doc_count() > 0 or not wanted)):
+            self._kw_synced = snapshot  # the common case: nothing changed since the last sync
+            return 0
+        state = {} if force else self._read_state().get("docs", {})
+        if index.was_reset or (state and index.doc_count() == 0):
             state = {}
         if not state:
             index.rebuild((keyword_doc(snapshot.memory(rel_of[i])) for i in wanted), progress=progress)
@@ -131,8 +141,16 @@ class Engine:
         self._kw_synced = snapshot
         return len(changed) + len(removed)
 
+    def _read_digest(self) -> str | None:
+        try:
+            return (self.cache / "keyword-state.digest").read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+
     def _write_state(self, state: dict[str, str]) -> None:
-        write_atomic(self._state_path(), json.dumps(state, sort_keys=True))
+        """The per-memory hashes, then (last, so a torn pair just re-syncs) their digest."""
+        write_atomic(self._state_path(), json.dumps({"docs": state}, sort_keys=True), durable=False)
+        write_atomic(self.cache / "keyword-state.digest", _digest(state), durable=False)
 
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         if allowed is not None and self._kw_synced is not None and len(allowed) >= len(self._kw_synced.order):

@@ -14,7 +14,7 @@ def reindex(store: "MemoryStore", vectors: bool = True, progress: bool = False) 
     """Drop the catalog and keyword index, rebuild them, and re-sync the vectors (a rich progress bar on stderr)."""
     start = time.perf_counter()
     with store.dir.lock():
-        for name in ("catalog.bin", "keyword-state.json"):
+        for name in ("catalog.bin", "keyword-state.json", "keyword-state.digest"):
             (store.dir.cache / name).unlink(missing_ok=True)
         shutil.rmtree(store.dir.cache / "keyword", ignore_errors=True)
         snap = store.snapshot(refresh=True)

@@ -57,7 +57,7 @@ def in_scope(m: dict, q: RecallQuery, user_projects: set[str]) -> bool:
     """The user's own memories, their projects', and the session's; no scope flags = everything."""
     if not (q.users or q.projects or q.session):
         return True
-    scope = m.get("scope")
+    scope = m.get("scope", "user")
     if scope == "session":
         return (q.session is not None and m.get("session") == q.session) or (not q.session and m.get("user") in q.users)
     if scope == "project":

@@ -17,7 +17,6 @@ from typing import Iterator
 from memctl.clock import format_timestamp, now
 from memctl.config import CONFIG_NAME
 from memctl.errors import InvalidId, LockTimeout, NoDirectory
-from memctl.fileformat import content_hash, serialise_memory
 from memctl.models import JournalEntry, Memory
 
 CACHE_DIR = ".memctl"
@@ -57,27 +56,30 @@ def slugify(text: str, fallback: str) -> str:
     return slug if any(c.isalpha() for c in slug) else fallback
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     """Write via a unique temp file in the same folder, fsync, then os.replace."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"), durable)
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Bytes version of write_atomic."""
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Bytes version of write_atomic; durable=False skips the fsyncs (caches that can be rebuilt)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
-        _pause_for_tests("MEMCTL_TEST_PAUSE_BEFORE_REPLACE")
+            if durable:
+                os.fsync(handle.fileno())
+        if durable:
+            _pause_for_tests("MEMCTL_TEST_PAUSE_BEFORE_REPLACE")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -153,6 +155,8 @@ class Directory:
 
     def save(self, memory: Memory, path: Path) -> str:
         """Serialise and write atomically; returns the new content hash."""
+        from memctl.fileformat import content_hash, serialise_memory  # yaml: only paid by writers
+
         text = serialise_memory(memory)
         write_atomic(path, text)
         memory.path = self.relative(path)

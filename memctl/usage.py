@@ -49,4 +49,4 @@ class UsageLog:
                 entry["last_used"] = format_timestamp(at)
                 if session and session not in entry.setdefault("sessions", []):
                     entry["sessions"].append(session)
-            write_atomic(self.path, json.dumps(data, sort_keys=True))
+            write_atomic(self.path, json.dumps(data, sort_keys=True), durable=False)

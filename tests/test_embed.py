@@ -213,3 +213,16 @@ def test_unknown_model_offline_fails_fast(tmp_path: Path) -> None:
 def test_model_not_in_catalogue(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingError, match="unknown embedding model"):
         _ = FastEmbedder("nobody/no-such-model", tmp_path).identity
+
+
+@pytest.mark.model
+def test_direct_query_path_matches_fastembed() -> None:
+    """Single queries skip fastembed's import; their vectors must be the ones fastembed gives."""
+    from memctl.index.embed import FastEmbedder
+
+    direct, loaded = FastEmbedder(), FastEmbedder()
+    loaded.load()
+    for text in ("who works on the scheduler", "喜欢喝绿茶", "word " * 600, "Bob likes jazz"):
+        a, b = direct.embed_query(text), loaded.embed_query(text)
+        assert a.dtype == np.float32 and a.shape == (384,)
+        assert float(a @ b) > 0.99999
