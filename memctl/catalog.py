@@ -181,7 +181,8 @@ def folders_unchanged(directory: Directory, folders: dict[str, int]) -> bool:
 
 
 def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
-    from memctl.fileformat import content_hash, parse_memory  # yaml parsing is only needed for changed files
+    from memctl.fileformat import parse_memory  # yaml parsing is only needed for changed files
+    from memctl.storage import content_hash
 
     try:
         raw = (directory.root / rel).read_bytes()

@@ -46,7 +46,7 @@ def vector_text(memory: Memory) -> str:
 
 def _digest(wanted: dict[str, str]) -> str:
     """One hash of every (id, content hash) pair: equal digests mean nothing to re-index."""
-    return hashlib.sha1("".join(f"{k}{v}" for k, v in sorted(wanted.items())).encode()).hexdigest()
+    return hashlib.sha1("".join(sorted(f"{k}{v}" for k, v in wanted.items())).encode()).hexdigest()
 
 
 class _MemoryList:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import frontmatter
@@ -11,6 +10,7 @@ from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
 from memctl.errors import InvalidMemory
+from memctl.storage import content_hash  # noqa: F401  (re-exported: part of the file-format API)
 from memctl.models import FIELD_ORDER, Memory
 
 
@@ -42,12 +42,6 @@ _Dumper.add_representer(list, _represent_list)
 class _Handler(YAMLHandler):
     def load(self, fm: str, **kwargs: object) -> Any:
         return yaml.load(fm, Loader=_Loader)
-
-
-def content_hash(text: str | bytes) -> str:
-    """Short sha256 of a file's bytes: the journal's before/after and the caches' change key."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def split_fields(meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

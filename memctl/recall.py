@@ -87,29 +87,39 @@ def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> dict[str,
     now_s = format_timestamp(now)
     if cached is not None and cached[2] is snap and now_s < cached[1]:
         return cached[0]
-    pool = _filter(snap.records(), q, now)
-    upcoming = [d["expires"] for _, d in snap.records() if d.get("expires") and d["expires"] > now_s]
+    pool, next_expiry = _filter(snap.records(), q, now_s)
     _POOLS.clear()
-    _POOLS[key] = (pool, min(upcoming, default="9999"), snap)
+    _POOLS[key] = (pool, next_expiry, snap)
     return pool
 
 
-def _filter(records: list, q: RecallQuery, now: datetime) -> dict[str, str]:
-    """The filters, on the catalog records (plain dicts: no validation)."""
-    user_projects = {d.get("project") for _, d in records if d.get("project") and d.get("user") in q.users}
-    now_s, since, until = (format_timestamp(t) if t else None for t in (now, q.since, q.until))
-    out = {}
+def _filter(records: list, q: RecallQuery, now_s: str) -> tuple[dict[str, str], str]:
+    """The filters, on the catalog records (plain dicts: no validation); also the next expiry."""
+    user_projects = {d.get("project") for _, d in records
+                     if d.get("project") and d.get("user") in q.users} if q.users else set()
+    since, until = (format_timestamp(t) if t else None for t in (q.since, q.until))
+    active_only, scoped = q.status == "active", bool(q.users or q.projects or q.session)
+    types, tags = set(q.types), set(q.tags)
+    out, next_expiry = {}, "9999"
     for rel, d in records:
-        if not _status_ok(rel, d.get("status", "active"), q.status):
+        expires = d.get("expires")
+        if expires:
+            if expires <= now_s:
+                continue
+            next_expiry = min(next_expiry, expires)
+        if active_only:
+            if d.get("status", "active") != "active" or rel.startswith(ARCHIVE_PREFIX):
+                continue
+        elif not _status_ok(rel, d.get("status", "active"), q.status):
             continue
-        if (d.get("expires") and d["expires"] <= now_s) or not in_scope(d, q, user_projects):
+        if scoped and not in_scope(d, q, user_projects):
             continue
-        if (q.types and d.get("type") not in q.types) or (q.tags and not set(q.tags) & set(d.get("tags") or ())):
+        if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
             continue
         if (since and d["created"] < since) or (until and d["created"] > until):
             continue
         out[d["id"]] = rel
-    return out
+    return out, next_expiry
 
 
 def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:

@@ -15,9 +15,9 @@ from memctl import clock
 from memctl.catalog import Snapshot, folders_unchanged, load_snapshot
 from memctl.config import CONFIG_NAME, DEFAULT_CONFIG_TOML, Config, load_config
 from memctl.errors import InvalidMemory, NotFound, UsageError
-from memctl.fileformat import _Loader, content_hash, parse_memory, serialise_memory
 from memctl.models import JournalEntry, Memory
-from memctl.storage import ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, Directory, check_id, find_root, write_atomic
+from memctl.storage import (ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, Directory, check_id, content_hash, find_root,
+                            write_atomic)
 
 IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
 ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
@@ -266,6 +266,8 @@ class MemoryStore:
             self.snapshot(refresh=True)
             memory = self.get(memory_id)
             updated = apply_edits(memory, sets or {}, body, self)
+            from memctl.fileformat import serialise_memory
+
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
             updated.updated = clock.now()
@@ -339,6 +341,8 @@ def _matches(m: Memory, user: str | None, project: str | None, type_: str | None
 def apply_edits(memory: Memory, sets: dict[str, str], body: str | None, store: MemoryStore) -> Memory:
     """A copy of `memory` with edits applied and fully validated (round-tripped through the file format)."""
     import yaml
+
+    from memctl.fileformat import _Loader, parse_memory
 
     front = memory.frontmatter()
     for field, raw in sets.items():

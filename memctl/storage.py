@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -38,6 +39,12 @@ def find_root(explicit: str | os.PathLike | None, env: str | None, cwd: Path) ->
         if (folder / CONFIG_NAME).is_file():
             return folder
     raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
+
+
+def content_hash(text: str | bytes) -> str:
+    """Short sha256 of a file's bytes: the journal's before/after and the caches' change key."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def check_id(value: str) -> str:
@@ -155,7 +162,7 @@ class Directory:
 
     def save(self, memory: Memory, path: Path) -> str:
         """Serialise and write atomically; returns the new content hash."""
-        from memctl.fileformat import content_hash, serialise_memory  # yaml: only paid by writers
+        from memctl.fileformat import serialise_memory  # yaml: only paid by writers
 
         text = serialise_memory(memory)
         write_atomic(path, text)

@@ -17,15 +17,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-# Only the whoosh submodules we use: a CLI pays their import time on every run.
-from whoosh import index as whoosh_index
-from whoosh.fields import ID, TEXT, Schema
-from whoosh.query import NullQuery, Or, Query, Term
-from whoosh.scoring import BM25F
-from whoosh.searching import SearchContext
-from whoosh.writing import CLEAR
+from memctl.index._whoosh_startup import quiet_import
 
-from memctl.index.analysis import ANALYZER_VERSION, memory_analyzer
+quiet_import()
+# Only the whoosh submodules we use: a CLI pays their import time on every run.
+from whoosh import index as whoosh_index  # noqa: E402
+from whoosh.fields import ID, TEXT, Schema  # noqa: E402
+from whoosh.query import NullQuery, Or, Query, Term  # noqa: E402
+from whoosh.scoring import BM25F  # noqa: E402
+from whoosh.searching import SearchContext  # noqa: E402
+from whoosh.writing import CLEAR  # noqa: E402
+
+from memctl.index.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E402
 
 log = logging.getLogger(__name__)
 
