@@ -7,6 +7,7 @@ fastembed is imported lazily, inside FastEmbedder, because the import alone cost
 from __future__ import annotations
 
 import hashlib
+import contextlib
 import os
 import re
 import threading
@@ -149,23 +150,21 @@ def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
     """Register the shipped model with fastembed once per process."""
     from fastembed.common.model_description import ModelSource, PoolingType
 
-    with _REGISTER_LOCK:
-        try:
-            text_embedding.add_custom_model(
-                model=DEFAULT_MODEL,
-                pooling=PoolingType.MEAN,
-                normalization=True,
-                # Never contacted: specific_model_path short-circuits the download.
-                sources=ModelSource(url="file://" + model_file.as_posix()),
-                dim=DEFAULT_DIM,
-                # fastembed opens model_dir / model_file; an absolute path wins the join,
-                # so the weights stay in their package and the tokenizer in ours.
-                model_file=str(model_file),
-                description="all-MiniLM-L6-v2, int8 ONNX, shipped offline with memctl",
-                license="apache-2.0",
-            )
-        except ValueError:
-            pass  # registered earlier in this process
+    # A second registration in one process raises ValueError: it is already there, which is fine.
+    with _REGISTER_LOCK, contextlib.suppress(ValueError):
+        text_embedding.add_custom_model(
+            model=DEFAULT_MODEL,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            # Never contacted: specific_model_path short-circuits the download.
+            sources=ModelSource(url="file://" + model_file.as_posix()),
+            dim=DEFAULT_DIM,
+            # fastembed opens model_dir / model_file; an absolute path wins the join,
+            # so the weights stay in their package and the tokenizer in ours.
+            model_file=str(model_file),
+            description="all-MiniLM-L6-v2, int8 ONNX, shipped offline with memctl",
+            license="apache-2.0",
+        )
 
 
 class _OnnxQueryEncoder:
