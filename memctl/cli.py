@@ -77,7 +77,6 @@ def read_text(text: str) -> str:
 
 def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[[Any], None]) -> None:
     """Run an action; render its result or its error in the one output contract."""
-    opened: list = []
     try:
         data = action()
     except MemctlError as exc:
@@ -86,7 +85,7 @@ def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[
     except KeyboardInterrupt:
         raise typer.Exit(130)
     finally:
-        _flush_warnings(opened)
+        _flush_warnings()
     if as_json:
         render.print_json(render.envelope(command, True, data))
     else:
@@ -102,7 +101,7 @@ def _emit_error(command: str, as_json: bool, exc: MemctlError) -> None:
         render.error_line(exc.message)
 
 
-def _flush_warnings(_: list) -> None:
+def _flush_warnings() -> None:
     from memctl import service
 
     for message in service.drain_warnings():

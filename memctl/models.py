@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from memctl.clock import format_timestamp
 
@@ -36,8 +36,6 @@ def check_name(value: str, what: str) -> str:
 
 class Memory(BaseModel):
     """One memory: the frontmatter fields, the Markdown body, and unknown keys kept verbatim."""
-
-    model_config = ConfigDict(validate_assignment=False)
 
     id: str
     type: str

@@ -139,11 +139,12 @@ def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:
     if q.mode in ("hybrid", "semantic"):
         engine.sync_vectors(snap)
         semantic = engine.semantic_search(q.query, POOL, pool)
-    fused = fuse(keyword, semantic, weights_from(store))
+    weights = weights_from(store)
+    fused = fuse(keyword, semantic, weights)
     by_id = {s.id: snap.memory(pool[s.id]) for s in fused if s.id in pool}
     life = store.config.lifecycle
     history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
-    hits = rank([s for s in fused if s.id in by_id], by_id, weights_from(store), now, q.k, history)
+    hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history)
     if q.record_usage and hits:
         store.usage().record([h.id for h in hits], now, q.session)
     return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))

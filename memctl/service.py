@@ -278,9 +278,7 @@ class MemoryStore:
 
     def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
         """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
-        if not self.is_active(memory) and memory.status == "active" and memory.path.startswith(ARCHIVE_DIR):
-            pass
-        elif not self.is_active(memory):
+        if not self.is_active(memory):
             raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
         source = self.root / memory.path
         before = content_hash(source.read_bytes())
