@@ -147,3 +147,13 @@ def test_ttl_expired_memory_leaves_recall_at_once(store: MemoryStore) -> None:
     assert store.recall("dentist", record_usage=False).hits[0].id == memory.id
     clock.set_now(clock.now() + clock.parse_duration("3h"))
     assert store.recall("dentist", record_usage=False).hits == []
+
+
+def test_llm_writes_the_consolidation_summary(synthetic, tmp_path: Path) -> None:
+    root, store, similarity, expected = synthetic
+    script = tmp_path / "summarise.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('LLM summary: the user keeps asking about the weather.')\n")
+    result = compact(store, similarity=similarity, llm=f"{sys.executable} {script}")
+    summaries = [MemoryStore(root).get(i) for i in result["created"]]
+    assert summaries and all(s.body == "LLM summary: the user keeps asking about the weather." for s in summaries)
+    assert sorted(sorted(s.merged_from) for s in summaries) == sorted(sorted(c) for c in expected.consolidate)
