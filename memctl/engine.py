@@ -176,7 +176,8 @@ class Engine:
             self._vectors.load()
         return self._vectors
 
-    def sync_vectors(self, snapshot: "Snapshot | Sequence[Memory]") -> int:
+    def sync_vectors(self, snapshot: "Snapshot | Sequence[Memory]",
+                     progress: Callable[[int], None] | None = None) -> int:
         """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
         if snapshot is self._vec_synced:
             return 0
@@ -191,6 +192,8 @@ class Engine:
             batch = todo[start:start + 256]
             vectors = embedder.embed([vector_text(snapshot.memory(rel_of[i])) for i in batch])
             store.upsert(batch, [wanted[i] for i in batch], vectors)
+            if progress:
+                progress(len(wanted) - len(todo) + start + len(batch))
         if stale or todo:
             self.cache.mkdir(parents=True, exist_ok=True)
             store.save()

@@ -24,7 +24,7 @@ def reindex(store: "MemoryStore", vectors: bool = True, progress: bool = False) 
         with _progress(progress, len(memories)) as tick:
             engine.sync_keyword(snap, force=True, progress=lambda n: tick("keyword", n))
             if vectors:
-                embedded = engine.sync_vectors(snap)
+                embedded = engine.sync_vectors(snap, progress=lambda n: tick("vectors", n))
                 tick("vectors", len(memories))
     return {"memories": len(memories), "embedded": embedded, "broken": len(store.snapshot().broken),
             "seconds": round(time.perf_counter() - start, 3)}
