@@ -32,11 +32,13 @@ def keyword_doc(memory: Memory) -> "KeywordDoc":
 
     entities = list(dict.fromkeys([*memory.entities, *extract_entities(memory.body)]))
     return KeywordDoc(id=memory.id, body=memory.body, tags=memory.tags, key=memory.key, name=memory.name,
-                      description=memory.description, entities=entities)
+                      description=memory.description, entities=entities,
+                      when=memory.created.strftime("%B %Y"))
 
 
 def keyword_hash(memory: Memory) -> str:
-    return doc_hash(memory.body, memory.tags, memory.key, memory.name, memory.description, memory.entities)
+    return doc_hash(memory.body, memory.tags, memory.key, memory.name, memory.description, memory.entities,
+                    memory.created)
 
 
 def vector_text(memory: Memory) -> str:

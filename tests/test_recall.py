@@ -153,3 +153,13 @@ def test_conflicting_versions_rank_newer_first(store: MemoryStore) -> None:
     clock.set_now(clock.now() + clock.parse_duration("1d"))
     new = store.add_raw("Alice lives in Berlin now", type="fact", user="alice", key="home.city")
     assert ids(store, "Alice lives in Lisbon near the river")[:2] == [new.id, old.id]
+
+
+def test_month_and_year_are_searchable(store: MemoryStore) -> None:
+    from datetime import datetime, timezone
+
+    march = datetime(2026, 3, 14, tzinfo=timezone.utc)
+    july = datetime(2026, 7, 2, tzinfo=timezone.utc)
+    hit = store.add_raw("Alice gave the design review", type="event", user="alice", created=march, updated=march)
+    store.add_raw("Alice gave the budget review", type="event", user="alice", created=july, updated=july)
+    assert ids(store, "review in March 2026", mode="keyword")[0] == hit.id

@@ -32,7 +32,7 @@ from memctl.index.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E40
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 INDEX_NAME = f"memctl_s{SCHEMA_VERSION}_a{ANALYZER_VERSION}"
 FIELD_BOOSTS: dict[str, float] = {
     "body": 1.0,
@@ -41,6 +41,7 @@ FIELD_BOOSTS: dict[str, float] = {
     "name": 2.0,
     "description": 1.2,
     "entities": 2.0,
+    "when": 1.0,
 }
 # Coordination bonus: documents matching more of the query's terms rank higher.
 COORD_SCALE = 0.9
@@ -59,6 +60,7 @@ class KeywordDoc(BaseModel):
     name: str | None = None
     description: str | None = None
     entities: list[str] = []
+    when: str | None = None  # the memory's month and year as words ("March 2026"): dates are searchable
 
     def fields(self) -> dict[str, str]:
         """Field values for whoosh; lists are newline-joined, missing values skipped."""
@@ -70,6 +72,7 @@ class KeywordDoc(BaseModel):
             "name": self.name or "",
             "description": self.description or "",
             "entities": "\n".join(self.entities),
+            "when": self.when or "",
         }
         return {name: value for name, value in values.items() if value}
 
