@@ -1,6 +1,32 @@
 """memctl: readable long-term memory for AI agents.
 
-Importing the package stays cheap: nothing here pulls in fastembed or whoosh.
+    import memctl
+    store = memctl.open("path/to/memory")          # or memctl.open() to find it like the CLI
+    store.add("Alice prefers window seats", type="preference", user="alice")
+    hits = store.recall("seat", users=["alice"]).hits
+
+Importing the package stays cheap: nothing here pulls in fastembed or whoosh (the names below
+are loaded on first use).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+__all__ = ["MemoryStore", "init_directory", "open", "__version__"]
+
+
+def open(path: Any = None, **kwargs: Any) -> Any:  # noqa: A001 (mirrors the builtin on purpose)
+    """Open a memory directory: `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
+    from memctl.service import MemoryStore
+
+    return MemoryStore.open(path, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("MemoryStore", "init_directory"):
+        from memctl import service
+
+        return getattr(service, name)
+    raise AttributeError(f"module 'memctl' has no attribute {name!r}")

@@ -17,7 +17,7 @@ from memctl import clock, render
 from memctl.errors import EXIT_USAGE, InvalidMemory, MemctlError, UsageError
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+    add_completion=False, no_args_is_help=True, rich_markup_mode=None, invoke_without_command=True,
     help="Readable long-term memory for AI agents: Markdown files, a write gate, hybrid recall.\n\n"
          "Exit codes: 0 ok, 1 error, 2 usage / bad input, 3 refused by policy, 4 not found.",
 )
@@ -43,10 +43,20 @@ Text = Annotated[str, typer.Argument(help="The memory text, or - to read it from
 
 @app.callback()
 def _global(
+    ctx: typer.Context,
     dir: Annotated[Optional[str], typer.Option("--dir", "-d", help="Memory directory (else MEMCTL_DIR, else the nearest memctl.toml).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", help="Evaluate expiry, decay and rate limits at this time (or MEMCTL_NOW).")] = None,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
 ) -> None:
     """Readable long-term memory for AI agents."""
+    if version:
+        from memctl import __version__
+
+        sys.stdout.write(f"memctl {__version__}\n")
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        sys.stderr.write(ctx.get_help() + "\n")
+        raise typer.Exit(EXIT_USAGE)
     STATE.dir = dir
     clock.set_now(None)
     if now:

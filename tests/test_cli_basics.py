@@ -208,3 +208,14 @@ def test_doctor_reports_problems_and_fixes_temp_files(memdir: Path) -> None:
     os.utime(tmp, (old, old))
     code, out = cli_json(memdir, "doctor", "--fix")
     assert not tmp.exists() and out["data"]["removed"] == ["users/alice/.x.md.tmp"]
+
+
+def test_version_and_library_entry_points(memdir: Path) -> None:
+    import memctl
+
+    result = cli(None, "--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"memctl {memctl.__version__}"
+    store = memctl.open(memdir)
+    written = store.add("Alice prefers window seats on flights", type="preference", user="alice")
+    assert written.decision.action == "add" and written.memory.path.startswith("users/alice/")
+    assert [h.id for h in memctl.open(memdir).recall("window seat", users=["alice"]).hits] == [written.memory.id]
