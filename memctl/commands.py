@@ -79,11 +79,16 @@ def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag:
         scores = s.importance_scores(memories) if sort == "importance" else None
         return {"count": len(memories), "memories": [_public(m, scores) for m in memories]}
 
-    run("list", json_, action, lambda d: render.rows(
-        ["id", "type", "owner", "conf", "created", "content"],
-        [[m["id"], m["type"], m.get("project") if m["scope"] == "project" else m.get("user"), m["confidence"],
-          m["created"][:10], render.short(m["content"], 90)] for m in d["memories"]],
-        title=f"{d['count']} memories"))
+    run("list", json_, action, _render_list)
+
+
+def _render_list(d: dict) -> None:
+    with_imp = any("importance_score" in m for m in d["memories"])
+    columns = ["id", "type", "owner", "conf", *(["importance"] if with_imp else []), "created", "content"]
+    rows = [[m["id"], m["type"], m.get("project") if m["scope"] == "project" else m.get("user"), m["confidence"],
+             *([m["importance_score"]] if with_imp else []), m["created"][:10], render.short(m["content"], 90)]
+            for m in d["memories"]]
+    render.rows(columns, rows, title=f"{d['count']} memories")
 
 
 def _public(memory, scores: dict | None = None) -> dict:

@@ -56,27 +56,6 @@ def short(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def memory_table(memories: list, title: str | None = None, importance: dict | None = None) -> None:
-    from rich.table import Table
-
-    table = Table(title=title, show_lines=False)
-    for col in ("id", "type", "owner", "conf", *(["imp"] if importance else []), "created", "content"):
-        table.add_column(col, overflow="fold" if col == "content" else "ellipsis", no_wrap=col != "content")
-    for m in memories:
-        imp = [f"{importance.get(m.id, 0):.2f}"] if importance else []
-        table.add_row(m.id, m.type, m.owner, f"{m.confidence:.2f}", *imp, m.created.date().isoformat(), short(m.body, 100))
-    console().print(table)
-
-
-def memory_detail(memory, extra: dict | None = None) -> None:
-    from rich.panel import Panel
-
-    lines = [f"[bold]{k}[/]: {v}" for k, v in memory.frontmatter().items()]
-    lines += [f"[bold]{k}[/]: {v}" for k, v in (extra or {}).items()]
-    lines += [f"[bold]path[/]: {memory.path}", "", _escape(memory.body)]
-    console().print(Panel("\n".join(lines), title=memory.id, expand=False))
-
-
 def _escape(text: str) -> str:
     from rich.markup import escape
 
