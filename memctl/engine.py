@@ -6,11 +6,13 @@ command that reads (in any process) brings them up to date; cost grows with the 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Iterator, Sequence
 
 from memctl.models import Memory
 from memctl.storage import CACHE_DIR, write_atomic
@@ -44,6 +46,18 @@ def keyword_hash(memory: Memory) -> str:
 def vector_text(memory: Memory) -> str:
     """The text embedded for a memory: its body (names and tags live in the keyword index)."""
     return memory.body
+
+
+@contextlib.contextmanager
+def _cache_lock(path: Path) -> Iterator[None]:
+    """An exclusive flock for one cache (readers that sync it, not the directory's write lock)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _digest(wanted: dict[str, str]) -> str:
@@ -127,19 +141,22 @@ class Engine:
                 and (index.doc_count() > 0 or not wanted)):
             self._kw_synced = snapshot  # the common case: nothing changed since the last sync
             return 0
-        state = {} if force else self._read_state().get("docs", {})
-        if index.was_reset or (state and index.doc_count() == 0):
-            state = {}
-        if not state:
-            index.rebuild((keyword_doc(snapshot.memory(rel_of[i])) for i in wanted), progress=progress)
-            self._write_state(wanted)
-            self._kw_synced = snapshot
-            return len(wanted)
-        changed = [i for i, h in wanted.items() if state.get(i) != h]
-        removed = [i for i in state if i not in wanted]
-        if changed or removed:
-            index.update([keyword_doc(snapshot.memory(rel_of[i])) for i in changed], removed)
-            self._write_state(wanted)
+        # Index and state change together under a lock, so two processes syncing at once never
+        # leave a state that claims content the index does not hold.
+        with _cache_lock(self.cache / "keyword.lock"):
+            state = {} if force else self._read_state().get("docs", {})
+            if index.was_reset or (state and index.doc_count() == 0):
+                state = {}
+            if not state:
+                index.rebuild((keyword_doc(snapshot.memory(rel_of[i])) for i in wanted), progress=progress)
+                changed, removed = list(wanted), []
+            else:
+                changed = [i for i, h in wanted.items() if state.get(i) != h]
+                removed = [i for i in state if i not in wanted]
+                if changed or removed:
+                    index.update([keyword_doc(snapshot.memory(rel_of[i])) for i in changed], removed)
+            if changed or removed or not state:
+                self._write_state(wanted)
         self._kw_synced = snapshot
         return len(changed) + len(removed)
 

@@ -143,3 +143,24 @@ def test_concurrent_edits_of_one_memory_all_land(memdir: Path) -> None:
     assert all(p.wait(timeout=120) == 0 for p in procs)
     extra = MemoryStore(memdir).get(memory.id).extra
     assert len([k for k in extra if k.startswith("ka_")]) == 10 and len([k for k in extra if k.startswith("kb_")]) == 10
+
+
+READER = """
+import sys
+from memctl.service import MemoryStore
+for _ in range(15):
+    MemoryStore(sys.argv[1]).recall("alpaca", mode="keyword", record_usage=False)
+"""
+
+
+def test_concurrent_readers_and_a_writer_leave_consistent_caches(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice keeps an alpaca named word0", type="fact", user="alice")
+    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    readers = [subprocess.Popen([sys.executable, "-c", READER, str(memdir)], env=env) for _ in range(3)]
+    for n in range(1, 12):
+        MemoryStore(memdir).edit(memory.id, body=f"Alice keeps an alpaca named word{n}")
+    assert all(r.wait(timeout=120) == 0 for r in readers)
+    fresh = MemoryStore(memdir)
+    assert [h.id for h in fresh.recall("word11", mode="keyword", record_usage=False).hits] == [memory.id]
+    assert fresh.recall("word10", mode="keyword", record_usage=False).hits == []
