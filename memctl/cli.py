@@ -118,7 +118,7 @@ def _flush_warnings() -> None:
         render.warn(message)
 
 
-from memctl import commands, commands_lifecycle, commands_prompt, commands_recall, commands_write  # noqa: E402,F401  (register the commands on `app`)
+from memctl import commands, commands_lifecycle, commands_prompt, commands_recall, commands_serve, commands_write  # noqa: E402,F401  (register the commands on `app`)
 
 
 def main() -> None:
