@@ -57,7 +57,7 @@ class RecallSettings(_Section):
     fusion: Literal["score", "rrf"] = "score"
     rrf_k: int = 60
     keyword_weight: float = 1.0
-    semantic_weight: float = 2.0
+    semantic_weight: float = 1.0
     recency_boost: float = 0.0
 
 
@@ -161,7 +161,7 @@ fusion = "score"
 rrf_k = 60
 # Weights of the keyword and embedding scores in the fusion (see bench/README.md).
 keyword_weight = 1.0
-semantic_weight = 2.0
+semantic_weight = 1.0
 # Optional boost for recently created memories (0 = off).
 recency_boost = 0.0
 

@@ -276,3 +276,18 @@ def test_write_error_from_damaged_segments_resets_and_keeps_the_change(
     index.update([KeywordDoc(id="kept", body="kept change")], deletes=[])
     assert index.was_reset
     assert index.ids() == {"kept"}
+
+
+def test_probabilistic_idf_makes_common_words_weigh_little(tmp_path: Path) -> None:
+    from memctl.index.keyword import KeywordDoc, KeywordIndex
+
+    index = KeywordIndex(tmp_path / "kw")
+    docs = [KeywordDoc(id=f"{i:08x}", body=f"Alice note {i} about the garden") for i in range(20)]
+    docs.append(KeywordDoc(id="ffff0001", body="Alice bought a red kayak"))
+    index.rebuild(docs)
+    searcher = index._get_searcher()
+    weighting = searcher.weighting
+    common = weighting.idf(searcher, "body", "alic")
+    rare = weighting.idf(searcher, "body", "kayak")
+    assert common < 0.1 * rare
+    assert index.search("Alice kayak")[0][0] == "ffff0001"

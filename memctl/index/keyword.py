@@ -8,6 +8,7 @@ at any time, and a damaged one is thrown away and recreated empty
 from __future__ import annotations
 
 import heapq
+import math
 import logging
 import shutil
 from collections import Counter, defaultdict
@@ -75,6 +76,21 @@ class KeywordDoc(BaseModel):
             "when": self.when or "",
         }
         return {name: value for name, value in values.items() if value}
+
+
+class ProbabilisticBM25F(BM25F):
+    """BM25F with the probabilistic (Robertson / Lucene) IDF, log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    whoosh's default IDF, log(N / (n + 1)) + 1, never drops below 1, so a word found in half the
+    memories (a user's own name, say) still weighs about a quarter of a rare one; here it weighs
+    about a tenth, and rare words decide the ranking.
+    """
+
+    def idf(self, searcher: Any, fieldname: str, text: Any) -> float:
+        parent = searcher.get_parent()
+        n = parent.doc_frequency(fieldname, text)
+        total = parent.doc_count_all()
+        return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
 
 
 def make_schema() -> Schema:
@@ -196,7 +212,7 @@ class KeywordIndex:
             return None
         try:
             if self._searcher is None:
-                self._searcher = ix.searcher(weighting=BM25F())
+                self._searcher = ix.searcher(weighting=ProbabilisticBM25F())
             elif not self._searcher.up_to_date():
                 # refresh() reuses unchanged segment readers and closes the rest.
                 self._searcher = self._searcher.refresh()

@@ -11,11 +11,11 @@ scores, each in [0, 1]:
   anything; a memory one retriever did not return gets that retriever's floor (0).
 
 Score fusion keeps how much better the best match is than the next, which rank fusion throws away.
-On LoCoMo (bench/README.md) it beats reciprocal-rank fusion by 2-3 points of recall@5 at every
-weight tried (R@5 57.0 at 1:1, 58.2 at 1:2, vs 55.0 for RRF k=60 and 56.1 for the embedding
-alone). w_k and w_s are `[recall] keyword_weight` / `semantic_weight`; 1 : 2 is the recommended
-default (a round number on a plateau from 1:2 to 1:3; the embedding is also the stronger one alone). ``fusion="rrf"`` keeps
-weighted reciprocal-rank fusion (normalised so a memory ranked first by every retriever scores 1).
+On LoCoMo (bench/README.md) it beats reciprocal-rank fusion by 2-3 points of recall@5. w_k and w_s
+are `[recall] keyword_weight` / `semantic_weight`, equal by default: with the probabilistic BM25
+IDF of the keyword index, weights from 1:1 to 1:3 score the same there, so nothing is tuned.
+``fusion="rrf"`` keeps weighted reciprocal-rank fusion (normalised so a memory ranked first by
+every retriever scores 1).
 
 final = w_sim * similarity + w_conf * confidence + w_scope * scope_priority (+ optional recency).
 """
