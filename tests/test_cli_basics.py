@@ -219,3 +219,21 @@ def test_version_and_library_entry_points(memdir: Path) -> None:
     written = store.add("Alice prefers window seats on flights", type="preference", user="alice")
     assert written.decision.action == "add" and written.memory.path.startswith("users/alice/")
     assert [h.id for h in memctl.open(memdir).recall("window seat", users=["alice"]).hits] == [written.memory.id]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["-d", "x", "list", "--json"], ["list"]),
+    (["--now", "2026-01-01", "recall", "list"], ["recall"]),
+    (["--dir=x", "stats"], ["stats"]),
+    (["-d", "list"], None),          # "list" is the directory here: keep everything
+    (["--help"], None),
+    (["bogus"], None),
+])
+def test_only_the_invoked_command_is_built(monkeypatch: pytest.MonkeyPatch, argv: list[str], expected) -> None:
+    from memctl import cli
+
+    everything = list(cli.app.registered_commands)
+    monkeypatch.setattr(cli.app, "registered_commands", list(everything))
+    cli._only_the_invoked_command(argv)
+    names = [c.name or c.callback.__name__ for c in cli.app.registered_commands]
+    assert names == (expected if expected is not None else [c.name or c.callback.__name__ for c in everything])
