@@ -179,9 +179,9 @@ class Directory:
         _fsync_dir(source.parent)
 
     @contextlib.contextmanager
-    def lock(self, timeout: float = 30.0) -> Iterator[None]:
-        """Exclusive write lock for the whole directory (flock on `.memctl/lock`)."""
-        path = self.ensure_cache() / "lock"
+    def lock(self, timeout: float = 30.0, name: str = "lock") -> Iterator[None]:
+        """Exclusive write lock for the whole directory (flock on `.memctl/lock`), or a named one."""
+        path = self.ensure_cache() / name
         with open(path, "a+") as handle:
             deadline = time.monotonic() + timeout
             while True:

@@ -207,11 +207,21 @@ def _json_line(number: int, line: str) -> Any:
 
 def extract(store: "MemoryStore", user: str, session: str, llm: str, *, every: int = 1,
             messages: list[Message] | None = None) -> ExtractResult:
-    """Extract memories from the session's messages not yet extracted; the model is called only if there are some."""
-    from memctl.llm import run_llm
+    """Extract memories from the session's messages not yet extracted; the model is called only if there are some.
 
+    One extraction per session at a time (a lock of its own, not the directory's, which each write
+    takes): a second run waits, then finds the watermark moved and calls no model."""
     if every < 1:
         raise UsageError("--every must be at least 1", code="bad_every")
+    _names(user, session)
+    with store.dir.lock(timeout=600, name=f"extract-{user}-{session}.lock"):
+        return _extract(store, user, session, llm, every, messages)
+
+
+def _extract(store: "MemoryStore", user: str, session: str, llm: str, every: int,
+             messages: list[Message] | None) -> ExtractResult:
+    from memctl.llm import run_llm
+
     if messages is None:
         messages = read_messages(transcript_path(store.root, user, session), session)
     state = read_state(store.root, user, session)

@@ -162,11 +162,12 @@ def _detail(candidate: Memory, rate_session: str | None = None) -> dict[str, Any
 
 
 def reinforce(store: "MemoryStore", stored: Memory, candidate: Memory) -> Memory:
-    """A repeat: keep the higher confidence and record the extra source."""
+    """A repeat: keep the higher confidence and record the extra source (and its source ids)."""
     data = stored.model_dump(exclude={"path"})
     data["confidence"] = max(stored.confidence, candidate.confidence)
     if candidate.source != stored.source and candidate.source not in stored.sources:
         data["sources"] = [*stored.sources, candidate.source]
+    data["source_ids"] = list(dict.fromkeys([*stored.source_ids, *candidate.source_ids]))
     new = Memory(**data, path=stored.path)
     if new.model_dump() == stored.model_dump():
         return stored
@@ -180,7 +181,8 @@ def apply(store: "MemoryStore", candidate: Memory, decision: Decision, matched: 
         data = matched.model_dump(exclude={"path"})
         data.update(body=decision.text or candidate.body, updated=clock.now(),
                     confidence=max(matched.confidence, candidate.confidence),
-                    tags=list(dict.fromkeys([*matched.tags, *candidate.tags])))
+                    tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
+                    source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))
         return store.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body,
                              **_detail(candidate, rate_session))
     if decision.action == "supersede" and matched is not None:

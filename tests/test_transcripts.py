@@ -196,3 +196,29 @@ def test_cli_extract_refusal_exits_3(memdir: Path) -> None:
     code, out = cli_json(memdir, "extract", "--user", "alice", "--session", "s1", "--llm", FAKE)
     assert code == 3 and out["data"]["counts"] == {"added": 3, "updated": 0, "superseded": 0, "skipped": 0,
                                                    "refused": 1}
+
+
+EXTRACTOR = """
+import sys
+from memctl.service import MemoryStore
+from memctl.transcripts import extract
+extract(MemoryStore(sys.argv[1]), "alice", "s1", sys.argv[2])
+"""
+
+
+def test_concurrent_extracts_of_one_session_call_the_model_once(store: MemoryStore, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    log_all(store, "remember: Alice lives in Lisbon", "remember: Alice rides a blue bicycle")
+    counter = tmp_path / "calls"
+    slow = tmp_path / "slow.sh"
+    slow.write_text(f"#!/bin/sh\nsleep 1\nexec {FAKE} --calls {counter} extract\n")
+    slow.chmod(0o755)
+    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    procs = [subprocess.Popen([sys.executable, "-c", EXTRACTOR, str(store.root), str(slow)], env=env)
+             for _ in range(2)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    assert calls(counter) == 1
+    assert sorted(m.body for m in MemoryStore(store.root).active()) == ["Alice lives in Lisbon",
+                                                                      "Alice rides a blue bicycle"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+
+import pytest
 from pathlib import Path
 
 from tests.helpers import cli, cli_json, tree_bytes
@@ -129,3 +131,12 @@ def test_log_then_extract_then_nothing_more(memdir: Path) -> None:
     code, out = cli_json(memdir, "extract", "--user", "alice", "--session", "s7", "--llm", FAKE)
     assert code == 0 and out["data"]["called_model"] is False
     assert len(cli_json(memdir, "list", "--user", "alice")[1]["data"]["memories"]) == 2
+
+
+def test_repeats_and_updates_keep_every_source_id(store) -> None:
+    from memctl.errors import Refused
+
+    first = store.add("Alice is vegetarian", type="fact", user="alice", source_ids=["s1:1"]).memory
+    with pytest.raises(Refused):
+        store.add("Alice is a vegetarian", type="fact", user="alice", source_ids=["s2:4"])
+    assert store.get(first.id).source_ids == ["s1:1", "s2:4"]
