@@ -78,11 +78,29 @@ def refresh_indexes(store: "MemoryStore", touched: Iterable[str] | None = None) 
     return refreshed
 
 
+def context_profile(store: "MemoryStore", user: str | None, project: str | None, lines: int):  # -> Profile | None
+    """The user's profile, then the project's (its headings marked with the project's name)."""
+    from memctl.prompt.profile import build_profile
+
+    active = store.active()
+    parts = []
+    for kind, name in (("user", user), ("project", project)):
+        if name:
+            folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
+            members = [m for m in active if m.owner == folder]
+            parts.append(build_profile(kind, name, members, stable_importance(members),
+                                       store.config.memory.language, lines))
+    if len(parts) < 2:
+        return parts[0] if parts else None
+    mine, theirs = parts
+    marked = [(f"{project}: {heading}", section) for heading, section in theirs.sections]
+    return mine.model_copy(update={"sections": [*mine.sections, *marked]})
+
+
 def build_context(store: "MemoryStore", query: str, *, user: str | None, project: str | None,
                   session: str | None, budget: int, fmt: str, k: int = 12) -> dict[str, Any]:
     """`memctl context`: the rules fired by the query, the profile, the recalled memories, within budget."""
     from memctl.prompt.context import explain_rules, items_from_hits, match_rules, plan_context, render_context
-    from memctl.prompt.profile import build_profile
 
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", code="bad_budget")
@@ -90,13 +108,7 @@ def build_context(store: "MemoryStore", query: str, *, user: str | None, project
     plan = plan_context([r.name for r in rules])
     result = store.recall(query, users=[user] if user else [], projects=[project] if project else [],
                           session=session, k=k, status="history" if plan.include_history else "active")
-    owner = f"users/{user}" if user else f"projects/{project}" if project else None
-    profile = None
-    if owner:
-        members = [m for m in store.active() if m.owner == owner]
-        profile = build_profile("user" if user else "project", user or project, members,
-                                stable_importance(members), store.config.memory.language,
-                                plan.profile_lines_per_section)
+    profile = context_profile(store, user, project, plan.profile_lines_per_section)
     block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=fmt,
                            language=store.config.memory.language)
     data = block.model_dump(mode="json")

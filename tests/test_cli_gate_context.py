@@ -97,3 +97,11 @@ def test_index_cli_and_auto_refresh(samples: Path) -> None:
     assert after != before and "cello" in after
     cli_json(samples, "forget", out["data"]["memory"]["id"])
     assert (samples / "users/bob/MEMORY.md").read_text() == before
+
+
+def test_context_with_user_and_project_shows_both_profiles(samples: Path) -> None:
+    code, out = cli_json(samples, "context", "what do I prefer", "--user", "bob", "--project", "checkout-service",
+                         "--budget", "4000")
+    assert code == 0
+    text = out["data"]["text"]
+    assert "Bob" in text and "### checkout-service: " in text and out["data"]["tokens"] <= 4000
