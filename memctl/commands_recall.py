@@ -38,8 +38,7 @@ def recall(
                           since=clock.parse_timestamp(since) if since else None,
                           until=clock.parse_timestamp(until) if until else None,
                           k=s.config.recall.k if k is None else k, mode=_mode(mode or s.config.recall.mode))
-        return {"query": result.query, "mode": result.mode, "considered": result.considered,
-                "hits": [_hit(h, explain) for h in result.hits]}
+        return result.to_data(explain)
 
     run("recall", json_, action, lambda d: _render_hits(d, explain))
 
@@ -50,13 +49,6 @@ def _mode(value: str) -> str:
     if value not in ("hybrid", "keyword", "semantic"):
         raise UsageError(f"unknown mode {value!r} (hybrid, keyword or semantic)", code="bad_mode")
     return value
-
-
-def _hit(hit, explain: bool) -> dict:
-    data = hit.model_dump(mode="json", exclude={"components", "memory"})
-    if explain:
-        data["explain"] = hit.components
-    return data
 
 
 def _render_hits(data: dict, explain: bool) -> None:

@@ -6,26 +6,18 @@ command that reads (in any process) brings them up to date; cost grows with the 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
 from memctl.models import Memory
-from memctl.storage import CACHE_DIR, write_atomic
+from memctl.storage import CACHE_DIR, file_lock, write_atomic
 
 if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
     from memctl.catalog import Snapshot
     from memctl.index.keyword import KeywordDoc, KeywordIndex
     from memctl.index.vectors import VectorStore
-
-
-def doc_hash(*parts: object) -> str:
-    """Hash of what an index stores for a memory (not the whole file: status edits don't re-embed)."""
-    return hashlib.sha1(json.dumps(parts, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:16]
 
 
 def keyword_doc(memory: Memory) -> "KeywordDoc":
@@ -38,46 +30,14 @@ def keyword_doc(memory: Memory) -> "KeywordDoc":
                       when=memory.created.strftime("%B %Y"))
 
 
-def keyword_hash(memory: Memory) -> str:
-    return doc_hash(memory.body, memory.tags, memory.key, memory.name, memory.description, memory.entities,
-                    memory.created)
-
-
 def vector_text(memory: Memory) -> str:
     """The text embedded for a memory: its body (names and tags live in the keyword index)."""
     return memory.body
 
 
-@contextlib.contextmanager
-def _cache_lock(path: Path) -> Iterator[None]:
-    """An exclusive flock for one cache (readers that sync it, not the directory's write lock)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
 def _digest(wanted: dict[str, str]) -> str:
     """One hash of every (id, content hash) pair: equal digests mean nothing to re-index."""
     return hashlib.sha1("".join(sorted(f"{k}{v}" for k, v in wanted.items())).encode()).hexdigest()
-
-
-class _MemoryList:
-    """A plain list of memories seen as a snapshot (library callers that index their own sets)."""
-
-    def __init__(self, memories: Sequence[Memory]) -> None:
-        from memctl.catalog import Entry
-
-        self._by_rel = {m.path or m.id: m for m in memories}
-        self.order = list(self._by_rel)
-        self.entries = {rel: Entry(0, 0, keyword_hash(m) + doc_hash(m.body), data={"id": m.id})
-                        for rel, m in self._by_rel.items()}
-
-    def memory(self, rel: str) -> Memory:
-        return self._by_rel[rel]
 
 
 def _wanted(snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
@@ -102,6 +62,13 @@ class Engine:
         self._kw_synced: object = None
         self._vec_synced: object = None
         self._last_query: tuple | None = None
+        self._wanted_for: tuple | None = None
+
+    def _wanted(self, snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
+        """`_wanted` of a snapshot, computed once even when both caches sync from it."""
+        if self._wanted_for is None or self._wanted_for[0] is not snapshot:
+            self._wanted_for = (snapshot, _wanted(snapshot))
+        return self._wanted_for[1]
 
     # -- keyword ---------------------------------------------------------------
     @property
@@ -123,7 +90,7 @@ class Engine:
         except (OSError, ValueError):
             return {}
 
-    def sync_keyword(self, snapshot: "Snapshot | Sequence[Memory]", force: bool = False,
+    def sync_keyword(self, snapshot: "Snapshot", force: bool = False,
                      progress: Callable[[int], None] | None = None) -> int:
         """Bring the keyword index in line with the snapshot; returns how many docs changed.
 
@@ -132,9 +99,7 @@ class Engine:
         """
         if snapshot is self._kw_synced and not force:
             return 0
-        if isinstance(snapshot, (list, tuple)):
-            snapshot = _MemoryList(snapshot)
-        wanted, rel_of = _wanted(snapshot)
+        wanted, rel_of = self._wanted(snapshot)
         digest = _digest(wanted)
         index = self.keyword
         if (not force and self._read_digest() == digest and not index.was_reset
@@ -143,7 +108,7 @@ class Engine:
             return 0
         # Index and state change together under a lock, so two processes syncing at once never
         # leave a state that claims content the index does not hold.
-        with _cache_lock(self.cache / "keyword.lock"):
+        with file_lock(self.cache / "keyword.lock", timeout=600):
             state = {} if force else self._read_state().get("docs", {})
             if index.was_reset or (state and index.doc_count() == 0):
                 state = {}
@@ -195,29 +160,19 @@ class Engine:
             self._vectors.load()
         return self._vectors
 
-    def sync_vectors(self, snapshot: "Snapshot | Sequence[Memory]",
+    def sync_vectors(self, snapshot: "Snapshot",
                      progress: Callable[[int], None] | None = None) -> int:
         """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
         if snapshot is self._vec_synced:
             return 0
-        if isinstance(snapshot, (list, tuple)):
-            snapshot = _MemoryList(snapshot)
-        store, embedder = self.vectors, self.embedder
-        wanted, rel_of = _wanted(snapshot)
-        stale = [i for i in store.ids if i not in wanted]
-        store.remove(stale)
-        todo = sorted(store.missing(wanted))
-        for start in range(0, len(todo), 256):
-            batch = todo[start:start + 256]
-            vectors = embedder.embed([vector_text(snapshot.memory(rel_of[i])) for i in batch])
-            store.upsert(batch, [wanted[i] for i in batch], vectors)
-            if progress:
-                progress(len(wanted) - len(todo) + start + len(batch))
-        if stale or todo:
-            self.cache.mkdir(parents=True, exist_ok=True)
-            store.save()
+        from memctl.index.vectors import sync_store
+
+        wanted, rel_of = self._wanted(snapshot)
+        self.cache.mkdir(parents=True, exist_ok=True)
+        todo = sync_store(self.vectors, self.embedder, wanted,
+                          lambda i: vector_text(snapshot.memory(rel_of[i])), progress)
         self._vec_synced = snapshot
-        return len(todo)
+        return todo
 
     def query_vector(self, query: str):  # -> np.ndarray; the last one is kept (hybrid uses it twice)
         if self._last_query is None or self._last_query[0] != query:

@@ -10,7 +10,6 @@ from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
 from memctl.errors import InvalidMemory
-from memctl.storage import content_hash  # noqa: F401  (re-exported: part of the file-format API)
 from memctl.models import FIELD_ORDER, Memory
 
 

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Any, Iterable
 from memctl import clock
 from memctl.errors import UsageError
 from memctl.models import Memory
-from memctl.storage import INDEX_FILE, write_atomic
+from memctl.storage import INDEX_FILE, TEMPLATE_NAME, write_atomic
 
 if TYPE_CHECKING:
     from memctl.service import MemoryStore
 
-TEMPLATE_NAME = "MEMORY.md.template"
 
 
 def template_text(store: "MemoryStore") -> str:

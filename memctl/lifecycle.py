@@ -62,11 +62,11 @@ def importance_scores(store: "MemoryStore", memories: list[Memory]) -> dict[str,
         sims = similarity_pairs(store, active, 0.5, sync=False)
     except Exception:  # a missing or foreign vector cache only loses the uniqueness term
         sims = {}
-    scores = plan_scores(active, usage_map(store), now=clock.now(), settings=store.config.lifecycle,
-                         similarity=sims)
-    fallback = plan_scores(memories, usage_map(store), now=clock.now(), settings=store.config.lifecycle,
-                           similarity={})
-    return {m.id: scores.get(m.id, fallback[m.id]) for m in memories}
+    usage, now, settings = usage_map(store), clock.now(), store.config.lifecycle
+    scores = plan_scores(active, usage, now=now, settings=settings, similarity=sims)
+    others = [m for m in memories if m.id not in scores]  # archived ones: no peers to compare with
+    scores.update(plan_scores(others, usage, now=now, settings=settings, similarity={}))
+    return {m.id: scores[m.id] for m in memories}
 
 
 def in_owner(m: Memory, user: str | None, project: str | None) -> bool:
@@ -242,7 +242,7 @@ def undo_last(store: "MemoryStore") -> dict[str, Any]:
 
 
 def _put_back(store: "MemoryStore", current: Memory | None, original: dict[str, str], plan_id: str) -> None:
-    from memctl.fileformat import content_hash
+    from memctl.storage import content_hash
 
     target = store.root / original["path"]
     if current is not None and current.path != original["path"]:

@@ -125,8 +125,7 @@ def _recall(store: Any, a: dict) -> dict:
     result = store.recall(a["query"], users=[a["user"]] if a.get("user") else [],
                           projects=[a["project"]] if a.get("project") else [], session=a.get("session"),
                           k=a.get("k", store.config.recall.k), mode=a.get("mode", store.config.recall.mode))
-    return {"query": result.query, "mode": result.mode, "considered": result.considered,
-            "hits": [h.model_dump(mode="json", exclude={"components", "memory"}) for h in result.hits]}
+    return result.to_data()
 
 
 def _add(store: Any, a: dict) -> dict:

@@ -14,6 +14,7 @@ from memctl.models import Hit, Memory
 from memctl.policy.rank import RankWeights, final_score, fuse, order_conflicts
 
 if TYPE_CHECKING:
+    from memctl.catalog import Snapshot
     from memctl.service import MemoryStore
 
 Mode = Literal["hybrid", "keyword", "semantic"]
@@ -44,6 +45,16 @@ class RecallResult(BaseModel):
     mode: str
     hits: list[Hit]
     considered: int
+
+    def to_data(self, explain: bool = False) -> dict:
+        """The `recall --json` data (with each hit's component scores when `explain`)."""
+        hits = []
+        for hit in self.hits:
+            data = hit.model_dump(mode="json", exclude={"components", "memory"})
+            if explain:
+                data["explain"] = hit.components
+            hits.append(data)
+        return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits}
 
 
 def weights_from(store: "MemoryStore") -> RankWeights:
@@ -77,10 +88,9 @@ def _status_ok(rel: str, status: str, wanted: str) -> bool:
 _POOLS: dict[tuple, tuple] = {}
 
 
-def candidates(store: "MemoryStore", q: RecallQuery, now: datetime) -> dict[str, str]:
+def candidates(snap: "Snapshot", q: RecallQuery, now: datetime) -> dict[str, str]:
     """id -> path of the memories passing every filter; memoised per snapshot and filters until
     the next expiry among them, so an agent's repeated recalls skip the scan."""
-    snap = store.snapshot()
     key = (id(snap), tuple(q.users), tuple(q.projects), q.session, tuple(q.types), tuple(q.tags),
            q.since, q.until, q.status)
     cached = _POOLS.get(key)
@@ -130,7 +140,7 @@ def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:
         raise UsageError("empty query: say what to recall", code="empty_query")
     now = clock.now()
     snap = store.snapshot()
-    pool = candidates(store, q, now)
+    pool = candidates(snap, q, now)
     engine = store.engine()
     keyword, semantic = [], []
     if q.mode in ("hybrid", "keyword"):

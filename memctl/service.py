@@ -16,12 +16,11 @@ from memctl.catalog import Snapshot, folders_unchanged, load_snapshot
 from memctl.config import CONFIG_NAME, DEFAULT_CONFIG_TOML, Config, load_config
 from memctl.errors import InvalidMemory, NotFound, UsageError
 from memctl.models import JournalEntry, Memory
-from memctl.storage import (ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, Directory, check_id, content_hash, find_root,
-                            write_atomic)
+from memctl.storage import (ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, TEMPLATE_NAME, Directory, check_id, content_hash,
+                            find_root, write_atomic)
 
 IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
 ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
-TEMPLATE_NAME = "MEMORY.md.template"
 _PENDING_WARNINGS: dict[str, None] = {}
 RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
 

@@ -24,6 +24,7 @@ CACHE_DIR = ".memctl"
 ACTIVE_DIRS = ("users", "projects")
 ARCHIVE_DIR = "archive"
 INDEX_FILE = "MEMORY.md"
+TEMPLATE_NAME = "MEMORY.md.template"
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -45,6 +46,26 @@ def content_hash(text: str | bytes) -> str:
     """Short sha256 of a file's bytes: the journal's before/after and the caches' change key."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
+    """An exclusive flock on `path` (created if missing); LockTimeout after `timeout` seconds."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)")
+                time.sleep(0.02)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def check_id(value: str) -> str:
@@ -121,23 +142,6 @@ class Directory:
         """A path relative to the root, with forward slashes."""
         return path.relative_to(self.root).as_posix()
 
-    def memory_files(self, include_archive: bool = True) -> Iterator[Path]:
-        """Every memory file (`*.md` but MEMORY.md), active folders first, sorted."""
-        tops = [*ACTIVE_DIRS, ARCHIVE_DIR] if include_archive else list(ACTIVE_DIRS)
-        for top in tops:
-            base = self.root / top
-            if not base.is_dir():
-                continue
-            for dirpath, dirnames, filenames in os.walk(base):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in sorted(filenames):
-                    if name.endswith(".md") and name != INDEX_FILE and not name.startswith("."):
-                        yield Path(dirpath) / name
-
-    def is_archived(self, path: Path) -> bool:
-        """True for files under archive/: their location, not their status, decides."""
-        return self.relative(path).startswith(ARCHIVE_DIR + "/")
-
     def new_path(self, memory: Memory, archived: bool = False) -> Path:
         """Where a new memory goes: `<scope folder>/<slug>-<id>.md`."""
         name = f"{slugify(memory.body, memory.type)}-{memory.id}.md"
@@ -178,24 +182,9 @@ class Directory:
         _fsync_dir(target.parent)
         _fsync_dir(source.parent)
 
-    @contextlib.contextmanager
-    def lock(self, timeout: float = 30.0, name: str = "lock") -> Iterator[None]:
+    def lock(self, timeout: float = 30.0, name: str = "lock") -> contextlib.AbstractContextManager[None]:
         """Exclusive write lock for the whole directory (flock on `.memctl/lock`), or a named one."""
-        path = self.ensure_cache() / name
-        with open(path, "a+") as handle:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)")
-                    time.sleep(0.02)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return file_lock(self.ensure_cache() / name, timeout)
 
     @property
     def journal_path(self) -> Path:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from memctl.clock import format_timestamp
-from memctl.storage import write_atomic
+from memctl.storage import file_lock, write_atomic
 
 
 class UsageLog:
@@ -26,22 +24,12 @@ class UsageLog:
         except (OSError, ValueError):
             return {}
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
     def record(self, ids: Iterable[str], at: datetime, session: str | None = None) -> None:
         """Count one use of each id (read-modify-write under a lock: concurrent recalls add up)."""
         ids = list(ids)
         if not ids:
             return
-        with self._locked():
+        with file_lock(self.path.with_suffix(".lock")):
             data = self.read()
             for memory_id in ids:
                 entry = data.setdefault(memory_id, {"count": 0, "last_used": None, "sessions": []})

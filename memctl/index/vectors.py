@@ -209,19 +209,31 @@ def _atomic_write(path: Path, write: Callable[[Any], object]) -> None:
 def sync_vectors(
     store: VectorStore, embedder: Embedder, texts: Mapping[str, tuple[str, str]]
 ) -> int:
-    """Bring the store in line with `texts` (id -> (hash, text)); returns the number embedded.
+    """Bring the store in line with `texts` (id -> (hash, text)); returns the number embedded."""
+    return sync_store(store, embedder, {id_: pair[0] for id_, pair in texts.items()},
+                      lambda id_: texts[id_][1])
 
-    Only new or changed texts are embedded; ids no longer present are dropped; the
-    store is saved only when something changed.
+
+def sync_store(
+    store: VectorStore, embedder: Embedder, hashes: Mapping[str, str], text_of: Callable[[str], str],
+    progress: Callable[[int], None] | None = None, batch: int = 256,
+) -> int:
+    """Bring the store in line with `hashes` (id -> content hash); returns the number embedded.
+
+    Only new or changed ids are embedded (their text fetched by `text_of`, in batches, so a caller
+    never materialises every text); ids no longer present are dropped; the store is saved only
+    when something changed. `progress` gets the number of ids done so far.
     """
     if embedder.identity != store.identity or embedder.dim != store.dim:
         raise ValueError(f"embedder {embedder.identity} does not match store {store.identity}")
-    stale = [id_ for id_ in store.ids if id_ not in texts]
+    stale = [id_ for id_ in store.ids if id_ not in hashes]
     store.remove(stale)
-    todo = sorted(store.missing({id_: pair[0] for id_, pair in texts.items()}))
-    if todo:
-        vectors = embedder.embed([texts[id_][1] for id_ in todo])
-        store.upsert(todo, [texts[id_][0] for id_ in todo], vectors)
+    todo = sorted(store.missing(hashes))
+    for start in range(0, len(todo), batch):
+        ids = todo[start:start + batch]
+        store.upsert(ids, [hashes[i] for i in ids], embedder.embed([text_of(i) for i in ids]))
+        if progress:
+            progress(len(hashes) - len(todo) + start + len(ids))
     if stale or todo:
         store.save()
     return len(todo)
