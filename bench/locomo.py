@@ -103,7 +103,7 @@ def set_fusion_weights(root: Path, weights: tuple[float, float]) -> None:
 def load_conversation(sample: dict, root: Path,
                       weights: tuple[float, float] | None = None) -> tuple[Any, list[str]]:
     """A fresh memory directory at `root` holding the conversation's observations; (store, users)."""
-    from memctl.service import MemoryStore, init_directory
+    from memctl.api import MemoryStore, init_directory
 
     init_directory(root)
     if weights is not None:

@@ -72,10 +72,10 @@ def fill(template: str, rng: random.Random) -> str:
 
 def generate(root: Path, n: int, seed: int = 7) -> None:
     """Write `n` synthetic memories under a fresh memory directory at `root`."""
-    from memctl.fileformat import serialise_memory
-    from memctl.models import Memory
-    from memctl.service import init_directory
-    from memctl.storage import Directory
+    from memctl.core.fileformat import serialise_memory
+    from memctl.core.models import Memory
+    from memctl.api import init_directory
+    from memctl.store.files import Directory
 
     init_directory(root)
     directory, rng, taken = Directory(root), random.Random(seed), set()
@@ -114,7 +114,7 @@ def timed(action: Callable[[], Any]) -> float:
 
 def build(root: Path) -> dict[str, float]:
     """A full index build from nothing, phase by phase (what `memctl reindex` does)."""
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     store = MemoryStore(root)
     out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
@@ -200,7 +200,7 @@ def fresh_latency(root: Path, texts: list[str]) -> tuple[dict[str, dict[str, flo
 
 def measure(size: int, warm_queries: int, fresh_runs: int) -> dict[str, Any]:
     """Every figure for one directory size."""
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     with tempfile.TemporaryDirectory(prefix="memctl-speed-") as tmp:
         root = Path(tmp) / "mem"

@@ -19,14 +19,13 @@ __all__ = ["MemoryStore", "init_directory", "open", "__version__"]
 
 def open(path: Any = None, **kwargs: Any) -> Any:  # noqa: A001 (mirrors the builtin on purpose)
     """Open a memory directory: `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     return MemoryStore.open(path, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
     if name in ("MemoryStore", "init_directory"):
-        from memctl import service
-
-        return getattr(service, name)
+        from memctl import api
+        return getattr(api, name)
     raise AttributeError(f"module 'memctl' has no attribute {name!r}")

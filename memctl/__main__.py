@@ -1,5 +1,5 @@
 """`python -m memctl`."""
 
-from memctl.cli import main
+from memctl.cli.app import main
 
 main()

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memctl.errors import ConfigError
-from memctl.models import DEFAULT_TYPES
+from memctl.core.models import DEFAULT_TYPES
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -31,7 +31,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
 @pytest.fixture
 def memdir(tmp_path: Path) -> Path:
     """A fresh, initialised memory directory."""
-    from memctl.service import init_directory
+    from memctl.api import init_directory
 
     root = tmp_path / "mem"
     init_directory(root)
@@ -40,7 +40,7 @@ def memdir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(memdir: Path):
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     return MemoryStore(memdir)
 
@@ -48,7 +48,7 @@ def store(memdir: Path):
 @pytest.fixture
 def samples(tmp_path: Path) -> Path:
     """A private copy of sample_memories/ (with config), safe to change."""
-    from memctl.service import init_directory
+    from memctl.api import init_directory
 
     target = tmp_path / "samples"
     shutil.copytree(SAMPLES, target, ignore=shutil.ignore_patterns(".memctl"))

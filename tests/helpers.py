@@ -8,7 +8,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from memctl.cli import app
+from memctl.cli.app import app
 
 
 def cli(root: Path | None, *args: str, input: str | bytes | None = None, env: dict | None = None):

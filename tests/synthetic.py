@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from memctl.config import LifecycleSettings
-from memctl.fileformat import serialise_memory
-from memctl.models import Memory
+from memctl.core.fileformat import serialise_memory
+from memctl.core.models import Memory
 from memctl.policy.importance import Usage
-from memctl.storage import Directory
+from memctl.store.files import Directory
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 USERS = ("alice", "bob", "carol", "dave", "erin", "wei")

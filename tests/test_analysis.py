@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from memctl.index.analysis import analyze, cjk_grams, memory_analyzer, word_terms
+from memctl.search.analysis import analyze, cjk_grams, memory_analyzer, word_terms
 
 
 @pytest.mark.parametrize(

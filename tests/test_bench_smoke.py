@@ -101,7 +101,7 @@ def test_parse_locomo_date(text: str, expected: datetime) -> None:
     ("o'brien.jr", "o-brien.jr"),
 ])
 def test_user_name(speaker: str, expected: str) -> None:
-    from memctl.models import check_name
+    from memctl.core.models import check_name
 
     assert load("locomo").user_name(speaker) == expected
     check_name(expected, "user")
@@ -146,7 +146,7 @@ def test_speed_json_shape() -> None:
 
 
 def test_speed_generates_valid_memories(tmp_path: Path) -> None:
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     load("speed").generate(tmp_path / "mem", 40)
     snap = MemoryStore(tmp_path / "mem").snapshot()

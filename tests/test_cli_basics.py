@@ -230,8 +230,7 @@ def test_version_and_library_entry_points(memdir: Path) -> None:
     (["bogus"], None),
 ])
 def test_only_the_invoked_command_is_built(monkeypatch: pytest.MonkeyPatch, argv: list[str], expected) -> None:
-    from memctl import cli
-
+    from memctl.cli import app as cli
     everything = list(cli.app.registered_commands)
     monkeypatch.setattr(cli.app, "registered_commands", list(everything))
     cli._only_the_invoked_command(argv)

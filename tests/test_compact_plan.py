@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memctl.config import LifecycleSettings
-from memctl.fileformat import parse_memory
-from memctl.models import Memory
+from memctl.core.fileformat import parse_memory
+from memctl.core.models import Memory
 from memctl.policy.compact import (
     CompactionPlan, complete_link_clusters, importance_scores, neighbours, plan_compaction,
 )

@@ -20,7 +20,7 @@ from memctl.prompt.context import (
     plan_context,
     render_context,
 )
-from memctl.models import Hit, Memory
+from memctl.core.models import Hit, Memory
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.profile import Profile
 

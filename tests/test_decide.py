@@ -306,7 +306,7 @@ def test_parse_llm_decision_malformed(output: str) -> None:
 def test_decisions_with_the_shipped_model(tmp_path: Path, old: str, new: str,
                                           old_key: str | None, new_key: str | None,
                                           action: str) -> None:
-    from memctl.index.embed import FastEmbedder  # deferred: loads onnxruntime
+    from memctl.search.embedders import FastEmbedder  # deferred: loads onnxruntime
 
     vectors = FastEmbedder(cache_dir=tmp_path).embed([old, new])
     cosine = float(vectors[0] @ vectors[1])

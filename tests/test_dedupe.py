@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.dedupe_io import dedupe, open_conflicts
-from memctl.service import MemoryStore
+from memctl.services.dedupe import dedupe, open_conflicts
+from memctl.api import MemoryStore
 from tests.helpers import cli, cli_json, tree_bytes
 
 FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.cli import app
+from memctl.cli.app import app
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memctl.index import embed
-from memctl.index.embed import (
+from memctl.search import embedders as embed
+from memctl.search.embedders import (
     DEFAULT_MODEL,
     Embedder,
     EmbeddingError,
@@ -73,7 +73,7 @@ def test_fake_empty_input() -> None:
 
 def test_fake_is_deterministic_across_processes() -> None:
     code = (
-        "from memctl.index.embed import FakeEmbedder;"
+        "from memctl.search.embedders import FakeEmbedder;"
         "print(FakeEmbedder().embed_query('Alice prefers window seats').tolist())"
     )
     runs = [json.loads(run_python(code, PYTHONHASHSEED=seed).stdout) for seed in ("1", "2")]
@@ -129,7 +129,7 @@ def test_shipped_aliases(tmp_path: Path, name: str) -> None:
 def test_import_and_identity_do_not_import_fastembed(tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path;"
-        "import memctl.index.embed as e;"
+        "import memctl.search.embedders as e;"
         f"x = e.get_embedder('default', Path({str(tmp_path)!r}));"
         "assert x.identity.endswith(':384');"
         "print(sorted(m for m in ('fastembed', 'onnxruntime', 'tokenizers') if m in sys.modules))"
@@ -167,7 +167,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> FastEmbedder:
 @pytest.mark.model
 def test_model_loads_offline_in_a_fresh_process(tmp_path: Path) -> None:
     code = (
-        "from pathlib import Path; from memctl.index.embed import FastEmbedder;"
+        "from pathlib import Path; from memctl.search.embedders import FastEmbedder;"
         f"v = FastEmbedder(cache_dir=Path({str(tmp_path)!r})).embed_query('hello');"
         "print(v.shape[0], round(float((v * v).sum()), 4))"
     )
@@ -218,7 +218,7 @@ def test_model_not_in_catalogue(tmp_path: Path) -> None:
 @pytest.mark.model
 def test_direct_query_path_matches_fastembed() -> None:
     """Single queries skip fastembed's import; their vectors must be the ones fastembed gives."""
-    from memctl.index.embed import FastEmbedder
+    from memctl.search.embedders import FastEmbedder
 
     direct, loaded = FastEmbedder(), FastEmbedder()
     loaded.load()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memctl.index.entities import MAX_ENTITIES, extract_entities, query_entities
+from memctl.search.entities import MAX_ENTITIES, extract_entities, query_entities
 
 
 @pytest.mark.parametrize(

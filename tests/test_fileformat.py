@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memctl.errors import InvalidMemory
-from memctl.fileformat import parse_memory, serialise_memory
+from memctl.core.fileformat import parse_memory, serialise_memory
 
 CANONICAL = """---
 id: 3f9a1c2e

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.bulk import ImportDefaults, import_text, parse_line, parse_lines, resolve_type
+from memctl.services.imports import ImportDefaults, import_text, parse_line, parse_lines, resolve_type
 from memctl.config import PRESETS
 from tests.helpers import cli, cli_json
 
@@ -107,7 +107,7 @@ def test_import_without_owner_is_refused_per_line(store) -> None:
 
 
 def test_claude_preset_maps_nothing_it_does_not_know(memdir: Path) -> None:
-    from memctl.service import MemoryStore
+    from memctl.api import MemoryStore
 
     config = memdir / "memctl.toml"
     config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))

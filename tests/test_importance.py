@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memctl.models import Memory
+from memctl.core.models import Memory
 from memctl.policy.importance import Usage, importance, importance_breakdown, is_pinned, uniqueness
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

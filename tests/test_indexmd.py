@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memctl.config import IndexSettings
-from memctl.fileformat import parse_memory
-from memctl.models import Memory
+from memctl.core.fileformat import parse_memory
+from memctl.core.models import Memory
 from memctl.prompt.indexmd import (
     PROTECTED_TYPES,
     approx_tokens,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import memctl.index.keyword as keyword
-from memctl.index.keyword import KeywordDoc, KeywordIndex, build_query, make_schema
+import memctl.search.keyword as keyword
+from memctl.search.keyword import KeywordDoc, KeywordIndex, build_query, make_schema
 
 MEMORIES = [
     KeywordDoc(id="seat", body="Alice prefers window seats on flights.", tags=["travel"], key="travel.seat"),
@@ -279,7 +279,7 @@ def test_write_error_from_damaged_segments_resets_and_keeps_the_change(
 
 
 def test_probabilistic_idf_makes_common_words_weigh_little(tmp_path: Path) -> None:
-    from memctl.index.keyword import KeywordDoc, KeywordIndex
+    from memctl.search.keyword import KeywordDoc, KeywordIndex
 
     index = KeywordIndex(tmp_path / "kw")
     docs = [KeywordDoc(id=f"{i:08x}", body=f"Alice note {i} about the garden") for i in range(20)]

@@ -14,8 +14,8 @@ import pytest
 
 from memctl import clock
 from memctl.config import Config
-from memctl.lifecycle import compact, undo_last
-from memctl.service import MemoryStore
+from memctl.services.compact import compact, undo_last
+from memctl.api import MemoryStore
 from tests.helpers import cli_json
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
 
@@ -83,7 +83,7 @@ def test_recall_and_index_reflect_the_compacted_state(synthetic) -> None:
     fresh = MemoryStore(root)
     hits = fresh.recall(fresh.get(gone).body, k=50, record_usage=False).hits
     assert gone not in {h.id for h in hits}
-    from memctl.indexing import render_indexes
+    from memctl.services.memory_md import render_indexes
 
     text = "\n".join((root / i["path"]).read_text() for i in render_indexes(fresh, [], [], True))
     assert gone not in text and all(i not in text for i in expected.archive_low_importance)
@@ -93,8 +93,8 @@ KILLER = """
 import json, sys
 from memctl import clock
 from memctl.config import Config
-from memctl.lifecycle import compact
-from memctl.service import MemoryStore
+from memctl.services.compact import compact
+from memctl.api import MemoryStore
 from tests.synthetic import NOW, make_memories, synthetic_settings
 clock.set_now(NOW)
 _, _, similarity, _ = make_memories(1000, seed=0, now=NOW)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memctl.errors import MemctlError
-from memctl.llm import LLMError, run_llm
+from memctl.services.llm import LLMError, run_llm
 
 FAKE_MODEL = """\
 import sys

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from memctl.mcp import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, TOOLS, Defaults,
+from memctl.agents.mcp import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, TOOLS, Defaults,
                         InvalidArguments, McpServer, call_tool, check_arguments, fill_defaults)
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 
 CARD = "My card number is 4111 1111 1111 1111"
 

@@ -6,7 +6,7 @@ import pytest
 
 from memctl import clock
 from memctl.errors import Refused
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 
 pytestmark = pytest.mark.model
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memctl.config import PRESETS
-from memctl.models import Memory
+from memctl.core.models import Memory
 from memctl.prompt.labels import (
     PHRASES,
     SECTION_LABELS,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memctl import clock
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 from tests.helpers import cli_json
 
 
@@ -129,8 +129,8 @@ def test_damaged_caches_are_rebuilt(filled: MemoryStore) -> None:
 IMPORTS = """
 import sys
 import memctl
-from memctl.cli import app
-from memctl.service import MemoryStore
+from memctl.cli.app import app
+from memctl.api import MemoryStore
 s = MemoryStore(sys.argv[1])
 s.list()
 s.recall("jazz", mode="keyword")

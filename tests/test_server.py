@@ -12,9 +12,9 @@ from typing import Any, Iterator
 import pytest
 
 from memctl.errors import UsageError
-from memctl.mcp import Defaults
-from memctl.server import MemoryHTTPServer, check_bind_host, is_loopback, make_server, warm_up
-from memctl.service import MemoryStore
+from memctl.agents.mcp import Defaults
+from memctl.agents.http import MemoryHTTPServer, check_bind_host, is_loopback, make_server, warm_up
+from memctl.api import MemoryStore
 
 ENVELOPE_KEYS = {"version", "command", "ok", "data", "errors"}
 

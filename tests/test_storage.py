@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from memctl.errors import InvalidId, NoDirectory
-from memctl.fileformat import parse_memory
-from memctl.service import MemoryStore
-from memctl.storage import Directory, check_id, find_root, slugify, write_atomic
+from memctl.core.fileformat import parse_memory
+from memctl.api import MemoryStore
+from memctl.store.files import Directory, check_id, find_root, slugify, write_atomic
 
 
 def test_write_atomic_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_journal_records_hashes(store: MemoryStore) -> None:
 
 WRITER = """
 import sys
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 store = MemoryStore(sys.argv[1])
 memory = store.get(sys.argv[2])
 store.edit(memory.id, body="Alice now prefers aisle seats on every flight, even short ones.")
@@ -103,7 +103,7 @@ def test_sigkill_mid_write_never_leaves_a_torn_file(memdir: Path) -> None:
 
 ADDER = """
 import sys
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 store = MemoryStore(sys.argv[1])
 things = ["kayaking", "pottery", "chess", "sourdough", "violin", "astronomy", "origami", "climbing",
           "gardening", "karaoke", "fencing", "sailing", "juggling", "birding", "knitting", "surfing"]
@@ -127,7 +127,7 @@ def test_concurrent_writers_lose_nothing(memdir: Path) -> None:
 
 CONCURRENT_EDIT = """
 import sys
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 store = MemoryStore(sys.argv[1])
 for i in range(10):
     m = store.get(sys.argv[2])
@@ -147,7 +147,7 @@ def test_concurrent_edits_of_one_memory_all_land(memdir: Path) -> None:
 
 READER = """
 import sys
-from memctl.service import MemoryStore
+from memctl.api import MemoryStore
 for _ in range(15):
     MemoryStore(sys.argv[1]).recall("alpaca", mode="keyword", record_usage=False)
 """

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.service import MemoryStore
-from memctl.transcripts import (
+from memctl.api import MemoryStore
+from memctl.services.transcripts import (
     ExtractionError,
     Message,
     append_message,
@@ -200,8 +200,8 @@ def test_cli_extract_refusal_exits_3(memdir: Path) -> None:
 
 EXTRACTOR = """
 import sys
-from memctl.service import MemoryStore
-from memctl.transcripts import extract
+from memctl.api import MemoryStore
+from memctl.services.transcripts import extract
 extract(MemoryStore(sys.argv[1]), "alice", "s1", sys.argv[2])
 """
 

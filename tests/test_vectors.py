@@ -10,8 +10,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pytest
 
-from memctl.index.embed import FakeEmbedder
-from memctl.index.vectors import META_FILE, MATRIX_FILE, VectorStore, sync_vectors
+from memctl.search.embedders import FakeEmbedder
+from memctl.search.vectors import META_FILE, MATRIX_FILE, VectorStore, sync_vectors
 
 FAKE = FakeEmbedder()
 TEXTS = {

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from memctl.clock import format_timestamp
 from memctl.config import LifecycleSettings
-from memctl.models import Memory
+from memctl.core.models import Memory
 from memctl.policy.importance import Usage, importance, is_pinned
 from memctl.policy.summarise import extractive_summary
 

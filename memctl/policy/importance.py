@@ -42,7 +42,7 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel, Field
 
-from memctl.models import Memory
+from memctl.core.models import Memory
 
 RECENCY_WEIGHT = 0.7
 FREQUENCY_WEIGHT = 0.3

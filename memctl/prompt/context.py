@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pydantic import BaseModel, Field
 
-from memctl.models import Hit
+from memctl.core.models import Hit
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.labels import phrase
 from memctl.prompt.profile import Profile, limit_profile

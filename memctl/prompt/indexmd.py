@@ -12,7 +12,7 @@ from importlib import resources
 from pydantic import BaseModel
 
 from memctl.config import IndexSettings
-from memctl.models import Memory
+from memctl.core.models import Memory
 from memctl.prompt.labels import one_line, phrase, short_title, type_label
 from memctl.prompt.profile import (
     Profile,

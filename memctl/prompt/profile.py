@@ -8,7 +8,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from memctl.models import Memory
+from memctl.core.models import Memory
 from memctl.prompt.labels import phrase, section_label, one_line
 
 PROFILE_LINE_CHARS = 120

@@ -1,0 +1,1 @@
+"""The memctl command line."""

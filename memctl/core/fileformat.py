@@ -1,0 +1,91 @@
+"""Parse and serialise memory files: YAML frontmatter plus a Markdown body, byte-stable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import frontmatter
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+from pydantic import ValidationError
+
+from memctl.errors import InvalidMemory
+from memctl.core.models import FIELD_ORDER, Memory
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that keeps timestamps as strings, so unknown keys round-trip verbatim."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
+}
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper writing scalar lists in flow style (`tags: [a, b]`) and times unquoted."""
+
+
+_Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
+    flow = all(isinstance(v, (str, int, float, bool)) and "\n" not in str(v) for v in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(list, _represent_list)
+
+
+class _Handler(YAMLHandler):
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return yaml.load(fm, Loader=_Loader)
+
+
+def split_fields(meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split frontmatter into known fields and unknown keys (kept in file order)."""
+    known = {k: v for k, v in meta.items() if k in FIELD_ORDER}
+    extra = {k: v for k, v in meta.items() if k not in FIELD_ORDER}
+    return known, extra
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "memory"
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {msg}" if where != "memory" else msg
+
+
+def parse_memory(text: str, path: str | None = None) -> Memory:
+    """Parse file text into a Memory; raise InvalidMemory with a one-line reason."""
+    label = path or "memory"
+    if not text.lstrip().startswith("---"):
+        raise InvalidMemory(f"{label}: no YAML frontmatter (the file must start with ---)")
+    try:
+        meta, body = frontmatter.parse(text, handler=_Handler())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}") from None
+    if not isinstance(meta, dict) or not meta:
+        raise InvalidMemory(f"{label}: frontmatter is not a mapping of fields")
+    known, extra = split_fields(meta)
+    for required in ("id", "type", "created", "updated"):
+        if required not in known:
+            raise InvalidMemory(f"{label}: missing required field {required!r}")
+    try:
+        return Memory(**known, body=body, extra=extra, path=path)
+    except ValidationError as exc:
+        raise InvalidMemory(f"{label}: {_first_error(exc)}") from None
+    except TypeError as exc:
+        raise InvalidMemory(f"{label}: {exc}") from None
+
+
+def serialise_memory(memory: Memory) -> str:
+    """Canonical file text: ordered frontmatter, `---` fences, body, one trailing newline."""
+    meta = yaml.dump(
+        memory.frontmatter(), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+        default_flow_style=False, width=100000,
+    )
+    return f"---\n{meta}---\n{memory.body.strip()}\n"

@@ -1,0 +1,350 @@
+"""The keyword index: a whoosh BM25F cache of the memory files.
+
+The index is derived state under ``<root>/.memctl/keyword/``: it can be deleted
+at any time, and a damaged one is thrown away and recreated empty
+(``was_reset``) so the caller rebuilds it from the Markdown files.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import logging
+import shutil
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from memctl.search._whoosh_startup import quiet_import
+
+quiet_import()
+# Only the whoosh submodules we use: a CLI pays their import time on every run.
+from whoosh import index as whoosh_index  # noqa: E402
+from whoosh.fields import ID, TEXT, Schema  # noqa: E402
+from whoosh.query import NullQuery, Or, Query, Term  # noqa: E402
+from whoosh.scoring import BM25F  # noqa: E402
+from whoosh.searching import SearchContext  # noqa: E402
+from whoosh.writing import CLEAR  # noqa: E402
+
+from memctl.search.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+INDEX_NAME = f"memctl_s{SCHEMA_VERSION}_a{ANALYZER_VERSION}"
+FIELD_BOOSTS: dict[str, float] = {
+    "body": 1.0,
+    "tags": 1.5,
+    "key": 1.5,
+    "name": 2.0,
+    "description": 1.2,
+    "entities": 2.0,
+    "when": 1.0,
+}
+# Coordination bonus: documents matching more of the query's terms rank higher.
+COORD_SCALE = 0.9
+LOCK_TIMEOUT_S = 5.0
+_PROGRESS_EVERY = 500
+T = TypeVar("T")
+
+
+class KeywordDoc(BaseModel):
+    """What the keyword index knows about one memory."""
+
+    id: str
+    body: str
+    tags: list[str] = []
+    key: str | None = None
+    name: str | None = None
+    description: str | None = None
+    entities: list[str] = []
+    when: str | None = None  # the memory's month and year as words ("March 2026"): dates are searchable
+
+    def fields(self) -> dict[str, str]:
+        """Field values for whoosh; lists are newline-joined, missing values skipped."""
+        values = {
+            "id": self.id,
+            "body": self.body,
+            "tags": "\n".join(self.tags),
+            "key": self.key or "",
+            "name": self.name or "",
+            "description": self.description or "",
+            "entities": "\n".join(self.entities),
+            "when": self.when or "",
+        }
+        return {name: value for name, value in values.items() if value}
+
+
+class ProbabilisticBM25F(BM25F):
+    """BM25F with the probabilistic (Robertson / Lucene) IDF, log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    whoosh's default IDF, log(N / (n + 1)) + 1, never drops below 1, so a word found in half the
+    memories (a user's own name, say) still weighs about a quarter of a rare one; here it weighs
+    about a tenth, and rare words decide the ranking.
+    """
+
+    def idf(self, searcher: Any, fieldname: str, text: Any) -> float:
+        parent = searcher.get_parent()
+        n = parent.doc_frequency(fieldname, text)
+        total = parent.doc_count_all()
+        return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+
+
+def make_schema() -> Schema:
+    """The index schema: a stored unique id column plus analysed text fields."""
+    analyzer = memory_analyzer()
+    text_fields = {name: TEXT(analyzer=analyzer, phrase=False) for name in FIELD_BOOSTS}
+    return Schema(id=ID(stored=True, unique=True, sortable=True), **text_fields)
+
+
+def build_query(text: str, schema: Schema) -> Query:
+    """An OR over the analysed query terms, each searched in every boosted field.
+
+    User text is never parsed as whoosh query syntax, so operators, quotes,
+    brackets and punctuation are just characters (usually dropped).
+    """
+    analyzer = schema["body"].analyzer
+    terms = list(dict.fromkeys(t.text for t in analyzer(text or "", mode="query")))
+    fields = [name for name in FIELD_BOOSTS if name in schema]
+    if not terms or not fields:
+        return NullQuery
+    per_term = [
+        Or([Term(field, term, boost=FIELD_BOOSTS[field]) for field in fields])
+        for term in terms
+    ]
+    return Or(per_term, scale=COORD_SCALE)
+
+
+def score_query(searcher: Any, query: Query) -> dict[int, float]:
+    """BM25F scores by docnum for a ``build_query`` query, with its coordination bonus.
+
+    Equivalent to ``searcher.search(query)`` but walks each term's postings
+    once and accumulates scores in a dict: whoosh's tree of union matchers
+    plus CoordMatcher is about four times slower on a 10k-memory index.
+    """
+    context = SearchContext(needs_current=False, weighting=searcher.weighting)
+    scores: dict[int, float] = defaultdict(float)
+    matched_terms: Counter[int] = Counter()
+    term_groups = query.subqueries
+    for group in term_groups:
+        seen: set[int] = set()
+        for term_query in group.subqueries:
+            matcher = term_query.matcher(searcher, context)
+            while matcher.is_active():
+                docnum = matcher.id()
+                scores[docnum] += matcher.score()
+                seen.add(docnum)
+                matcher.next()
+        matched_terms.update(seen)
+    scale = getattr(query, "scale", None) or 0.0
+    total = len(term_groups)
+    return {d: s * _coordination(matched_terms[d], total, scale) for d, s in scores.items()}
+
+
+def _coordination(matched: int, total: int, scale: float) -> float:
+    """Score multiplier rewarding memories that contain more of the query's terms."""
+    if total <= 1:
+        return 1.0
+    return 1.0 + scale * (matched - 1) / (total - 1)
+
+
+class KeywordIndex:
+    """A persistent whoosh index of memories under one directory."""
+
+    def __init__(self, path: Path) -> None:
+        """Remember where the index lives; nothing is opened until first use."""
+        self.path = Path(path)
+        self._was_reset = False
+        self._ix: Any = None
+        self._searcher: Any = None
+
+    @property
+    def was_reset(self) -> bool:
+        """True when a damaged or outdated index was discarded: the caller must rebuild."""
+        self._get_searcher()  # corruption is only discovered by opening
+        return self._was_reset
+
+    # -- opening ---------------------------------------------------------
+
+    def _open(self, create: bool) -> Any:
+        """The whoosh index, opened (or created when ``create``) on first use."""
+        if self._ix is not None:
+            return self._ix
+        if self.path.is_dir():
+            try:
+                self._ix = whoosh_index.open_dir(str(self.path), indexname=INDEX_NAME)
+                return self._ix
+            except whoosh_index.EmptyIndexError:
+                if any(self._foreign_entries()):
+                    self._reset(None)  # another schema/analyzer version: rebuild
+            # A damaged pickle/TOC can raise nearly anything; the index is a cache.
+            except Exception as exc:  # noqa: BLE001
+                self._reset(exc)
+        elif self.path.exists():
+            self._reset(None)  # a stray file where the directory belongs
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._ix = whoosh_index.create_in(str(self.path), make_schema(), indexname=INDEX_NAME)
+        return self._ix
+
+    def _foreign_entries(self) -> Iterator[Path]:
+        """Entries that are not this index version's (e.g. an older schema's files)."""
+        return (p for p in self.path.iterdir() if INDEX_NAME not in p.name)
+
+    def _reset(self, exc: BaseException | None) -> None:
+        """Delete the index directory so it is recreated empty."""
+        if exc is not None:
+            log.warning("keyword index at %s is unreadable (%s); recreating it", self.path, exc)
+        self.close()
+        self._was_reset = True
+        if self.path.is_dir():
+            shutil.rmtree(self.path, ignore_errors=True)
+        elif self.path.exists():
+            self.path.unlink()
+
+    def _get_searcher(self) -> Any:
+        """A searcher on the latest commit, or None when there is no index yet."""
+        ix = self._open(create=False)
+        if ix is None:
+            return None
+        try:
+            if self._searcher is None:
+                self._searcher = ix.searcher(weighting=ProbabilisticBM25F())
+            elif not self._searcher.up_to_date():
+                # refresh() reuses unchanged segment readers and closes the rest.
+                self._searcher = self._searcher.refresh()
+            return self._searcher
+        except Exception as exc:  # noqa: BLE001 - damaged segment files; see _open
+            self._reset(exc)
+            return None
+
+    def close(self) -> None:
+        """Release the open searcher and index handles."""
+        if self._searcher is not None:
+            self._searcher.close()
+        self._searcher = None
+        self._ix = None
+
+    # -- writing ---------------------------------------------------------
+
+    def _writer(self) -> Any:
+        """A writer, waiting up to LOCK_TIMEOUT_S for another process's lock."""
+        self._get_searcher()  # opening a reader first resets a damaged index
+        ix = self._open(create=True)
+        try:
+            return ix.writer(timeout=LOCK_TIMEOUT_S, delay=0.05)
+        except whoosh_index.LockError as exc:
+            raise TimeoutError(f"keyword index {self.path} is locked by another writer") from exc
+
+    def update(self, upserts: Sequence[KeywordDoc], deletes: Iterable[str]) -> None:
+        """Add or replace ``upserts`` and drop ``deletes`` in one transaction."""
+        deletes = list(deletes)
+        docs = [doc.fields() for doc in upserts]  # before locking: a bad doc changes nothing
+        if not docs and not deletes:
+            return
+        try:
+            self._write(docs, deletes)
+        except TimeoutError:
+            raise
+        # Damaged segments can surface only when the writer reads them; the
+        # caller sees was_reset and rebuilds, but this change is kept meanwhile.
+        except Exception as exc:  # noqa: BLE001
+            self._reset(exc)
+            self._write(docs, deletes)
+
+    def _write(self, docs: list[dict[str, str]], deletes: list[str]) -> None:
+        """Apply deletes then upserts under the write lock, all or nothing."""
+        writer = self._writer()
+        try:
+            for doc_id in deletes:
+                writer.delete_by_term("id", doc_id)
+            for fields in docs:
+                writer.update_document(**fields)
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+    def rebuild(
+        self,
+        docs: Iterable[KeywordDoc],
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """Replace the whole index with ``docs``; readers see the old one until commit."""
+        writer = self._writer()
+        count = 0
+        try:
+            for doc in docs:
+                writer.add_document(**doc.fields())
+                count += 1
+                if progress and count % _PROGRESS_EVERY == 0:
+                    progress(count)
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit(mergetype=CLEAR)  # drops every old segment atomically
+        if progress:
+            progress(count)
+
+    # -- reading ---------------------------------------------------------
+
+    def _read(self, read: Callable[[Any], T], default: T) -> T:
+        """Run ``read(searcher)``; a damaged index resets to empty instead of raising."""
+        searcher = self._get_searcher()
+        if searcher is None:
+            return default
+        try:
+            return read(searcher)
+        # Truncated segment files surface as struct/IO/bare whoosh errors mid-read.
+        except Exception as exc:  # noqa: BLE001
+            self._reset(exc)
+            return default
+
+    def search(
+        self,
+        query: str,
+        limit: int = 50,
+        allowed: Collection[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, BM25F score) pairs best first, optionally only ids in ``allowed``."""
+        if limit <= 0 or (allowed is not None and not allowed):
+            return []
+        if allowed is not None and not isinstance(allowed, (set, frozenset, dict)):
+            allowed = set(allowed)  # O(1) membership for the post-filter
+        return self._read(lambda searcher: _top_hits(searcher, query, limit, allowed), [])
+
+    def ids(self) -> set[str]:
+        """Ids of every memory in the index."""
+        return self._read(_live_ids, set())
+
+    def doc_count(self) -> int:
+        """Number of (undeleted) memories in the index."""
+        return self._read(lambda searcher: searcher.doc_count(), 0)
+
+
+def _top_hits(
+    searcher: Any, query: str, limit: int, allowed: Collection[str] | None
+) -> list[tuple[str, float]]:
+    """The ``limit`` best (id, score) pairs for ``query``, restricted to ``allowed``."""
+    q = build_query(query, searcher.schema)
+    if q is NullQuery:
+        return []
+    ids = searcher.reader().column_reader("id")
+    ranked = ((score, ids[docnum]) for docnum, score in score_query(searcher, q).items())
+    if allowed is not None:
+        # Post-filtering scored candidates through the id column costs about a
+        # microsecond each; whoosh's filter= pays a term lookup per allowed id.
+        ranked = ((score, doc_id) for score, doc_id in ranked if doc_id in allowed)
+    # Ties go to the smaller id so results are deterministic.
+    best = heapq.nsmallest(limit, ranked, key=lambda pair: (-pair[0], pair[1]))
+    return [(doc_id, score) for score, doc_id in best]
+
+
+def _live_ids(searcher: Any) -> set[str]:
+    """Ids of undeleted documents (the id lexicon keeps deleted ones until a merge)."""
+    reader = searcher.reader()
+    ids = reader.column_reader("id")
+    return {ids[docnum] for docnum in reader.all_doc_ids()}

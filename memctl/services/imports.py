@@ -1,0 +1,220 @@
+"""Import: many candidate memories at once, each through the gate and the write decision.
+
+Input is JSON Lines (`{"content": ..., "type": ..., ...}`) or the line format
+`[type:subtype] content` / `[type] content`, one candidate per line. A bad line is
+reported with its number and counted as refused; it never stops the import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from memctl.errors import InvalidMemory, Refused, UsageError
+
+if TYPE_CHECKING:
+    from memctl.api import MemoryStore
+
+# Categories of other presets mapped onto a configured type; used only for names not configured.
+TYPE_ALIASES: dict[str, str] = {
+    "profile": "fact", "relation": "fact", "topic": "context", "custom": "fact",
+    "user": "fact", "feedback": "preference", "reference": "fact", "project": "context",
+}
+Outcome = Literal["added", "updated", "superseded", "skipped", "refused"]
+OUTCOMES: tuple[Outcome, ...] = ("added", "updated", "superseded", "skipped", "refused")
+_DONE: dict[str, Outcome] = {"add": "added", "update": "updated", "supersede": "superseded", "noop": "skipped"}
+_LINE = re.compile(r"^\[\s*([^\]:\s]+)\s*(?::\s*([^\]\s]+)\s*)?\]\s*(.*)$", re.DOTALL)
+
+
+class ImportDefaults(BaseModel):
+    """Values for what a candidate does not carry (from --user, --project, --session, --source)."""
+
+    user: str | None = None
+    project: str | None = None
+    session: str | None = None
+    source: str = "import"
+    rate_session: str | None = None  # the session whose automatic-write rate limit applies
+
+
+class CandidateIn(BaseModel):
+    """One candidate as read from a line; unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    content: str
+    type: str = "fact"
+    subtype: str | None = None
+    confidence: float = 1.0
+    user: str | None = None
+    project: str | None = None
+    session: str | None = None
+    source: str | None = None
+    key: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is empty")
+        return value
+
+    @field_validator("tags", "source_ids", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else [] if value is None else value
+
+
+class ImportItem(BaseModel):
+    """What happened to one input line."""
+
+    line: int
+    outcome: Outcome
+    decision: str | None = None
+    id: str | None = None
+    codes: list[str] = Field(default_factory=list)
+    message: str | None = None
+
+
+class ImportReport(BaseModel):
+    """Per-line outcomes and their counts."""
+
+    items: list[ImportItem] = Field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {name: sum(item.outcome == name for item in self.items) for name in OUTCOMES}
+
+    @property
+    def refused(self) -> int:
+        return self.counts["refused"]
+
+    def to_data(self) -> dict[str, Any]:
+        return {"counts": self.counts, "items": [i.model_dump(mode="json") for i in self.items]}
+
+
+def decode_input(data: bytes, what: str = "input") -> str:
+    """Bytes to text; non-UTF-8 input is a usage error (exit 2), never a crash."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidMemory(f"{what} is not UTF-8 text (byte {exc.start})", code="not_utf8") from None
+
+
+def parse_line(text: str) -> CandidateIn:
+    """One non-empty line as a candidate; raises ValueError with a one-line reason."""
+    if text.startswith("{"):
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        return candidate_from(raw)
+    match = _LINE.match(text)
+    if not match:
+        raise ValueError("expected a JSON object or '[type] content'")
+    kind, subtype, content = match.groups()
+    return candidate_from({"content": content, "type": kind, "subtype": subtype})
+
+
+def candidate_from(raw: Any) -> CandidateIn:
+    """Validate a decoded candidate object; raises ValueError naming the bad field."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"expected a JSON object, got {type(raw).__name__}")
+    try:
+        return CandidateIn.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "candidate"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"{where}: {message}") from None
+
+
+def parse_lines(text: str) -> list[tuple[int, CandidateIn | str]]:
+    """(line number, candidate or error message) for each non-blank, non-comment line."""
+    out: list[tuple[int, CandidateIn | str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            out.append((number, parse_line(stripped)))
+        except ValueError as exc:
+            out.append((number, str(exc)))
+    return out
+
+
+def resolve_type(name: str, configured: Iterable[str]) -> tuple[str, str | None]:
+    """(type, subtype hint): a configured type as is, else its alias when the alias is configured."""
+    configured = tuple(configured)
+    name = name.strip()
+    if name in configured:
+        return name, None
+    alias = TYPE_ALIASES.get(name.casefold())
+    if alias in configured:
+        return alias, name  # keep the original category as the subtype: nothing is lost
+    return name, None  # build_memory refuses it with unknown_type
+
+
+def write_candidate(store: "MemoryStore", number: int, cand: CandidateIn, defaults: ImportDefaults,
+                    llm: str | None = None) -> ImportItem:
+    """Send one candidate through the write path; refusals become an item, never an exception."""
+    type_, hint = resolve_type(cand.type, store.config.types)
+    fields = dict(type=type_, subtype=cand.subtype or hint, confidence=cand.confidence,
+                  user=cand.user or defaults.user, project=cand.project or defaults.project,
+                  session=cand.session or defaults.session, source=cand.source or defaults.source,
+                  key=cand.key, tags=cand.tags, source_ids=cand.source_ids or None)
+    try:
+        result = store.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
+    except Refused as exc:
+        return _refused_item(number, exc)
+    except (InvalidMemory, UsageError) as exc:
+        return ImportItem(line=number, outcome="refused", codes=[exc.code], message=exc.message)
+    memory = result.memory
+    return ImportItem(line=number, outcome=_DONE[result.decision.action], decision=result.decision.action,
+                      id=memory.id if memory else None, message=result.decision.reason)
+
+
+def _refused_item(number: int, exc: Refused) -> ImportItem:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    codes = [f["code"] for f in (data.get("verdict") or {}).get("failures", [])] or [exc.code]
+    decision = data.get("decision") or {}
+    if set(codes) == {"duplicate"}:
+        return ImportItem(line=number, outcome="skipped", decision="noop", id=decision.get("target"),
+                          codes=codes, message=exc.message)
+    return ImportItem(line=number, outcome="refused", decision=decision.get("action"), codes=codes,
+                      message=exc.message)
+
+
+def import_candidates(store: "MemoryStore", entries: Iterable[tuple[int, CandidateIn | str]],
+                      defaults: ImportDefaults, llm: str | None = None) -> ImportReport:
+    """Write each candidate in order (later lines see earlier ones); errors become refused items."""
+    report = ImportReport()
+    for number, entry in entries:
+        if isinstance(entry, str):
+            report.items.append(ImportItem(line=number, outcome="refused", codes=["malformed"], message=entry))
+        else:
+            report.items.append(write_candidate(store, number, entry, defaults, llm))
+    return report
+
+
+def import_text(store: "MemoryStore", text: str, defaults: ImportDefaults | None = None,
+                llm: str | None = None) -> ImportReport:
+    """Import JSON Lines and/or `[type] content` lines (see the module docstring)."""
+    return import_candidates(store, parse_lines(text), defaults or ImportDefaults(), llm)
+
+
+def read_input(name: str) -> str:
+    """The text of FILE, or of stdin for `-`; missing files and non-UTF-8 bytes are usage errors."""
+    import sys
+    from pathlib import Path
+
+    if name == "-":
+        return decode_input(sys.stdin.buffer.read(), "stdin")
+    try:
+        return decode_input(Path(name).read_bytes(), name)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror}", code="bad_input") from None
