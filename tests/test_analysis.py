@@ -4,7 +4,8 @@ import pickle
 
 import pytest
 
-from memctl.search.analysis import analyze, cjk_grams, memory_analyzer, word_terms
+from memctl.core.text import cjk_grams, word_terms
+from memctl.search.analysis import analyze, memory_analyzer
 
 
 @pytest.mark.parametrize(

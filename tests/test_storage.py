@@ -106,11 +106,15 @@ import sys
 from memctl.api import MemoryStore
 store = MemoryStore(sys.argv[1])
 things = ["kayaking", "pottery", "chess", "sourdough", "violin", "astronomy", "origami", "climbing",
-          "gardening", "karaoke", "fencing", "sailing", "juggling", "birding", "knitting", "surfing"]
-places = ["Lisbon", "Osaka", "Quito", "Tallinn", "Accra", "Hobart", "Bergen", "Cusco"]
-offset = "abcd".index(sys.argv[2]) * 4
+          "gardening", "karaoke", "fencing", "sailing", "juggling", "birding", "knitting", "surfing",
+          "rowing", "ceramics", "calligraphy", "beekeeping", "archery", "tango", "bouldering", "cycling",
+          "painting", "poetry", "skating", "snorkeling", "woodworking", "yoga", "diving", "rugby"]
+places = ["Lisbon", "Osaka", "Quito", "Tallinn", "Accra", "Hobart", "Bergen", "Cusco", "Dakar", "Riga", "Hanoi",
+          "Perth", "Lima", "Porto", "Kyoto", "Oslo", "Cairo", "Seoul", "Turin", "Zagreb", "Malmo", "Quebec",
+          "Nairobi", "Bogota", "Tbilisi", "Muscat", "Galway", "Hilo", "Split", "Ghent", "Fez", "Salta"]
+offset = "abcd".index(sys.argv[2]) * 8
 for i in range(int(sys.argv[3])):
-    store.add(f"Alice took up {things[(offset + i) % 16]} while visiting {places[i]} with {sys.argv[2].upper()}-team",
+    store.add(f"Alice took up {things[offset + i]} while visiting {places[offset + i]} with {sys.argv[2].upper()}-team",
               type="fact", user="alice")
 """
 

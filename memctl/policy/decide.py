@@ -17,11 +17,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from memctl.core.text import CJK_RANGES, stem
+
 Relation = Literal["same", "less", "more", "changed", "different"]
 Action = Literal["add", "noop", "update", "supersede"]
 Opcode = tuple[str, int, int, int, int]  # difflib: (tag, old start, old end, new start, new end)
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = CJK_RANGES
 _CJK_CHAR = re.compile(f"([{_CJK}])")
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:,\d{3})*(?:[./:-]\d+)*(?:st|nd|rd|th)?)"
@@ -33,29 +35,9 @@ _FILLERS = frozenset(
 )
 # Words whose swap alone does not change a fact. Directional prepositions (to/from, before/after,
 # with/without), copulas (is/was: tense) and negations are deliberately not here.
-_FUNCTION_WORDS = frozenset("a an the on in at every each per of and his her their its this that some very all".split())
+_FUNCTION_WORDS = frozenset(stem(w) for w in "a an the on in at every each per of and his her their its this that some very all".split())
 _CONTRACTIONS = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 _NT_BASES = {"ca": "can", "wo": "will", "sha": "shall"}
-
-
-def _stem(word: str) -> str:
-    """Light English stemming (plural s, then -ing / -ed, final e) so inflections compare equal."""
-    if not (word.isascii() and word.isalpha()):
-        return word
-    if word.endswith("ied") and len(word) > 4:
-        return word[:-3] + "y"  # "denied" -> "deny"
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]  # plural first, so "mornings" and "morning" meet
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            # "preferred" -> "prefer", "running" -> "run"; "called" keeps its "ll".
-            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]
-            break
-    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 def _canon_number(raw: str) -> str:
@@ -86,7 +68,7 @@ def _token_pairs(text: str) -> list[tuple[str, str]]:
         elif match.group("cjk"):
             out.append((match.group("cjk"), match.group("cjk")))
         else:
-            out.extend((_stem(w), w) for w in _expand_word(match.group("word")) if w)
+            out.extend((stem(w), w) for w in _expand_word(match.group("word")) if w)
     return [pair for pair in out if pair[0] not in _FILLERS and pair[1] not in _FILLERS]
 
 
@@ -106,7 +88,7 @@ def fingerprint(text: str) -> str:
 
 
 _NEGATIONS = frozenset(
-    _stem(w)
+    stem(w)
     for w in "not no never none nobody nothing neither nor without dislikes hates"
     " formerly previously former anymore used stopped quit ex 不 没 无 非 别 未 曾".split()
 )
@@ -121,7 +103,7 @@ _ANTONYM_PAIRS = [
     ("agree", "disagree"), ("max", "min"), ("maximum", "minimum"), ("best", "worst"),
 ]
 _ANTONYMS = frozenset(
-    frozenset((_stem(a), _stem(b))) for a, b in _ANTONYM_PAIRS
+    frozenset((stem(a), stem(b))) for a, b in _ANTONYM_PAIRS
 )
 # CJK text is compared by characters, so its antonyms are matched as substrings.
 _CJK_ANTONYMS = [("喜欢", "讨厌"), ("开启", "关闭"), ("打开", "关闭"), ("允许", "禁止"),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,29 +59,13 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 
 # --- the fake embedder ------------------------------------------------------
 
-_CJK = (
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af"  # hangul syllables
-)
+_CJK = CJK_RANGES
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
 _CJK_RE = re.compile(rf"[{_CJK}]")
 _STOP_WORDS = frozenset(
     "a an and are as at be by for from has have i in is it its of on or so that the "
     "this to was were will with".split()
 )
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")
-
-
-def _stem(word: str) -> str:
-    """Strip one common English suffix: crude, but deterministic and dependency-free."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)]
-            return stem + "y" if suffix in ("ies", "ied") else stem
-    return word
-
-
 def _features(text: str) -> list[tuple[str, float]]:
     """Weighted features: stemmed words, their character trigrams, CJK characters and bigrams."""
     features: list[tuple[str, float]] = []
@@ -92,8 +77,7 @@ def _features(text: str) -> list[tuple[str, float]]:
             continue
         if token in _STOP_WORDS:
             continue
-        stem = _stem(token)
-        features.append(("w:" + stem, 1.0))
+        features.append(("w:" + stem(token), 1.0))
         padded = f"#{token}#"
         features += [("t:" + padded[i : i + 3], 0.4) for i in range(len(padded) - 2)]
     return features

@@ -1,0 +1,107 @@
+"""Text analysis shared by every layer: the CJK ranges, word stemming and search terms (one copy each).
+
+The keyword index (whoosh or PostgreSQL), the write decision and the hashing embedder all read
+text through these functions, so a query is analysed exactly like the memories it should find.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from whoosh.lang.porter2 import stem as _porter2  # a pure function: no index is touched
+
+# Hangul Jamo, kana, Hangul compatibility Jamo, CJK ideographs (extension A and unified), Hangul
+# extended-A and syllables, compatibility ideographs, half-width katakana.
+CJK_RANGES = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+)
+CJK_CHAR = re.compile(f"[{CJK_RANGES}]")
+CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+
+# Negations are deliberately absent: "does not like coffee" must not match
+# like "likes coffee" as strongly as the positive statement does.
+STOP_WORDS = frozenset(
+    """a an and are as at be been being but by did do does for from had has have
+    he her hers him his i if in into is it its itself me my of on or our ours she
+    so than that the their theirs them then there these they this those to too
+    us was we were what when where which while who whom why will with would you
+    your yours""".split()
+)
+
+_WORD_CHAR = rf"[^\W{CJK_RANGES}]"
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{CJK_RANGES}]+)"
+    rf"|(?P<word>{_WORD_CHAR}+(?:[-.'\u2019/]{_WORD_CHAR}+)*)"
+)
+_SEPARATOR_RE = re.compile(r"[-_./]+")
+# lower->Upper ("createOrder") and ACRONYMWord ("HTTPServer") boundaries.
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_APOSTROPHES = "'\u2019"
+
+
+def is_cjk(char: str) -> bool:
+    """True for a Chinese, Japanese or Korean character."""
+    return bool(CJK_CHAR.match(char))
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents so "Café" matches "cafe"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def stem(word: str) -> str:
+    """The one English stemmer (Porter2): plain ASCII words only; identifiers, numbers and CJK pass."""
+    if word.isascii() and word.isalpha():
+        return _porter2(word.lower())
+    return word
+
+
+def cjk_grams(run: str, index: bool) -> list[str]:
+    """Overlapping character bigrams of a CJK run (plus unigrams when indexing).
+
+    Unigrams are indexed so a one-character query can match, but a longer
+    query uses bigrams only: single characters are too common to rank by.
+    """
+    if len(run) == 1:
+        return [run]
+    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return list(run) + grams if index else grams
+
+
+def _contraction(word: str) -> list[str]:
+    """Terms for a word with an apostrophe: possessive dropped, n't kept as "not"."""
+    for mark in _APOSTROPHES:
+        word = word.replace(mark, "'")
+    head, _, tail = word.partition("'")
+    if tail == "s" or not head:
+        return [fold(head)] if head else []
+    terms = [fold(word.replace("'", ""))]
+    return terms + ["not"] if tail == "t" and head.lower().endswith("n") else terms
+
+
+def word_terms(word: str) -> list[str]:
+    """The whole identifier plus its parts: createOrder -> createorder, create, order."""
+    if any(mark in word for mark in _APOSTROPHES):
+        return _contraction(word)
+    parts = [fold(piece) for chunk in _SEPARATOR_RE.split(word) for piece in _CAMEL_RE.split(chunk) if piece]
+    whole = fold(word).strip("_")
+    if len(parts) <= 1:
+        return [whole] if whole else []
+    return list(dict.fromkeys([whole, *parts]))
+
+
+def raw_terms(text: str, index: bool) -> list[tuple[str, int, int]]:
+    """(term, start, end) of every word, identifier part and CJK gram, before stop words and stemming."""
+    out: list[tuple[str, int, int]] = []
+    for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text)):
+        grams = cjk_grams(match.group(), index) if match.lastgroup == "cjk" else word_terms(match.group())
+        out.extend((term, match.start(), match.end()) for term in grams)
+    return out
+
+
+def search_terms(text: str, mode: str = "query") -> list[str]:
+    """The terms a keyword index holds for `text` (mode "index") or looks up for it (mode "query")."""
+    return [stem(term) for term, _, _ in raw_terms(text, mode != "query") if term not in STOP_WORDS]
