@@ -100,12 +100,21 @@ def set_fusion_weights(root: Path, weights: tuple[float, float]) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def load_conversation(sample: dict, root: Path,
-                      weights: tuple[float, float] | None = None) -> tuple[Any, list[str]]:
+def set_embedder(root: Path, model: str) -> None:
+    """Use `model` (an [embedding] model name, e.g. hashing) in a benchmark directory."""
+    path = root / "memctl.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('model = "memctl/all-MiniLM-L6-v2-int8"',
+                                                             f'model = "{model}"'), encoding="utf-8")
+
+
+def load_conversation(sample: dict, root: Path, weights: tuple[float, float] | None = None,
+                      embedder: str = "default") -> tuple[Any, list[str]]:
     """A fresh memory directory at `root` holding the conversation's observations; (store, users)."""
     from memctl.api import MemoryStore, init_directory
 
     init_directory(root)
+    if embedder != "default":
+        set_embedder(root, embedder)
     if weights is not None:
         set_fusion_weights(root, weights)
     store = MemoryStore(root)
@@ -142,13 +151,13 @@ def score_conversation(store: Any, users: list[str], qs: list[Question], modes: 
 
 
 def run(path: Path, conversations: int | None, modes: Sequence[str],
-        weights: tuple[float, float] | None = None) -> list[dict]:
+        weights: tuple[float, float] | None = None, embedder: str = "default") -> list[dict]:
     """Every counted question of the first `conversations` samples, scored for each mode."""
     samples = json.loads(path.read_text(encoding="utf-8"))[:conversations]
     rows: list[dict] = []
     for sample in samples:
         with tempfile.TemporaryDirectory(prefix="memctl-locomo-") as tmp:
-            store, users = load_conversation(sample, Path(tmp) / "mem", weights)
+            store, users = load_conversation(sample, Path(tmp) / "mem", weights, embedder)
             rows += score_conversation(store, users, questions(sample), modes)
     return rows
 
@@ -199,6 +208,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: keyword,semantic,hybrid")
     parser.add_argument("--weights", default=None, metavar="KW,SEM",
                         help="override the fusion weights (default: the memctl.toml defaults)")
+    parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
     args = parser.parse_args(argv)
     if args.weights is not None:
         try:
@@ -215,7 +225,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print tables or JSON."""
     args = parse_args(argv)
-    summary = summarise(run(args.file, args.conversations, args.modes, args.weights), args.modes)
+    summary = summarise(run(args.file, args.conversations, args.modes, args.weights, args.embedder), args.modes)
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:

@@ -10,7 +10,8 @@ For each size, a synthetic memory directory is generated (template sentences wit
 - warm: recall latency in this process (keyword and hybrid), p50/p95 over --warm-queries queries;
 - fresh: `python -m memctl -d DIR recall Q --mode M --json` as a new process, p50/p95 wall time;
 - peak memory: ru_maxrss of the fresh processes and of this (warm) process.
-MEMCTL_EMBEDDER=fake swaps in the deterministic fake embedder (for tests; the figures then mean little).
+`--embedder hashing` uses the deterministic hashing embedder instead of the model (for tests; the
+figures then mean little).
 """
 
 from __future__ import annotations
@@ -74,11 +75,11 @@ def generate(root: Path, n: int, seed: int = 7) -> None:
     """Write `n` synthetic memories under a fresh memory directory at `root`."""
     from memctl.core.fileformat import serialise_memory
     from memctl.core.models import Memory
-    from memctl.api import init_directory
-    from memctl.store.files import Directory
+    from memctl.store.directory import init_directory
+    from memctl.store.layout import MemctlLayout
 
     init_directory(root)
-    directory, rng, taken = Directory(root), random.Random(seed), set()
+    directory, rng, taken = MemctlLayout(root), random.Random(seed), set()
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     for i in range(n):
         type_, template = rng.choice(TEMPLATES)
@@ -117,10 +118,10 @@ def build(root: Path) -> dict[str, float]:
     from memctl.api import MemoryStore
 
     store = MemoryStore(root)
-    out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
-    snapshot, engine = store.snapshot(), store.engine()  # the engine syncs from the snapshot's file hashes
-    out["keyword"] = timed(lambda: engine.sync_keyword(snapshot, force=True))
-    out["vectors"] = timed(lambda: engine.sync_vectors(snapshot))
+    out = {"catalog": timed(lambda: store.repo.snapshot(refresh=True))}
+    engine = store.search  # the engine syncs from the snapshot's file hashes
+    out["keyword"] = timed(lambda: engine.sync_keyword(force=True))
+    out["vectors"] = timed(lambda: engine.sync_vectors())
     out["total"] = sum(out.values())
     return out
 
@@ -135,10 +136,10 @@ def edit_one(root: Path) -> Path:
 
 def incremental(store: Any) -> dict[str, float]:
     """The sync after one edited file, in a process with the model loaded: what the next recall pays."""
-    out = {"catalog": timed(lambda: store.snapshot(refresh=True))}
-    snapshot, engine = store.snapshot(), store.engine()
-    out["keyword"] = timed(lambda: engine.sync_keyword(snapshot))
-    out["vectors"] = timed(lambda: engine.sync_vectors(snapshot))
+    out = {"catalog": timed(lambda: store.repo.snapshot(refresh=True))}
+    engine = store.search
+    out["keyword"] = timed(lambda: engine.sync_keyword())
+    out["vectors"] = timed(lambda: engine.sync_vectors())
     out["total"] = sum(out.values())
     return out
 
@@ -198,13 +199,16 @@ def fresh_latency(root: Path, texts: list[str]) -> tuple[dict[str, dict[str, flo
     return latency, rss
 
 
-def measure(size: int, warm_queries: int, fresh_runs: int) -> dict[str, Any]:
+def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default") -> dict[str, Any]:
     """Every figure for one directory size."""
     from memctl.api import MemoryStore
 
     with tempfile.TemporaryDirectory(prefix="memctl-speed-") as tmp:
         root = Path(tmp) / "mem"
         generated = timed(lambda: generate(root, size))
+        if embedder != "default":
+            config = root / "memctl.toml"
+            config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"'))
         built = build(root)
         store = MemoryStore(root)
         warm = warm_latency(store, queries(warm_queries))
@@ -269,6 +273,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--warm-queries", type=int, default=50, help="recalls timed in this process per mode")
     parser.add_argument("--fresh-runs", type=int, default=15, help="fresh `memctl recall` processes per mode")
+    parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -284,11 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     results = []
     for size in args.sizes:
-        result = measure(size, args.warm_queries, args.fresh_runs)
+        result = measure(size, args.warm_queries, args.fresh_runs, args.embedder)
         result["targets"] = check_targets(result)
         results.append(result)
     if args.json:
-        sys.stdout.write(json.dumps({"embedder": os.environ.get("MEMCTL_EMBEDDER") or "default",
+        sys.stdout.write(json.dumps({"embedder": args.embedder,
                                      "targets": TARGETS, "sizes": results}) + "\n")
     else:
         render(results)

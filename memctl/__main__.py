@@ -1,5 +1,5 @@
 """`python -m memctl`."""
 
-from memctl.cli.app import main
+from memctl.cli.main import main
 
 main()

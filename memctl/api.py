@@ -1,331 +1,332 @@
-"""The library API: open a memory directory and manage its memories. The CLI is a thin client."""
+"""The library API: `MemoryStore`, one method per capability. The CLI, MCP and HTTP are thin clients.
+
+Each method validates its input and raises only `memctl.errors.MemctlError` subclasses. The store
+wires the services (services/) to a repository (store/) and a search index (search/); commands
+that change memories then keep existing MEMORY.md files current (`[index] auto_refresh`).
+"""
 
 from __future__ import annotations
 
 import os
-import time
-from collections import Counter
-from datetime import datetime
+from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable
 
-from pydantic import ValidationError
+from memctl.config import Config
+from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
+from memctl.errors import NotFound, UsageError
+from memctl.store.directory import find_root, init_directory, read_config
+from memctl.store.filerepo import FileRepository
 
-from memctl import clock
-from memctl.store.catalog import Snapshot, folders_unchanged, load_snapshot
-from memctl.config import CONFIG_NAME, DEFAULT_CONFIG_TOML, Config, load_config
-from memctl.errors import InvalidMemory, NotFound, UsageError
-from memctl.core.models import JournalEntry, Memory
-from memctl.store.files import (ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, TEMPLATE_NAME, Directory, check_id, content_hash,
-                            find_root, write_atomic)
+if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
+    from memctl.search.embedders import Embedder
+    from memctl.services.compact import CompactService
+    from memctl.services.context import ContextService
+    from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
+    from memctl.services.edit import EditService
+    from memctl.services.imports import ImportReport, ImportService
+    from memctl.services.memory_md import MemoryMdService
+    from memctl.services.recall import RecallResult, RecallService
+    from memctl.services.transcripts import ExtractResult, Message, TranscriptService
+    from memctl.services.write import WriteResult, WriteService
+    from memctl.store.repository import SearchIndex
 
-IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
-ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
-_PENDING_WARNINGS: dict[str, None] = {}
-RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
-
-
-def drain_warnings() -> list[str]:
-    """Warnings gathered since the last call (broken files...), for the CLI to print on stderr."""
-    out = list(_PENDING_WARNINGS)
-    _PENDING_WARNINGS.clear()
-    return out
-
-
-def _package_template(name: str = TEMPLATE_NAME) -> str:
-    from importlib.resources import files
-
-    return files("memctl").joinpath("data", name).read_text(encoding="utf-8")
-
-
-def init_directory(path: str | os.PathLike) -> list[str]:
-    """Create a memory directory (config, MEMORY.md template, extraction prompt, .gitignore, folders);
-    idempotent, never overwrites a file. Returns what it created."""
-    path = Path(path)
-    created: list[str] = []
-    path.mkdir(parents=True, exist_ok=True)
-    for folder in (*ACTIVE_DIRS, ARCHIVE_DIR, "transcripts"):
-        if not (path / folder).is_dir():
-            (path / folder).mkdir()
-            created.append(folder + "/")
-    files = {CONFIG_NAME: DEFAULT_CONFIG_TOML, TEMPLATE_NAME: _package_template(),
-             "extract_prompt.md": _package_template("extract_prompt.md"),
-             ".gitignore": f"# memctl caches: rebuildable, never commit them\n{CACHE_DIR}/\n"}
-    for name, text in files.items():
-        if not (path / name).exists():
-            write_atomic(path / name, text)
-            created.append(name)
-    return created
+__all__ = ["MemoryStore", "init_directory"]
+SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
 
 
 class MemoryStore:
-    """One memory directory: everyday operations over its Markdown files."""
+    """One memory directory: everything memctl can do with it."""
 
-    def __init__(self, root: Path, config: Config | None = None, embedder: Any = None) -> None:
+    def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
+                 embedder: "Embedder | None" = None) -> None:
         self.root = Path(root)
-        self.dir = Directory(self.root)
-        self.config = config or load_config(self.root)
+        self.repo = FileRepository(self.root)
+        self.config = config or read_config(self.root)
         self._embedder = embedder
-        self._snapshot: Snapshot | None = None
-        self._stale = True
-        self._scanned_at = 0.0
-        self.warnings: list[str] = []
 
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, **kwargs: Any) -> "MemoryStore":
+    def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
         """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
         return cls(find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd()), **kwargs)
 
-    # -- caches --------------------------------------------------------------
-    def engine(self):  # -> memctl.search.engine.Engine (imported lazily: whoosh and numpy are heavy)
-        """The keyword and vector caches of this directory."""
-        if getattr(self, "_engine", None) is None:
-            from memctl.search.engine import Engine
+    # -- wiring (each collaborator is built on first use) ---------------------------------------
+    @cached_property
+    def search(self) -> "SearchIndex":
+        """The keyword + vector search over this directory's memories."""
+        from memctl.search.engine import Engine
 
-            self._engine = Engine(self.root, self.config.embedding.model, self._embedder)
-        return self._engine
+        return Engine(self.repo, self._make_embedder)
 
-    def usage(self):  # -> memctl.store.usage.UsageLog
-        from memctl.store.usage import UsageLog
+    def _make_embedder(self) -> "Embedder":
+        if self._embedder is not None:
+            return self._embedder
+        from memctl.search.embedders import get_embedder
 
-        return UsageLog(self.dir.cache)
+        settings = self.config.embedding
+        return get_embedder(settings.model, self.repo.cache / "models", settings.batch_size)
 
-    def recall(self, query: str, **options: Any):  # -> memctl.services.recall.RecallResult
-        """Hybrid recall; see memctl.services.recall.RecallQuery for the options."""
-        from memctl.services.recall import RecallQuery, recall
+    @cached_property
+    def _writer(self) -> "WriteService":
+        from memctl.services.write import WriteService
 
-        return recall(self, RecallQuery(query=query, **options))
+        return WriteService(self.repo, self.search, self.config)
 
-    # -- reading -----------------------------------------------------------
-    def snapshot(self, refresh: bool = False) -> Snapshot:
-        """The directory as it is now.
+    @cached_property
+    def _recaller(self) -> "RecallService":
+        from memctl.services.recall import RecallService
 
-        A full stat scan (re-parsing only changed files) runs when asked, after this store wrote,
-        when any folder's mtime moved (files added, removed, renamed or atomically saved), or when
-        the last scan is older than RESCAN_SECONDS (in-place edits in a long-running process).
-        """
-        snap = self._snapshot
-        if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
-                or not folders_unchanged(self.dir, snap.folders)):
-            self._scanned_at = time.monotonic()
-            self._snapshot = load_snapshot(self.dir, previous=snap)
-            self._stale = False
-            self.warnings = [f"skipped broken file {msg}" for _, msg in self._snapshot.broken]
-            self.warnings += [f"duplicate id in {b} (also in {a}); skipped" for a, b in self._snapshot.duplicates]
-            _PENDING_WARNINGS.update(dict.fromkeys(self.warnings))
-        return self._snapshot
+        return RecallService(self.repo, self.search, self.config)
 
-    def is_active(self, memory: Memory) -> bool:
-        """Active means: in an active folder and status active."""
-        return memory.status == "active" and not (memory.path or "").startswith(ARCHIVE_DIR + "/")
+    @cached_property
+    def _editor(self) -> "EditService":
+        from memctl.services.edit import EditService
 
-    def active(self, at: datetime | None = None) -> list[Memory]:
-        """Active memories that have not expired."""
-        at = at or clock.now()
-        return [m for m in self.snapshot().memories if self.is_active(m) and not m.is_expired(at)]
+        return EditService(self.repo, self.config)
 
+    @cached_property
+    def _importer(self) -> "ImportService":
+        from memctl.services.imports import ImportService
+
+        return ImportService(self._writer)
+
+    @cached_property
+    def _transcripts(self) -> "TranscriptService":
+        from memctl.services.transcripts import TranscriptService
+
+        return TranscriptService(self.repo, self.config, self._importer)
+
+    @cached_property
+    def _compactor(self) -> "CompactService":
+        from memctl.services.compact import CompactService
+
+        return CompactService(self.repo, self.search, self.config)
+
+    @cached_property
+    def _deduper(self) -> "DedupeService":
+        from memctl.services.dedupe import DedupeService
+
+        return DedupeService(self.repo, self.search, self.config)
+
+    @cached_property
+    def _memory_md(self) -> "MemoryMdService":
+        from memctl.services.memory_md import MemoryMdService
+
+        return MemoryMdService(self.repo, self.config)
+
+    @cached_property
+    def _contexts(self) -> "ContextService":
+        from memctl.services.context import ContextService
+
+        return ContextService(self.repo, self.config, self._recaller)
+
+    def _changed(self) -> list[str]:
+        """After a command that wrote: refresh the existing MEMORY.md files of the folders it touched."""
+        touched = self.repo.drain_touched()
+        if not touched or not self.config.index.auto_refresh:
+            return []
+        refreshed = self._memory_md.refresh(touched)
+        self.repo.drain_touched()  # MEMORY.md is not a memory: nothing more to refresh
+        return refreshed
+
+    # -- reading ---------------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
         """A memory by id or unique id prefix (at least 4 characters)."""
-        check_id(memory_id)
-        found = [m for m in self.snapshot().memories if m.id.startswith(memory_id)]
-        if not found:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        if len(found) > 1:
-            raise UsageError(f"id prefix {memory_id!r} matches {len(found)} memories; give more characters",
-                             code="ambiguous_id")
-        return found[0]
+        return self.repo.get(id_arg(memory_id))
+
+    def active(self) -> list[Memory]:
+        """Active memories that have not expired."""
+        return self.repo.active()
+
+    def is_active(self, memory: Memory) -> bool:
+        """True for a memory in force (status active, not in the archive)."""
+        return self.repo.is_active(memory)
 
     def list(self, *, user: str | None = None, project: str | None = None, type: str | None = None,
              status: str | None = "active", tag: str | None = None, session: str | None = None,
-             sort: str = "created") -> list[Memory]:
-        """Memories matching every given filter, sorted (created, updated, type, confidence, importance, id)."""
-        out = [m for m in self.snapshot().memories if _matches(m, user, project, type, tag, session)]
+             sort: str = "created", limit: int = 0) -> list[Memory]:
+        """Memories matching every given filter, sorted (created, updated, type, confidence, importance,
+        id, user; importance most important first), at most `limit` (0: all)."""
+        if sort not in SORTS:
+            raise UsageError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})", code="bad_sort")
+        if limit < 0:
+            raise UsageError("limit must be 0 (all) or more", code="bad_limit")
+        user, project, session = (name_arg(v, w) if v else None for v, w in
+                                  ((user, "user"), (project, "project"), (session, "session")))
+        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)]
         if status and status != "all":
-            out = [m for m in out if m.status == status and (status != "active" or self.is_active(m))]
-        return self.sort(out, sort)
+            out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
+        out = self._sorted(out, sort)
+        return out[:limit] if limit else out
 
-    def sort(self, memories: list[Memory], sort: str) -> list[Memory]:
-        """Sort for listing; importance sorts most important first."""
+    def _sorted(self, memories: list[Memory], sort: str) -> list[Memory]:
         if sort == "importance":
             scores = self.importance_scores(memories)
             return sorted(memories, key=lambda m: (-scores.get(m.id, 0.0), m.id))
-        keys = {"created": lambda m: (m.created, m.id), "updated": lambda m: (m.updated, m.id),
-                "type": lambda m: (m.type, m.created, m.id), "id": lambda m: m.id,
-                "confidence": lambda m: (-m.confidence, m.id), "user": lambda m: (m.user or "", m.created)}
-        if sort not in keys:
-            raise UsageError(f"unknown sort {sort!r} (choose from {', '.join([*keys, 'importance'])})",
-                             code="bad_sort")
+        keys: dict[str, Callable[[Memory], Any]] = {
+            "created": lambda m: (m.created, m.id), "updated": lambda m: (m.updated, m.id),
+            "type": lambda m: (m.type, m.created, m.id), "id": lambda m: m.id,
+            "confidence": lambda m: (-m.confidence, m.id), "user": lambda m: (m.user or "", m.created)}
         return sorted(memories, key=keys[sort])
 
     def importance_scores(self, memories: Iterable[Memory]) -> dict[str, float]:
-        """Importance of each memory (see memctl.policy.importance)."""
-        from memctl.services.compact import importance_scores
+        """Importance of each memory in [0, 1] (see README: usage recency, frequency, uniqueness)."""
+        from memctl.services.importance import importance_scores
 
-        return importance_scores(self, list(memories))
+        return importance_scores(self.repo, self.search, self.config, memories)
+
+    def show(self, memory_id: str) -> dict[str, Any]:
+        """One memory as JSON-ready data, with its importance score."""
+        memory = self.get(memory_id)
+        data = memory.to_public()
+        data["importance_score"] = round(self.importance_scores([memory]).get(memory.id, 0.0), 4)
+        return data
 
     def history(self, memory_id: str) -> list[JournalEntry]:
         """Every journal entry about this memory, oldest first."""
-        check_id(memory_id)
+        id_arg(memory_id)
         try:
             memory_id = self.get(memory_id).id
         except NotFound:
-            pass
-        return [e for e in self.dir.read_journal()
-                if e.id == memory_id or memory_id in {str(v) for v in e.detail.values()}]
+            pass  # a memory no longer on disk still has its history
+        return self.repo.history(memory_id)
 
     def stats(self) -> dict[str, Any]:
-        """Counts by status, type, scope, owner; broken files; cache sizes."""
-        snap = self.snapshot()
-        active = [m for m in snap.memories if self.is_active(m)]
-        archived = [m for m in snap.memories if not self.is_active(m)]
-        now = clock.now()
-        return {
-            "root": str(self.root), "total": len(snap.memories), "active": len(active),
-            "archived": len(archived), "expired": sum(m.is_expired(now) for m in active),
-            "broken": len(snap.broken),
-            "by_type": dict(sorted(Counter(m.type for m in active).items())),
-            "by_scope": dict(sorted(Counter(m.scope for m in active).items())),
-            "by_owner": dict(sorted(Counter(m.owner for m in active).items())),
-            "by_status": dict(sorted(Counter(m.status for m in snap.memories).items())),
-        }
+        """Counts by status, type, scope and owner; broken files."""
+        from memctl.services.maintenance import stats
 
-    # -- writing -------------------------------------------------------------
-    def check_type(self, type_: str) -> str:
-        """A type must be one of the configured types."""
-        if type_ not in self.config.types:
-            raise InvalidMemory(f"unknown type {type_!r} (configured: {', '.join(self.config.types)})",
-                                code="unknown_type")
-        return type_
+        return stats(self.repo)
 
-    def build_memory(self, text: str, *, type: str, user: str | None = None, project: str | None = None,
-                     session: str | None = None, ttl: str | None = None, expires: str | None = None,
-                     **fields: Any) -> Memory:
-        """Validate caller input into a new Memory (not yet written)."""
-        if not text or not text.strip():
-            raise InvalidMemory("empty content: nothing to remember", code="empty_content")
-        if not (user or project):
-            raise UsageError("say whose memory this is: --user or --project", code="no_owner")
-        self.check_type(type)
-        now = clock.now()
-        scope = "session" if session else "project" if project else "user"
-        when = now + clock.parse_duration(ttl) if ttl else clock.parse_timestamp(expires) if expires else None
-        fields = {k: v for k, v in fields.items() if v is not None}
-        fields.setdefault("created", now)
-        fields.setdefault("updated", fields["created"])
-        taken = {m.id for m in self.snapshot().memories}
+    def recall(self, query: str, **options: Any) -> "RecallResult":
+        """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
+        mode (hybrid|keyword|semantic), record_usage."""
+        from memctl.services.recall import parse_query
+
+        return self._recaller.recall(parse_query(query, options))
+
+    def context(self, query: str, *, user: str | None = None, project: str | None = None,
+                session: str | None = None, budget: int = 800, format: str = "markdown") -> dict[str, Any]:
+        """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens."""
+        return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
+
+    # -- writing -------------------------------------------------------------------------------
+    def add(self, text: str, **fields: Any) -> "WriteResult":
+        """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
+        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, redact, llm."""
         try:
-            return Memory(id=self.dir.new_id(taken), type=type, scope=scope, user=user, project=project,
-                          session=session, expires=when, body=text, **fields)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "memory"
-            raise InvalidMemory(f"{where}: {str(err['msg']).removeprefix('Value error, ')}") from None
+            return self._writer.add(text, **_without_none(fields))
+        finally:
+            self._changed()
 
-    def write_new(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
-        """Write a new memory file and journal it (caller holds the lock)."""
-        path = self.dir.new_path(memory)
-        after = self.dir.save(memory, path)
-        self.dir.journal(op, memory.id, None, after, path_after=memory.path, **detail)
-        self._stale = True
+    def gate(self, text: str, **fields: Any) -> "WriteResult":
+        """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
+        return self._writer.add(text, dry_run=True, **_without_none(fields))
+
+    def add_raw(self, text: str, **fields: Any) -> Memory:
+        """Write a memory with no gate and no write decision (trusted data, tests)."""
+        memory = self._writer.add_raw(text, **fields)
+        self._changed()
         return memory
 
-    def add_raw(self, text: str, **kwargs: Any) -> Memory:
-        """Write a memory with no gate and no write decision (imports of trusted data, tests)."""
-        with self.dir.lock():
-            self.snapshot(refresh=True)
-            return self.write_new(self.build_memory(text, **kwargs))
+    def import_text(self, text: str, *, user: str | None = None, project: str | None = None,
+                    session: str | None = None, source: str = "import", llm: str | None = None) -> "ImportReport":
+        """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision."""
+        from memctl.services.imports import ImportDefaults
 
-    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
-        """Replace an existing file in place (never renamed), journaling before/after hashes."""
-        path = self.root / memory.path
-        before = content_hash(path.read_bytes()) if path.exists() else None
-        after = self.dir.save(memory, path)
-        detail.setdefault("path_before", memory.path)
-        self.dir.journal(op, memory.id, before, after, path_after=memory.path, **detail)
-        self._stale = True
-        return memory
-
-    def after_change(self, touched: Iterable[str] | None = None) -> list[str]:
-        """Keep existing MEMORY.md files of the touched scope folders current (`index.auto_refresh`)."""
-        if not self.config.index.auto_refresh:
-            return []
-        from memctl.services.memory_md import refresh_indexes
-
-        return refresh_indexes(self, touched)
-
-    def add(self, text: str, **fields: Any):  # -> memctl.services.write.WriteResult
-        """Gate, decide and write one memory (see memctl.services.write.add_memory)."""
-        from memctl.services.write import add_memory
-
-        return add_memory(self, text, **fields)
+        defaults = ImportDefaults(user=user, project=project, session=session, source=source)
+        try:
+            return self._importer.import_text(text, defaults, llm)
+        finally:
+            self._changed()
 
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
-        with self.dir.lock():
-            self.snapshot(refresh=True)
-            memory = self.get(memory_id)
-            updated = apply_edits(memory, sets or {}, body, self)
-            from memctl.core.fileformat import serialise_memory
-
-            if serialise_memory(updated) == serialise_memory(memory):
-                return memory
-            updated.updated = clock.now()
-            result = self.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
-                                  previous_body=memory.body if updated.body != memory.body else None)
-        self.after_change([result.owner])
-        return result
-
-    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
-        """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
-        if not self.is_active(memory):
-            raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
-        source = self.root / memory.path
-        before = content_hash(source.read_bytes())
-        target = self.dir.archive_path(source)
-        self.dir.move(source, target)
-        data = memory.model_dump(exclude={"path"})
-        data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
-        archived = Memory(**data)
-        after = self.dir.save(archived, target)
-        self.dir.journal(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
-                         reason=reason, **links)
-        self._stale = True
-        return archived
+        memory = self._editor.edit(id_arg(memory_id), sets, body)
+        self._changed()
+        return memory
 
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""
-        with self.dir.lock():
-            self.snapshot(refresh=True)
-            result = self.archive(self.get(memory_id), "forgotten", reason, "forget")
-        self.after_change([result.owner])
-        return result
+        memory = self._editor.forget(id_arg(memory_id), reason)
+        self._changed()
+        return memory
 
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
-        with self.dir.lock():
-            self.snapshot(refresh=True)
-            memory = self.get(memory_id)
-            if not (memory.path or "").startswith(ARCHIVE_DIR + "/"):
-                raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
-            result = self.unarchive(memory)
-        self.after_change([result.owner])
-        return result
+        memory = self._editor.restore(id_arg(memory_id))
+        self._changed()
+        return memory
 
-    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
-        """Move an archived memory back and drop the archive fields (caller holds the lock)."""
-        source = self.root / memory.path
-        before = content_hash(source.read_bytes())
-        target = self.dir.active_path(source)
-        if target.exists():
-            target = self.dir.new_path(memory)
-        self.dir.move(source, target)
-        data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
-        data["status"] = "active"
-        restored = Memory(**data)
-        after = self.dir.save(restored, target)
-        self.dir.journal(op, memory.id, before, after, path_before=memory.path, path_after=restored.path)
-        self._stale = True
-        return restored
+    # -- transcripts ---------------------------------------------------------------------------
+    def log(self, user: str, session: str, content: str, role: str = "user") -> "Message":
+        """Append one message to a session's transcript."""
+        return self._transcripts.log(user, session, content, role)
+
+    def extract(self, user: str, session: str, llm: str, *, every: int = 1,
+                messages: "list[Message] | None" = None) -> "ExtractResult":
+        """Turn the session's messages not yet extracted into memories through an LLM command."""
+        try:
+            return self._transcripts.extract(user, session, llm, every=every, messages=messages)
+        finally:
+            self._changed()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
+                llm: str | None = None, similarity: Any = None) -> dict[str, Any]:
+        """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable)."""
+        user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
+        try:
+            return self._compactor.compact(user=user, project=project, dry_run=dry_run, llm=llm, similarity=similarity)
+        finally:
+            self._changed()
+
+    def undo_compaction(self) -> dict[str, Any]:
+        """Put back every memory the last compaction touched, byte for byte."""
+        try:
+            return self._compactor.undo_last()
+        finally:
+            self._changed()
+
+    def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
+               dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> "DedupeReport":
+        """Merge repeats already stored; list conflicts (superseded only with resolve="newest" or llm)."""
+        user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
+        try:
+            return self._deduper.dedupe(user=user, project=project, threshold=threshold, dry_run=dry_run,
+                                        resolve=resolve, llm=llm)
+        finally:
+            self._changed()
+
+    def conflicts(self, user: str | None = None, project: str | None = None) -> "list[OpenConflict]":
+        """Open possibly-conflicting pairs of active memories, newest first."""
+        return self._deduper.open_conflicts(user, project)
+
+    # -- MEMORY.md and maintenance ---------------------------------------------------------------
+    def write_memory_md(self, users: Iterable[str] = (), projects: Iterable[str] = (),
+                        all: bool = False) -> list[dict[str, Any]]:  # noqa: A002 (mirrors --all)
+        """Regenerate MEMORY.md for users, projects, or every scope folder (`all`)."""
+        return self._memory_md.render(list(users), list(projects), all)
+
+    def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
+        """Rebuild every cache (catalog, keyword index, vectors) from the memories."""
+        from memctl.services.maintenance import reindex
+
+        return reindex(self.repo, self.search, vectors, progress)
+
+    def doctor(self, fix: bool = False) -> dict[str, Any]:
+        """Check the stored memories; with fix, repair what needs no person."""
+        from memctl.services.maintenance import doctor
+
+        return doctor(self.repo, fix)
+
+    def warm_up(self) -> None:
+        """Load the model and bring the caches up to date (servers do this before serving)."""
+        self.search.warm_up()
+
+    def drain_warnings(self) -> list[str]:
+        """Warnings gathered while reading (broken files skipped...) since the last call."""
+        return self.repo.warnings()
 
 
 def _matches(m: Memory, user: str | None, project: str | None, type_: str | None, tag: str | None,
@@ -335,39 +336,6 @@ def _matches(m: Memory, user: str | None, project: str | None, type_: str | None
             and (session is None or m.session == session))
 
 
-def apply_edits(memory: Memory, sets: dict[str, str], body: str | None, store: MemoryStore) -> Memory:
-    """A copy of `memory` with edits applied and fully validated (round-tripped through the file format)."""
-    import yaml
-
-    from memctl.core.fileformat import _Loader, parse_memory
-
-    front = memory.frontmatter()
-    for field, raw in sets.items():
-        if field in IMMUTABLE_FIELDS:
-            raise UsageError(f"field {field!r} cannot be edited", code="immutable_field")
-        if not field or not field.replace("_", "").replace("-", "").replace(".", "").isalnum():
-            raise UsageError(f"invalid field name {field!r}", code="bad_field")
-        try:
-            value = yaml.load(raw, Loader=_Loader) if raw != "" else None
-        except yaml.YAMLError:
-            raise UsageError(f"cannot read the value of {field!r} as YAML", code="bad_value") from None
-        if field in ("body", "content"):
-            body = str(value)
-        elif value is None:
-            front.pop(field, None)
-        else:
-            front[field] = value
-    if body is not None and not body.strip():
-        raise InvalidMemory("empty content: the body cannot be empty", code="empty_content")
-    new = parse_memory(_compose(front, body if body is not None else memory.body), memory.path)
-    store.check_type(new.type)
-    new.path = memory.path
-    return new
-
-
-def _compose(front: dict[str, Any], body: str) -> str:
-    import yaml
-
-    from memctl.core.fileformat import _Dumper
-
-    return "---\n" + yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True) + "---\n" + body + "\n"
+def _without_none(fields: dict[str, Any]) -> dict[str, Any]:
+    """Optional arguments a client left out (None) take the service's defaults."""
+    return {k: v for k, v in fields.items() if v is not None}

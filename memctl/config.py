@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memctl.errors import ConfigError
 from memctl.core.models import DEFAULT_TYPES
@@ -16,7 +15,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-CONFIG_NAME = "memctl.toml"
 PRESETS: dict[str, tuple[str, ...]] = {
     "default": DEFAULT_TYPES,
     "claude": ("user", "feedback", "project", "reference"),
@@ -36,14 +34,23 @@ class MemorySettings(_Section):
 
 
 class GateSettings(_Section):
-    min_confidence: float = 0.7
-    duplicate_threshold: float = 0.85
-    related_threshold: float = 0.55
-    max_auto_writes: int = 3
-    rate_window_hours: float = 24
-    min_length: int = 5
-    max_length: int = 2000
+    """The gate's limits: memctl.toml, then MEMORY_* environment variables, then flags."""
+
+    min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    duplicate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
+    related_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
+    max_auto_writes: int = Field(default=3, ge=0)
+    rate_window_hours: float = Field(default=24, gt=0)
+    min_length: int = Field(default=5, ge=0)
+    max_length: int = Field(default=2000, ge=1)
     redact: bool = False
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> "GateSettings":
+        """Refuse a length window that no text could pass."""
+        if self.min_length > self.max_length:
+            raise ValueError(f"min_length ({self.min_length}) is greater than max_length ({self.max_length})")
+        return self
 
 
 class RecallSettings(_Section):
@@ -59,6 +66,7 @@ class RecallSettings(_Section):
     keyword_weight: float = 1.0
     semantic_weight: float = 1.0
     recency_boost: float = 0.0
+    recency_half_life_days: float = 30.0
 
 
 class EmbeddingSettings(_Section):
@@ -98,22 +106,24 @@ class Config(_Section):
         """The configured memory types: an explicit list, else the preset's."""
         return tuple(self.memory.types) or PRESETS[self.memory.preset]
 
+    @property
+    def default_type(self) -> str:
+        """The type of a memory added without one: `fact` when configured, else the first type."""
+        return "fact" if "fact" in self.types else self.types[0]
 
-def load_config(root: Path) -> Config:
-    """Read `<root>/memctl.toml`; a missing file means defaults."""
-    path = root / CONFIG_NAME
-    if not path.exists():
-        return Config()
+
+def parse_config(text: str, where: str = "memctl.toml") -> Config:
+    """Validate the text of a memctl.toml (`where` names it in errors)."""
     try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: not valid TOML ({exc})") from None
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise ConfigError(f"{path}: {where}: {err['msg']}") from None
+        field = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"{where}: {field}: {err['msg']}") from None
 
 
 DEFAULT_CONFIG_TOML = '''\

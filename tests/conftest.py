@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -14,24 +15,30 @@ SAMPLES = ROOT / "sample_memories"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
+    """No MEMCTL_* leakage, an unpinned clock, and (unless marked `model`) the hashing embedder
+    registered in place of the shipped model, so most tests need no model."""
+    from memctl.search import embedders
+
     for name in ("MEMCTL_DIR", "MEMCTL_NOW", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
                  "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    if request.node.get_closest_marker("model") is None:
-        monkeypatch.setenv("MEMCTL_EMBEDDER", "fake")
-    else:
-        monkeypatch.delenv("MEMCTL_EMBEDDER", raising=False)
+    previous = None
+    fake = request.node.get_closest_marker("model") is None
+    if fake:
+        previous = embedders.register_embedder(embedders.DEFAULT_MODEL, lambda *_: embedders.HashingEmbedder())
     clock.set_now(None)
     yield
     clock.set_now(None)
+    if fake:
+        embedders.unregister_embedder(embedders.DEFAULT_MODEL, previous)
 
 
 @pytest.fixture
 def memdir(tmp_path: Path) -> Path:
     """A fresh, initialised memory directory."""
-    from memctl.api import init_directory
+    from memctl.store.directory import init_directory
 
     root = tmp_path / "mem"
     init_directory(root)
@@ -48,7 +55,7 @@ def store(memdir: Path):
 @pytest.fixture
 def samples(tmp_path: Path) -> Path:
     """A private copy of sample_memories/ (with config), safe to change."""
-    from memctl.api import init_directory
+    from memctl.store.directory import init_directory
 
     target = tmp_path / "samples"
     shutil.copytree(SAMPLES, target, ignore=shutil.ignore_patterns(".memctl"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from memctl.cli.app import app
+from memctl.cli.main import app
 
 
 def cli(root: Path | None, *args: str, input: str | bytes | None = None, env: dict | None = None):
@@ -27,3 +27,10 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every memory-directory file except caches, for 'nothing changed on disk' checks."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and ".memctl" not in p.parts}
+
+
+def use_hashing_embedder(root: Path) -> Path:
+    """For tests that run memctl in another process: configure the directory's model as `hashing`."""
+    config = root / "memctl.toml"
+    config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', 'model = "hashing"'))
+    return root

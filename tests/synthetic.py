@@ -19,7 +19,7 @@ from memctl.config import LifecycleSettings
 from memctl.core.fileformat import serialise_memory
 from memctl.core.models import Memory
 from memctl.policy.importance import Usage
-from memctl.store.files import Directory
+from memctl.store.layout import MemctlLayout
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 USERS = ("alice", "bob", "carol", "dave", "erin", "wei")
@@ -303,7 +303,7 @@ def make_memories(
 
 def write_directory(root: Path, memories: list[Memory]) -> list[Path]:
     """Write memories as files (`users/<user>/<slug>-<id>.md`, `projects/<p>/...`); inactive ones to archive/."""
-    directory = Directory(root)
+    directory = MemctlLayout(root)
     paths = []
     for memory in memories:
         path = directory.new_path(memory, archived=memory.status != "active")

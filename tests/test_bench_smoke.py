@@ -29,9 +29,8 @@ def load(name: str) -> ModuleType:
 
 
 def run_script(name: str, *args: str) -> dict:
-    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
-    proc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *args, "--json"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *args, "--embedder", "hashing", "--json"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -132,7 +131,7 @@ def test_recall_at(hits: list, evidence: list, k: int, expected: float) -> None:
 
 def test_speed_json_shape() -> None:
     out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1")
-    assert out["embedder"] == "fake" and set(out["targets"]) == {
+    assert out["embedder"] == "hashing" and set(out["targets"]) == {
         "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
@@ -149,6 +148,6 @@ def test_speed_generates_valid_memories(tmp_path: Path) -> None:
     from memctl.api import MemoryStore
 
     load("speed").generate(tmp_path / "mem", 40)
-    snap = MemoryStore(tmp_path / "mem").snapshot()
+    snap = MemoryStore(tmp_path / "mem").repo.snapshot()
     assert len(snap.memories) == 40 and not snap.broken
     assert len({m.user for m in snap.memories}) > 5 and len({m.type for m in snap.memories}) > 4

@@ -83,7 +83,7 @@ def test_context_rules_and_explain(samples: Path) -> None:
     code, out = cli_json(samples, "context", "x", "--user", "alice", "--format", "yaml")
     assert code == 2 and out["errors"][0]["code"] == "bad_format"
     code, out = cli_json(samples, "context", "x", "--user", "alice", "--budget", "0")
-    assert code == 2 and out["errors"][0]["code"] == "bad_budget"
+    assert code == 2 and out["errors"][0]["code"] == "usage" and "--budget" in out["errors"][0]["message"]
 
 
 def test_index_cli_and_auto_refresh(samples: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from memctl.services.dedupe import dedupe, open_conflicts
 from memctl.api import MemoryStore
 from tests.helpers import cli, cli_json, tree_bytes
 
@@ -33,7 +32,7 @@ def raw(store: MemoryStore, text: str, when: datetime = T1, **fields) -> str:
 
 
 def journal_ops(store: MemoryStore) -> list[tuple[str, str]]:
-    return [(e.op, e.id) for e in store.dir.read_journal()]
+    return [(e.op, e.id) for e in store.repo.journal.read()]
 
 
 def test_repeats_merge_into_one_survivor(store: MemoryStore) -> None:
@@ -41,7 +40,7 @@ def test_repeats_merge_into_one_survivor(store: MemoryStore) -> None:
     b = raw(store, "alice is  VEGETARIAN", when=T2, tags=["diet"], source="chat", confidence=0.95)
     raw(store, "Alice plays the cello", type="skill")
     before = len(journal_ops(store))
-    report = dedupe(store)
+    report = store.dedupe()
     assert [(m.survivor, m.merged) for m in report.plan.merges] in ([(a, [b])], [(b, [a])])
     group = report.plan.merges[0]
     survivor, other = store.get(group.survivor), store.get(group.merged[0])
@@ -60,7 +59,7 @@ def test_dry_run_changes_nothing(store: MemoryStore, memdir: Path) -> None:
     raw(store, "Alice lives in Lisbon", key="home.city")
     raw(store, "Alice lives in Berlin", when=T2, key="home.city")
     before = tree_bytes(memdir)
-    report = dedupe(store, dry_run=True, resolve="newest")
+    report = store.dedupe(dry_run=True, resolve="newest")
     assert len(report.plan.merges) == 1 and report.plan.conflicts[0].resolved
     assert not (report.merged or report.superseded or report.linked)
     assert tree_bytes(memdir) == before
@@ -69,22 +68,22 @@ def test_dry_run_changes_nothing(store: MemoryStore, memdir: Path) -> None:
 def test_conflicts_are_listed_and_linked_never_merged(store: MemoryStore) -> None:
     old = raw(store, "Alice lives in Lisbon", key="home.city")
     new = raw(store, "Alice lives in Berlin", when=T2, key="home.city")
-    report = dedupe(store)
+    report = store.dedupe()
     assert report.plan.merges == [] and [(c.older, c.newer, c.resolved) for c in report.plan.conflicts] == [
         (old, new, False)]
     assert report.linked == [new] and store.is_active(store.get(old)) and store.is_active(store.get(new))
-    assert [(c.older, c.newer) for c in open_conflicts(store)] == [(old, new)]
-    assert dedupe(store).linked == []  # already linked: nothing touched again
+    assert [(c.older, c.newer) for c in store.conflicts()] == [(old, new)]
+    assert store.dedupe().linked == []  # already linked: nothing touched again
 
 
 def test_resolve_newest_supersedes_the_older_and_restore_brings_it_back(store: MemoryStore) -> None:
     old = raw(store, "Alice lives in Lisbon", key="home.city")
     new = raw(store, "Alice lives in Berlin", when=T2, key="home.city")
-    report = dedupe(store, resolve="newest")
+    report = store.dedupe(resolve="newest")
     assert report.superseded == [old]
     archived = store.get(old)
     assert archived.status == "superseded" and archived.superseded_by == new
-    assert store.get(new).supersedes == old and open_conflicts(store) == []
+    assert store.get(new).supersedes == old and store.conflicts() == []
     restored = store.restore(old)
     assert store.is_active(restored) and restored.superseded_by is None
 
@@ -94,10 +93,10 @@ def test_open_conflicts_newest_first_and_only_between_active(store: MemoryStore)
     b = raw(store, "Bob dislikes jazz", when=T2, user="bob", conflicts_with=[a])
     c = raw(store, "Alice drinks coffee", conflicts_with=["deadbeef"])
     d = raw(store, "Alice drinks no coffee", when=datetime(2026, 9, 1, tzinfo=timezone.utc), conflicts_with=[c])
-    assert [(x.older, x.newer) for x in open_conflicts(store)] == [(c, d), (a, b)]
-    assert [(x.older, x.newer) for x in open_conflicts(store, user="bob")] == [(a, b)]
+    assert [(x.older, x.newer) for x in store.conflicts()] == [(c, d), (a, b)]
+    assert [(x.older, x.newer) for x in store.conflicts(user="bob")] == [(a, b)]
     store.forget(c)
-    assert [(x.older, x.newer) for x in open_conflicts(store)] == [(a, b)]
+    assert [(x.older, x.newer) for x in store.conflicts()] == [(a, b)]
 
 
 def test_llm_decides_ambiguous_pairs_and_conflicts(store: MemoryStore) -> None:
@@ -105,7 +104,7 @@ def test_llm_decides_ambiguous_pairs_and_conflicts(store: MemoryStore) -> None:
     b = raw(store, "Alice likes to sit by the window on planes", when=T2, type="preference", key="travel.seat")
     c = raw(store, "Alice lives in Lisbon", key="home.city")
     d = raw(store, "Alice lives in Berlin", when=T2, key="home.city")
-    report = dedupe(store, llm=f"{FAKE} decide ADD window=UPDATE Berlin=DELETE")
+    report = store.dedupe(llm=f"{FAKE} decide ADD window=UPDATE Berlin=DELETE")
     assert [(m.survivor, m.merged) for m in report.plan.merges] == [(b, [a])]
     assert report.superseded == [c]
     assert store.get(a).merged_into == b and store.get(c).superseded_by == d
@@ -114,7 +113,7 @@ def test_llm_decides_ambiguous_pairs_and_conflicts(store: MemoryStore) -> None:
 def test_llm_failure_is_a_note_and_the_rules_decide(store: MemoryStore) -> None:
     raw(store, "Alice lives in Lisbon", key="home.city")
     raw(store, "Alice lives in Berlin", when=T2, key="home.city")
-    report = dedupe(store, llm=f"{sys.executable} -c 'import sys; sys.exit(4)'", dry_run=True)
+    report = store.dedupe(llm=f"{sys.executable} -c 'import sys; sys.exit(4)'", dry_run=True)
     assert len(report.plan.conflicts) == 1 and not report.plan.conflicts[0].resolved
     assert report.notes and "llm failed" in report.notes[0]
 
@@ -124,8 +123,8 @@ def test_scope_filters(store: MemoryStore) -> None:
     raw(store, "Alice is vegetarian.", when=T2)
     raw(store, "Bob is vegetarian", user="bob")
     raw(store, "Bob is vegetarian.", user="bob", when=T2)
-    assert dedupe(store, user="bob", dry_run=True).considered == 2
-    assert len(dedupe(store, user="bob").merged) == 1
+    assert store.dedupe(user="bob", dry_run=True).considered == 2
+    assert len(store.dedupe(user="bob").merged) == 1
     assert len(store.list(user="alice")) == 2
 
 
@@ -150,7 +149,7 @@ def test_samples_every_planted_repeat_is_found_and_no_conflict_is_merged(samples
     # The fake embedder's cosines are lower than the real model's, hence the lower threshold.
     store = MemoryStore(samples)
     before = tree_bytes(samples)
-    report = dedupe(store, threshold=0.5, dry_run=True)
+    report = store.dedupe(threshold=0.5, dry_run=True)
     assert tree_bytes(samples) == before
     found = _pairs(report)
     for a, b in PLANTED_REPEATS:
@@ -163,7 +162,7 @@ def test_samples_every_planted_repeat_is_found_and_no_conflict_is_merged(samples
 
 def test_samples_provable_repeats_merge_without_a_model(samples: Path) -> None:
     store = MemoryStore(samples)
-    report = dedupe(store, threshold=0.5)
+    report = store.dedupe(threshold=0.5)
     groups = [{m.survivor, *m.merged} for m in report.plan.merges]
     assert sorted(map(sorted, groups)) == sorted(map(sorted, PROVABLE_REPEATS))
     for a, b in PROVABLE_REPEATS:
@@ -179,7 +178,7 @@ def test_samples_with_an_llm_merge_every_repeat_and_supersede_every_conflict(sam
     store = MemoryStore(samples)
     active_before = {m.id for m in store.active()}
     llm = f"{FAKE} decide ADD Berlin=DELETE 杭州=DELETE VS=DELETE EU=DELETE =UPDATE"
-    report = dedupe(store, threshold=0.5, llm=llm)
+    report = store.dedupe(threshold=0.5, llm=llm)
     groups = [{m.survivor, *m.merged} for m in report.plan.merges]
     for a, b in PLANTED_REPEATS:
         assert any({a, b} <= g for g in groups), (a, b)
@@ -205,7 +204,7 @@ def test_cli_dedupe_and_conflicts(memdir: Path) -> None:
     assert code == 0 and out["data"]["dry_run"] is True and len(out["data"]["plan"]["merges"]) == 1
     assert set(out["data"]) >= {"plan", "similar", "merged", "superseded", "linked", "threshold", "considered"}
     human = cli(memdir, "dedupe")
-    assert human.exit_code == 0 and "1 merges" in human.stdout and "1 conflicts" in human.stdout
+    assert human.exit_code == 0 and "merged 1, superseded 0, linked 1" in human.stdout
     code, out = cli_json(memdir, "conflicts", "--user", "alice")
     assert code == 0 and [(c["older"], c["newer"]) for c in out["data"]["conflicts"]] == [(old, new)]
     code, out = cli_json(memdir, "dedupe", "--resolve", "newest")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from memctl.search.embedders import (
     DEFAULT_MODEL,
     Embedder,
     EmbeddingError,
-    FakeEmbedder,
+    HashingEmbedder,
     FastEmbedder,
     get_embedder,
     normalise_rows,
@@ -39,46 +40,49 @@ def cosine(embedder: Embedder, a: str, b: str) -> float:
     return float(vectors[0] @ vectors[1])
 
 
-@pytest.fixture(autouse=True)
-def no_embedder_override(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MEMCTL_EMBEDDER", raising=False)
+@pytest.fixture
+def shipped_registry() -> Iterator[None]:
+    """The registry as a user has it (the suite puts the hashing embedder in place of the model)."""
+    previous = embed.register_embedder(DEFAULT_MODEL, embed._fastembed)
+    yield
+    embed.unregister_embedder(DEFAULT_MODEL, previous)
 
 
-# --- FakeEmbedder -----------------------------------------------------------
+# --- HashingEmbedder -----------------------------------------------------------
 
 
 def test_fake_shape_dtype_and_unit_rows() -> None:
-    vectors = FakeEmbedder().embed(["Alice prefers window seats", "Bob likes jazz", "猫が好き"])
+    vectors = HashingEmbedder().embed(["Alice prefers window seats", "Bob likes jazz", "猫が好き"])
     assert vectors.shape == (3, 256)
     assert vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
 def test_fake_identity_and_protocol() -> None:
-    fake = FakeEmbedder()
-    assert fake.identity == "fake:256"
+    fake = HashingEmbedder()
+    assert fake.identity == "hashing:256"
     assert fake.dim == 256
     assert isinstance(fake, Embedder)
 
 
 def test_fake_query_matches_document_row() -> None:
-    fake = FakeEmbedder()
+    fake = HashingEmbedder()
     assert np.allclose(fake.embed_query("Bob likes jazz"), fake.embed(["Bob likes jazz"])[0])
 
 
 def test_fake_empty_input() -> None:
-    assert FakeEmbedder().embed([]).shape == (0, 256)
-    assert not FakeEmbedder().embed_query("").any()  # nothing to hash: a zero vector
+    assert HashingEmbedder().embed([]).shape == (0, 256)
+    assert not HashingEmbedder().embed_query("").any()  # nothing to hash: a zero vector
 
 
 def test_fake_is_deterministic_across_processes() -> None:
     code = (
-        "from memctl.search.embedders import FakeEmbedder;"
-        "print(FakeEmbedder().embed_query('Alice prefers window seats').tolist())"
+        "from memctl.search.embedders import HashingEmbedder;"
+        "print(HashingEmbedder().embed_query('Alice prefers window seats').tolist())"
     )
     runs = [json.loads(run_python(code, PYTHONHASHSEED=seed).stdout) for seed in ("1", "2")]
     assert runs[0] == runs[1]
-    assert np.allclose(runs[0], FakeEmbedder().embed_query("Alice prefers window seats"))
+    assert np.allclose(runs[0], HashingEmbedder().embed_query("Alice prefers window seats"))
 
 
 @pytest.mark.parametrize(
@@ -92,7 +96,7 @@ def test_fake_is_deterministic_across_processes() -> None:
     ],
 )
 def test_fake_similar_beats_unrelated(text: str, similar: str, unrelated: str) -> None:
-    fake = FakeEmbedder()
+    fake = HashingEmbedder()
     close, far = cosine(fake, text, similar), cosine(fake, text, unrelated)
     assert close > 0.5
     assert abs(far) < 0.3
@@ -108,17 +112,24 @@ def test_normalise_rows_keeps_zero_rows() -> None:
 # --- get_embedder and lazy imports -----------------------------------------
 
 
-def test_get_embedder_fake(tmp_path: Path) -> None:
-    assert isinstance(get_embedder("fake", tmp_path), FakeEmbedder)
+def test_get_embedder_hashing(tmp_path: Path) -> None:
+    assert isinstance(get_embedder("hashing", tmp_path), HashingEmbedder)
 
 
-def test_env_forces_fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMCTL_EMBEDDER", "fake")
-    assert isinstance(get_embedder(DEFAULT_MODEL, tmp_path), FakeEmbedder)
+def test_a_registered_embedder_replaces_a_model(tmp_path: Path) -> None:
+    class Mine(HashingEmbedder):
+        identity = "mine:256"
+
+    previous = embed.register_embedder("my-model", lambda name, cache, batch: Mine())
+    try:
+        assert get_embedder("my-model", tmp_path).identity == "mine:256"
+    finally:
+        embed.unregister_embedder("my-model", previous)
+    assert isinstance(get_embedder("my-model", tmp_path), FastEmbedder)  # back to fastembed's catalogue
 
 
 @pytest.mark.parametrize("name", ["default", "", DEFAULT_MODEL, "all-MiniLM-L6-v2"])
-def test_shipped_aliases(tmp_path: Path, name: str) -> None:
+def test_shipped_aliases(tmp_path: Path, name: str, shipped_registry: None) -> None:
     embedder = get_embedder(name, tmp_path)
     assert isinstance(embedder, FastEmbedder)
     assert embedder.identity == "memctl/all-MiniLM-L6-v2-int8:384"

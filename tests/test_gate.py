@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from memctl.policy.gate import AUTO_SOURCES, GateThresholds, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.config import GateSettings
+from memctl.policy.gate import AUTO_SOURCES, GateVerdict, evaluate_gate, resolve_thresholds
 
-DEFAULTS = GateThresholds()
+DEFAULTS = GateSettings()
 GOOD_TEXT = "Alice prefers window seats on flights."
 
 
@@ -144,7 +145,7 @@ def test_verdict_serialises_to_json() -> None:
 
 
 def test_custom_thresholds_are_used() -> None:
-    strict = GateThresholds(min_confidence=0.95, min_length=10, max_auto_writes=1)
+    strict = GateSettings(min_confidence=0.95, min_length=10, max_auto_writes=1)
     verdict = gate("too short", thresholds=strict, source="ai", session="s", auto_writes_in_window=1)
     assert codes(verdict) == ["low_confidence", "too_short", "rate_limited"]
 
@@ -153,7 +154,7 @@ def test_custom_thresholds_are_used() -> None:
 
 
 def test_defaults_without_config_env_or_flags() -> None:
-    assert resolve_thresholds({}, {}, {}) == GateThresholds(
+    assert resolve_thresholds({}, {}, {}) == GateSettings(
         min_confidence=0.7,
         duplicate_threshold=0.85,
         related_threshold=0.55,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.services.imports import ImportDefaults, import_text, parse_line, parse_lines, resolve_type
+from memctl.services.imports import parse_line, parse_lines, resolve_type
 from memctl.config import PRESETS
 from tests.helpers import cli, cli_json
 
@@ -70,7 +70,7 @@ def test_import_mixed_formats_with_defaults(store) -> None:
         "[profile:job] Alice works as a product designer",
         json.dumps({"content": "Bob drinks his coffee black", "type": "habit", "user": "bob", "source": "chat"}),
     ])
-    report = import_text(store, text, ImportDefaults(user="alice"))
+    report = store.import_text(text, user="alice")
     assert report.counts == {"added": 4, "updated": 0, "superseded": 0, "skipped": 0, "refused": 0}
     by_line = {item.line: store.get(item.id) for item in report.items}
     assert by_line[1].key == "home.city" and by_line[1].tags == ["home"] and by_line[1].source == "import"
@@ -89,7 +89,7 @@ def test_import_reports_every_outcome(store) -> None:
         "{not json",                                                      # 5 malformed
         json.dumps({"content": "Alice has a cat named Miso", "user": "../x"}),  # 6 invalid name
     ])
-    report = import_text(store, text, ImportDefaults(user="alice"))
+    report = store.import_text(text, user="alice")
     outcome = {i.line: (i.outcome, i.codes) for i in report.items}
     assert outcome[1] == ("skipped", ["duplicate"])
     assert outcome[2] == ("superseded", [])
@@ -102,7 +102,7 @@ def test_import_reports_every_outcome(store) -> None:
 
 
 def test_import_without_owner_is_refused_per_line(store) -> None:
-    report = import_text(store, "[fact] Somebody likes tea\n")
+    report = store.import_text("[fact] Somebody likes tea\n")
     assert report.items[0].outcome == "refused" and report.items[0].codes == ["no_owner"]
 
 
@@ -111,8 +111,8 @@ def test_claude_preset_maps_nothing_it_does_not_know(memdir: Path) -> None:
 
     config = memdir / "memctl.toml"
     config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))
-    report = import_text(MemoryStore(memdir), "[feedback] Alice wants terse answers\n[fact] Alice likes tea\n",
-                         ImportDefaults(user="alice"))
+    report = MemoryStore(memdir).import_text("[feedback] Alice wants terse answers\n[fact] Alice likes tea\n",
+                                             user="alice")
     assert [(i.outcome, i.codes) for i in report.items] == [("added", []), ("refused", ["unknown_type"])]
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from memctl import clock
 from memctl.config import Config
-from memctl.services.compact import compact, undo_last
 from memctl.api import MemoryStore
 from tests.helpers import cli_json
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
@@ -44,7 +43,7 @@ def synthetic(memdir: Path):
 def test_plan_archives_exactly_the_expected_sets(synthetic) -> None:
     root, store, similarity, expected = synthetic
     before = memory_files(root)
-    result = compact(store, dry_run=True, similarity=similarity)
+    result = store.compact(dry_run=True, similarity=similarity)
     assert memory_files(root) == before  # dry run changes nothing
     actions = result["plan"]["actions"]
     by_kind = lambda kind: {i for a in actions if a["kind"] == kind for i in a["ids"]}  # noqa: E731
@@ -58,13 +57,13 @@ def test_plan_archives_exactly_the_expected_sets(synthetic) -> None:
 def test_apply_loses_nothing_restores_and_undoes_byte_identically(synthetic) -> None:
     root, store, similarity, expected = synthetic
     before = memory_files(root)
-    result = compact(store, similarity=similarity)
+    result = store.compact(similarity=similarity)
     after = memory_files(root)
     assert len(after) == len(before) + len(expected.consolidate) == len(before) + len(result["created"])
-    archived_now = {m.id for m in MemoryStore(root).snapshot().memories if m.path.startswith("archive/")}
+    archived_now = {m.id for m in MemoryStore(root).repo.all_memories() if m.path.startswith("archive/")}
     assert expected.archived() <= archived_now
     named = expected.archived() | set(expected.promote) | set(result["created"])
-    by_id = {m.id: m for m in MemoryStore(root).snapshot().memories}
+    by_id = {m.id: m for m in MemoryStore(root).repo.all_memories()}
     untouched = {p for p, data in before.items() if not any(i in p for i in named)}
     assert all(after.get(p) == before[p] for p in untouched)  # files not in the plan: byte-identical
     victim = sorted(expected.archive_low_importance)[0]
@@ -72,20 +71,19 @@ def test_apply_loses_nothing_restores_and_undoes_byte_identically(synthetic) -> 
     MemoryStore(root).restore(victim)
     assert MemoryStore(root).get(victim).path.startswith("users/") or MemoryStore(root).get(victim).path.startswith("projects/")
     # undo after a manual restore: the restored file is already where it was
-    undo_last(MemoryStore(root, config=Config(lifecycle=synthetic_settings())))
+    MemoryStore(root, config=Config(lifecycle=synthetic_settings())).undo_compaction()
     assert memory_files(root) == before
 
 
 def test_recall_and_index_reflect_the_compacted_state(synthetic) -> None:
     root, store, similarity, expected = synthetic
     gone = sorted(expected.expire)[0]
-    compact(store, similarity=similarity)
+    store.compact(similarity=similarity)
     fresh = MemoryStore(root)
     hits = fresh.recall(fresh.get(gone).body, k=50, record_usage=False).hits
     assert gone not in {h.id for h in hits}
-    from memctl.services.memory_md import render_indexes
-
-    text = "\n".join((root / i["path"]).read_text() for i in render_indexes(fresh, [], [], True))
+    
+    text = "\n".join((root / i["path"]).read_text() for i in fresh.write_memory_md(all=True))
     assert gone not in text and all(i not in text for i in expected.archive_low_importance)
 
 
@@ -93,18 +91,17 @@ KILLER = """
 import json, sys
 from memctl import clock
 from memctl.config import Config
-from memctl.services.compact import compact
 from memctl.api import MemoryStore
 from tests.synthetic import NOW, make_memories, synthetic_settings
 clock.set_now(NOW)
 _, _, similarity, _ = make_memories(1000, seed=0, now=NOW)
-compact(MemoryStore(sys.argv[1], config=Config(lifecycle=synthetic_settings())), similarity=similarity)
+MemoryStore(sys.argv[1], config=Config(lifecycle=synthetic_settings())).compact(similarity=similarity)
 """
 
 
 def test_sigkill_mid_apply_leaves_every_memory_once_and_next_compact_finishes(synthetic) -> None:
     root, store, similarity, expected = synthetic
-    ids_before = {m.id for m in store.snapshot(refresh=True).memories}
+    ids_before = {m.id for m in store.repo.snapshot(refresh=True).memories}
     env = {**os.environ, "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS": "0.4", "PYTHONPATH": str(Path(__file__).parent.parent)}
     proc = subprocess.Popen([sys.executable, "-c", KILLER, str(root)], env=env)
     records = root / ".memctl" / "compactions"
@@ -116,13 +113,13 @@ def test_sigkill_mid_apply_leaves_every_memory_once_and_next_compact_finishes(sy
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    snap = MemoryStore(root).snapshot(refresh=True)
+    snap = MemoryStore(root).repo.snapshot(refresh=True)
     ids = [m.id for m in snap.memories]
     assert not snap.duplicates and len(ids) == len(set(ids))
     assert ids_before <= set(ids)  # every memory present exactly once, active or archived
-    result = compact(MemoryStore(root, config=Config(lifecycle=synthetic_settings())), similarity=similarity)
+    result = MemoryStore(root, config=Config(lifecycle=synthetic_settings())).compact(similarity=similarity)
     assert result["resumed"] is not None
-    archived = {m.id for m in MemoryStore(root).snapshot(refresh=True).memories if m.path.startswith("archive/")}
+    archived = {m.id for m in MemoryStore(root).repo.snapshot(refresh=True).memories if m.path.startswith("archive/")}
     assert expected.archived() <= archived
 
 
@@ -153,7 +150,7 @@ def test_llm_writes_the_consolidation_summary(synthetic, tmp_path: Path) -> None
     root, store, similarity, expected = synthetic
     script = tmp_path / "summarise.py"
     script.write_text("import sys\nsys.stdin.read()\nprint('LLM summary: the user keeps asking about the weather.')\n")
-    result = compact(store, similarity=similarity, llm=f"{sys.executable} {script}")
+    result = store.compact(similarity=similarity, llm=f"{sys.executable} {script}")
     summaries = [MemoryStore(root).get(i) for i in result["created"]]
     assert summaries and all(s.body == "LLM summary: the user keeps asking about the weather." for s in summaries)
     assert sorted(sorted(s.merged_from) for s in summaries) == sorted(sorted(c) for c in expected.consolidate)

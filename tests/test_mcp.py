@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from memctl.agents.mcp import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, TOOLS, Defaults,
-                        InvalidArguments, McpServer, call_tool, check_arguments, fill_defaults)
+from memctl.agents.mcp import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, McpServer
+from memctl.agents.tools import TOOLS, Defaults, InvalidArguments, call_tool, check_arguments, fill_defaults
 from memctl.api import MemoryStore
+from tests.helpers import use_hashing_embedder
 
 CARD = "My card number is 4111 1111 1111 1111"
 
@@ -188,7 +189,8 @@ class Session:
     """`python -m memctl -d DIR mcp` with line-at-a-time request/response and a read timeout."""
 
     def __init__(self, root: Path, *extra: str) -> None:
-        env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+        use_hashing_embedder(root)
+        env = dict(os.environ)
         self.proc = subprocess.Popen([sys.executable, "-m", "memctl", "-d", str(root), "mcp", *extra],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.lines: queue.Queue[bytes] = queue.Queue()

@@ -6,9 +6,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memctl.policy.rank import RankWeights, final_score, fuse, min_max, order_conflicts, relative_to_best
+from memctl.config import RecallSettings
+from memctl.policy.rank import final_score, fuse, min_max, order_conflicts, relative_to_best
 
-W = RankWeights()
+W = RecallSettings()
 
 
 @pytest.mark.parametrize("run, expected", [
@@ -40,11 +41,11 @@ def test_min_max(run: list, expected: dict) -> None:
     # score fusion keeps margins: a huge keyword lead outweighs a small cosine lead
     ([("a", 10.0), ("b", 1.0)], [("b", 0.61), ("a", 0.60), ("c", 0.2)], W, ["a", "b", "c"]),
     # semantic weight 0: keyword order only, memories only the embedding found are dropped
-    ([("a", 1.0), ("b", 2.0)], [("c", 0.9)], RankWeights(semantic=0.0), ["b", "a"]),
+    ([("a", 1.0), ("b", 2.0)], [("c", 0.9)], RecallSettings(semantic_weight=0.0), ["b", "a"]),
     # ties broken by id, so output is deterministic
     ([("b", 1.0), ("a", 1.0)], [], W, ["a", "b"]),
 ])
-def test_fuse_order(keyword: list, semantic: list, weights: RankWeights, order: list) -> None:
+def test_fuse_order(keyword: list, semantic: list, weights: RecallSettings, order: list) -> None:
     assert [s.id for s in fuse(keyword, semantic, weights)] == order
 
 
@@ -53,11 +54,11 @@ def test_fuse_empty() -> None:
 
 
 @pytest.mark.parametrize("weights, expected", [
-    (RankWeights(keyword=1.0, semantic=1.0), 0.5 * 0.5 + 0.5 * 1.0),
-    (RankWeights(keyword=1.0, semantic=2.0), (1 * 0.5 + 2 * 1.0) / 3),
-    (RankWeights(keyword=1.0, semantic=0.0), 0.5),
+    (RecallSettings(keyword_weight=1.0, semantic_weight=1.0), 0.5 * 0.5 + 0.5 * 1.0),
+    (RecallSettings(keyword_weight=1.0, semantic_weight=2.0), (1 * 0.5 + 2 * 1.0) / 3),
+    (RecallSettings(keyword_weight=1.0, semantic_weight=0.0), 0.5),
 ])
-def test_score_fusion_is_weighted_mean_of_normalised_scores(weights: RankWeights, expected: float) -> None:
+def test_score_fusion_is_weighted_mean_of_normalised_scores(weights: RecallSettings, expected: float) -> None:
     fused = {s.id: s for s in fuse([("a", 2.0), ("b", 1.0)], [("b", 0.9), ("a", 0.1)], weights)}
     assert fused["b"].similarity == pytest.approx(expected)
 
@@ -74,7 +75,7 @@ def test_fuse_similarity_in_unit_range_and_components() -> None:
 
 def test_first_in_both_scores_one() -> None:
     for fusion in ("score", "rrf"):
-        top = fuse([("a", 3.0), ("b", 1.0)], [("a", 0.9), ("b", 0.2)], RankWeights(fusion=fusion))[0]
+        top = fuse([("a", 3.0), ("b", 1.0)], [("a", 0.9), ("b", 0.2)], RecallSettings(fusion=fusion))[0]
         assert (top.id, top.similarity) == ("a", pytest.approx(1.0))
 
 
@@ -85,7 +86,7 @@ def test_first_in_both_scores_one() -> None:
     ([("a", 1.0)], [], {"a": 1.0}),
 ])
 def test_rrf_option(keyword: list, semantic: list, expected: dict) -> None:
-    fused = fuse(keyword, semantic, RankWeights(fusion="rrf"))
+    fused = fuse(keyword, semantic, RecallSettings(fusion="rrf"))
     assert {s.id: s.similarity for s in fused} == pytest.approx(expected)
     assert all("rrf" in s.components for s in fused)
 
@@ -104,7 +105,7 @@ def test_final_score(similarity: float, confidence: float, scope: str, expected:
 
 def test_final_score_recency_halves_per_half_life() -> None:
     now = datetime(2026, 1, 31, tzinfo=timezone.utc)
-    weights = RankWeights(recency=0.1, recency_half_life_days=30.0)
+    weights = RecallSettings(recency_boost=0.1, recency_half_life_days=30.0)
     base, _ = final_score(0.5, 1.0, "user", W)
     score, parts = final_score(0.5, 1.0, "user", weights, now - timedelta(days=30), now)
     assert parts["recency"] == pytest.approx(0.5)

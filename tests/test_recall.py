@@ -92,9 +92,9 @@ def test_expired_and_archived_memories_never_come_back(store: MemoryStore) -> No
 def test_usage_is_recorded_in_the_cache_not_the_file(filled: MemoryStore) -> None:
     before = {p: p.read_bytes() for p in filled.root.rglob("*.md")}
     hits = filled.recall("jazz", k=1).hits
-    assert filled.usage().read()[hits[0].id]["count"] == 1
+    assert filled.repo.usage()[hits[0].id]["count"] == 1
     filled.recall("jazz", k=1, users=["bob"], session="s1")
-    assert filled.usage().read()[hits[0].id]["sessions"] == ["s1"]
+    assert filled.repo.usage()[hits[0].id]["sessions"] == ["s1"]
     assert {p: p.read_bytes() for p in filled.root.rglob("*.md")} == before
 
 
@@ -104,7 +104,7 @@ def test_cli_recall_json_shape_and_explain(filled: MemoryStore) -> None:
     hit = out["data"]["hits"][0]
     assert {"id", "path", "type", "scope", "user", "content", "score"} <= set(hit)
     assert {"similarity", "confidence", "scope_priority", "final"} <= set(hit["explain"])
-    for bad, code_name in ((["--mode", "magic"], "bad_mode"), (["-k", "0"], "bad_k"), (["--since", "soon"], "bad_time")):
+    for bad, code_name in ((["--mode", "magic"], "bad_mode"), (["-k", "0"], "usage"), (["--since", "soon"], "bad_time")):
         code, out = cli_json(filled.root, "recall", "jazz", *bad)
         assert code == 2 and out["errors"][0]["code"] == code_name
     code, out = cli_json(filled.root, "recall", "  ")

@@ -13,7 +13,7 @@ import pytest
 
 from memctl.errors import UsageError
 from memctl.agents.mcp import Defaults
-from memctl.agents.http import MemoryHTTPServer, check_bind_host, is_loopback, make_server, warm_up
+from memctl.agents.http import MemoryHTTPServer, check_bind_host, is_loopback, make_server
 from memctl.api import MemoryStore
 
 ENVELOPE_KEYS = {"version", "command", "ok", "data", "errors"}
@@ -53,7 +53,7 @@ def test_cli_refuses_a_remote_host_before_binding(memdir: Path) -> None:
 @pytest.fixture
 def server(memdir: Path) -> Iterator[MemoryHTTPServer]:
     store = MemoryStore(memdir)
-    warm_up(store)
+    store.warm_up()
     srv = make_server(store, "127.0.0.1", 0, defaults=Defaults(project=None), log_requests=False)
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()

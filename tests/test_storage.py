@@ -14,7 +14,12 @@ import pytest
 from memctl.errors import InvalidId, NoDirectory
 from memctl.core.fileformat import parse_memory
 from memctl.api import MemoryStore
-from memctl.store.files import Directory, check_id, find_root, slugify, write_atomic
+from tests.helpers import use_hashing_embedder
+from memctl.core.models import id_arg as check_id
+from memctl.store.directory import find_root
+from memctl.store.filerepo import FileRepository
+from memctl.store.files import write_atomic
+from memctl.store.layout import slugify
 
 
 def test_write_atomic_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -47,21 +52,21 @@ def test_find_root_order(tmp_path: Path) -> None:
     deep = tmp_path / "root" / "users" / "a"
     deep.mkdir(parents=True)
     assert find_root(None, None, deep) == tmp_path / "root"
-    assert find_root(str(tmp_path), None, deep) == tmp_path.resolve()
-    assert find_root(None, str(tmp_path), deep) == tmp_path.resolve()
+    assert find_root(str(tmp_path / "root"), None, deep) == (tmp_path / "root").resolve()
+    assert find_root(None, str(tmp_path / "root"), deep) == (tmp_path / "root").resolve()
+    with pytest.raises(NoDirectory, match="memctl init"):
+        find_root(str(tmp_path), None, deep)  # a folder without memctl.toml is not a memory directory
     with pytest.raises(NoDirectory):
         find_root(None, None, tmp_path)
     with pytest.raises(NoDirectory):
         find_root(str(tmp_path / "missing"), None, deep)
 
 
-def test_new_ids_are_unique_and_never_all_digits(tmp_path: Path) -> None:
-    directory = Directory(tmp_path)
-    taken: set[str] = set()
-    for _ in range(3000):
-        new = directory.new_id(taken)
-        assert new not in taken and not new.isdigit()
-        taken.add(new)
+def test_new_ids_skip_taken_and_all_digit_ids(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = store.add_raw("Alice is vegetarian", type="fact", user="alice").id
+    draws = iter([taken, "12345678", "abc12345"])
+    monkeypatch.setattr("memctl.store.filerepo.secrets.token_hex", lambda n: next(draws))
+    assert store.repo.new_id() == "abc12345"
 
 
 def test_journal_records_hashes(store: MemoryStore) -> None:
@@ -87,7 +92,8 @@ def test_sigkill_mid_write_never_leaves_a_torn_file(memdir: Path) -> None:
     memory = store.add_raw("Alice prefers window seats on flights", type="preference", user="alice")
     path = memdir / memory.path
     original = path.read_text()
-    env = {**os.environ, "MEMCTL_TEST_PAUSE_BEFORE_REPLACE": "5", "MEMCTL_EMBEDDER": "fake"}
+    use_hashing_embedder(memdir)
+    env = {**os.environ, "MEMCTL_TEST_PAUSE_BEFORE_REPLACE": "5"}
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(memdir), memory.id], env=env)
     deadline = time.time() + 20
     while time.time() < deadline and not list(path.parent.glob(".*.tmp")):
@@ -120,13 +126,14 @@ for i in range(int(sys.argv[3])):
 
 
 def test_concurrent_writers_lose_nothing(memdir: Path) -> None:
-    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    use_hashing_embedder(memdir)
+    env = dict(os.environ)
     procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(memdir), name, "8"], env=env) for name in "abcd"]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     memories = MemoryStore(memdir).list()
     assert len(memories) == 32
     assert len({m.id for m in memories}) == 32
-    assert sum(1 for e in Directory(memdir).read_journal() if e.op == "add") == 32
+    assert sum(1 for e in FileRepository(memdir).journal.read() if e.op == "add") == 32
 
 
 CONCURRENT_EDIT = """
@@ -141,7 +148,8 @@ for i in range(10):
 
 def test_concurrent_edits_of_one_memory_all_land(memdir: Path) -> None:
     memory = MemoryStore(memdir).add_raw("Alice is vegetarian", type="fact", user="alice")
-    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    use_hashing_embedder(memdir)
+    env = dict(os.environ)
     procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT_EDIT, str(memdir), memory.id, f"k{p}_"], env=env)
              for p in "ab"]
     assert all(p.wait(timeout=120) == 0 for p in procs)
@@ -160,7 +168,8 @@ for _ in range(15):
 def test_concurrent_readers_and_a_writer_leave_consistent_caches(memdir: Path) -> None:
     store = MemoryStore(memdir)
     memory = store.add_raw("Alice keeps an alpaca named word0", type="fact", user="alice")
-    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    use_hashing_embedder(memdir)
+    env = dict(os.environ)
     readers = [subprocess.Popen([sys.executable, "-c", READER, str(memdir)], env=env) for _ in range(3)]
     for n in range(1, 12):
         MemoryStore(memdir).edit(memory.id, body=f"Alice keeps an alpaca named word{n}")

@@ -12,17 +12,11 @@ from memctl.api import MemoryStore
 from memctl.services.transcripts import (
     ExtractionError,
     Message,
-    append_message,
-    extract,
-    load_template,
     parse_model_output,
     pending_messages,
-    read_state,
     render_prompt,
-    state_path,
-    transcript_path,
 )
-from tests.helpers import cli, cli_json
+from tests.helpers import use_hashing_embedder, cli, cli_json
 
 FACTS = ["Alice keeps bees in her garden", "Alice plays the cello", "Alice speaks Portuguese",
          "Alice drives an electric car"]
@@ -34,13 +28,13 @@ def calls(path: Path) -> int:
 
 
 def log_all(store: MemoryStore, *texts: str, session: str = "s1") -> list[Message]:
-    return [append_message(store, "alice", session, text) for text in texts]
+    return [store.log("alice", session, text) for text in texts]
 
 
 def test_log_appends_numbered_messages(store: MemoryStore) -> None:
-    first = append_message(store, "alice", "s1", "hello there")
-    second = append_message(store, "alice", "s1", "hi!\nhow can I help?", role="assistant")
-    path = transcript_path(store.root, "alice", "s1")
+    first = store.log("alice", "s1", "hello there")
+    second = store.log("alice", "s1", "hi!\nhow can I help?", role="assistant")
+    path = store.repo.transcripts.path("alice", "s1")
     assert path == store.root / "transcripts" / "alice" / "s1.jsonl"
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [line["id"] for line in lines] == ["s1:1", "s1:2"] == [first.id, second.id]
@@ -57,7 +51,7 @@ def test_log_rejects_bad_input(store: MemoryStore, user: str, session: str, cont
     from memctl.errors import MemctlError
 
     with pytest.raises(MemctlError) as info:
-        append_message(store, user, session, content)
+        store.log(user, session, content)
     assert info.value.code == code and info.value.exit_code == 2
 
 
@@ -68,9 +62,9 @@ def test_render_prompt_fills_placeholders_once() -> None:
 
 
 def test_template_at_the_root_overrides_the_packaged_one(store: MemoryStore) -> None:
-    assert "{{ messages }}" in load_template(store.root)
+    assert "{{ messages }}" in store.repo.text("extract_prompt.md")
     (store.root / "extract_prompt.md").write_text("mine {{ messages }}", encoding="utf-8")
-    assert load_template(store.root) == "mine {{ messages }}"
+    assert store.repo.text("extract_prompt.md") == "mine {{ messages }}"
 
 
 @pytest.mark.parametrize("output, contents", [
@@ -118,49 +112,49 @@ def test_extract_writes_memories_pointing_at_their_messages(store: MemoryStore, 
     log_all(store, "hi, I'm Alice", "remember: Alice lives in Lisbon", "nice weather today",
             "remember:preference: Alice prefers window seats on flights")
     counter = tmp_path / "calls"
-    result = extract(store, "alice", "s1", f"{FAKE} --calls {counter} extract")
+    result = store.extract("alice", "s1", f"{FAKE} --calls {counter} extract")
     assert result.called_model and result.candidates == 2 and result.report.counts["added"] == 2
     memories = {m.body: m for m in store.active()}
     lisbon = memories["Alice lives in Lisbon"]
     assert lisbon.source_ids == ["s1:2"] and lisbon.source == "auto" and lisbon.scope == "user"
     assert memories["Alice prefers window seats on flights"].type == "preference"
-    assert read_state(store.root, "alice", "s1")["last_id"] == "s1:4"
-    again = extract(store, "alice", "s1", f"{FAKE} --calls {counter} extract")
+    assert store.repo.transcripts.read_state("alice", "s1")["last_id"] == "s1:4"
+    again = store.extract("alice", "s1", f"{FAKE} --calls {counter} extract")
     assert not again.called_model and again.pending == 0 and calls(counter) == 1
     assert len(store.active()) == 2
 
 
 def test_extract_only_sends_new_messages(store: MemoryStore, tmp_path: Path) -> None:
     log_all(store, "remember: Alice lives in Lisbon")
-    extract(store, "alice", "s1", FAKE)
+    store.extract("alice", "s1", FAKE)
     log_all(store, "remember: Alice plays the cello on weekends")
     seen = tmp_path / "prompt.txt"
     spy = f"{sys.executable} -c \"import sys; open({str(seen)!r}, 'w').write(sys.stdin.read())\""
-    extract(store, "alice", "s1", spy)
+    store.extract("alice", "s1", spy)
     assert "[s1:2]" in seen.read_text() and "[s1:1]" not in seen.read_text()
 
 
 def test_extract_every_waits_for_enough_messages(store: MemoryStore, tmp_path: Path) -> None:
     counter = tmp_path / "calls"
     log_all(store, "remember: Alice lives in Lisbon", "ok")
-    result = extract(store, "alice", "s1", f"{FAKE} --calls {counter}", every=3)
+    result = store.extract("alice", "s1", f"{FAKE} --calls {counter}", every=3)
     assert not result.called_model and result.pending == 2 and calls(counter) == 0
     log_all(store, "thanks")
-    assert extract(store, "alice", "s1", f"{FAKE} --calls {counter}", every=3).called_model
+    assert store.extract("alice", "s1", f"{FAKE} --calls {counter}", every=3).called_model
 
 
 @pytest.mark.parametrize("mode", ["garbage", "nocontent"])
 def test_malformed_model_output_imports_nothing_and_keeps_the_watermark(store: MemoryStore, mode: str) -> None:
     log_all(store, "remember: Alice lives in Lisbon")
     with pytest.raises(ExtractionError):
-        extract(store, "alice", "s1", f"{FAKE} {mode}")
-    assert store.active() == [] and not state_path(store.root, "alice", "s1").exists()
-    assert extract(store, "alice", "s1", f"{FAKE} array").report.counts["added"] == 1
+        store.extract("alice", "s1", f"{FAKE} {mode}")
+    assert store.active() == [] and not store.repo.transcripts.state_path("alice", "s1").exists()
+    assert store.extract("alice", "s1", f"{FAKE} array").report.counts["added"] == 1
 
 
 def test_extraction_is_rate_limited_per_session(store: MemoryStore) -> None:
     log_all(store, *[f"remember: {fact}" for fact in FACTS])
-    report = extract(store, "alice", "s1", FAKE).report
+    report = store.extract("alice", "s1", FAKE).report
     assert [i.outcome for i in report.items] == ["added", "added", "added", "refused"]
     assert report.items[3].codes == ["rate_limited"]
 
@@ -201,8 +195,7 @@ def test_cli_extract_refusal_exits_3(memdir: Path) -> None:
 EXTRACTOR = """
 import sys
 from memctl.api import MemoryStore
-from memctl.services.transcripts import extract
-extract(MemoryStore(sys.argv[1]), "alice", "s1", sys.argv[2])
+MemoryStore(sys.argv[1]).extract("alice", "s1", sys.argv[2])
 """
 
 
@@ -215,7 +208,8 @@ def test_concurrent_extracts_of_one_session_call_the_model_once(store: MemorySto
     slow = tmp_path / "slow.sh"
     slow.write_text(f"#!/bin/sh\nsleep 1\nexec {FAKE} --calls {counter} extract\n")
     slow.chmod(0o755)
-    env = {**os.environ, "MEMCTL_EMBEDDER": "fake"}
+    use_hashing_embedder(store.root)
+    env = dict(os.environ)
     procs = [subprocess.Popen([sys.executable, "-c", EXTRACTOR, str(store.root), str(slow)], env=env)
              for _ in range(2)]
     assert all(p.wait(timeout=120) == 0 for p in procs)

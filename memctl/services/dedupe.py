@@ -1,4 +1,4 @@
-"""Dedupe on disk: plan merges of repeats among active memories, apply them, and list open conflicts.
+"""Dedupe stored memories: plan merges of repeats among active memories, apply them, and list open conflicts.
 
 The plan comes from the pure `memctl.policy.dedupe.plan_dedupe`; this module feeds it the
 memories and their cosines, asks the `--llm` command when the rules cannot decide, and carries
@@ -8,17 +8,19 @@ the plan out with one journal entry per file touched. Everything it archives can
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from pydantic import BaseModel, Field
 
 from memctl import clock
+from memctl.config import Config
 from memctl.core.models import Memory
+from memctl.errors import UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, llm_decision_prompt, parse_llm_decision
 from memctl.policy.dedupe import ConflictPair, DedupeItem, DedupePlan, MergeGroup, plan_dedupe
-
-if TYPE_CHECKING:
-    from memctl.api import MemoryStore
+from memctl.services.importance import similarity_pairs
+from memctl.services.write import link_conflict, resolve_gate
+from memctl.store.repository import Repository, SearchIndex
 
 Ask = Callable[[DedupeItem, DedupeItem], "Decision | None"]
 
@@ -134,125 +136,119 @@ def _similar_left(plan: DedupePlan, sims: dict[tuple[str, str], float], threshol
     return sorted(out, key=lambda p: (-p.cosine, p.a, p.b))
 
 
-def build_dedupe_plan(store: "MemoryStore", memories: list[Memory], threshold: float, resolve: str | None,
-                      llm: str | None, notes: list[str]) -> tuple[DedupePlan, list[SimilarPair]]:
-    """The plan for these memories, plus the similar pairs it leaves alone (caller holds the lock)."""
-    from memctl.services.compact import similarity_pairs
+class DedupeService:
+    """Merge repeats among stored memories, list conflicts, and resolve them when asked."""
 
-    items = [dedupe_item(m) for m in memories]
-    sims = similarity_pairs(store, memories, threshold, sync=True)
-    ask = _llm_asker(llm, sims, notes) if llm else None
-    plan = plan_dedupe(items, sims, threshold=threshold, resolve=resolve, llm_decide=ask)
-    if ask is not None:
-        plan = _llm_resolve(plan, {i.id: i for i in items}, ask)
-    return plan, _similar_left(plan, sims, threshold)
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+        self.repo = repo
+        self.search = search
+        self.config = config
 
+    def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
+               dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> DedupeReport:
+        """Merge repeats among active memories; list conflicts, superseding them only when asked."""
+        if resolve not in (None, "newest"):
+            raise UsageError(f"unknown --resolve strategy {resolve!r} (expected 'newest')", code="bad_resolve")
+        th = resolve_gate(self.config).duplicate_threshold if threshold is None else threshold
+        if not 0.0 <= th <= 1.0:
+            raise UsageError(f"--threshold must be between 0 and 1, got {th:g}", code="bad_threshold")
+        notes: list[str] = []
+        with self.repo.locked():
+            memories = [m for m in self.repo.active() if _in_scope(m, user, project)]
+            plan, similar = self._plan(memories, th, resolve, llm, notes)
+            report = DedupeReport(dry_run=dry_run, threshold=th, considered=len(memories), plan=plan,
+                                  similar=similar, notes=notes)
+            if not dry_run:
+                self._apply(plan, {m.id: m for m in memories}, report)
+        return report
 
-def dedupe(store: "MemoryStore", *, user: str | None = None, project: str | None = None,
-           threshold: float | None = None, dry_run: bool = False, resolve: str | None = None,
-           llm: str | None = None) -> DedupeReport:
-    """Merge repeats among active memories; list conflicts, superseding them only when asked."""
-    from memctl.errors import UsageError
-    from memctl.services.write import thresholds_for
+    def _plan(self, memories: list[Memory], threshold: float, resolve: str | None, llm: str | None,
+              notes: list[str]) -> tuple[DedupePlan, list[SimilarPair]]:
+        """The plan for these memories, plus the similar pairs it leaves alone (caller holds the lock)."""
+        items = [dedupe_item(m) for m in memories]
+        sims = similarity_pairs(self.search, memories, threshold, sync=True)
+        ask = _llm_asker(llm, sims, notes) if llm else None
+        plan = plan_dedupe(items, sims, threshold=threshold, resolve=resolve, llm_decide=ask)
+        if ask is not None:
+            plan = _llm_resolve(plan, {i.id: i for i in items}, ask)
+        return plan, _similar_left(plan, sims, threshold)
 
-    if resolve not in (None, "newest"):
-        raise UsageError(f"unknown --resolve strategy {resolve!r} (expected 'newest')", code="bad_resolve")
-    th = thresholds_for(store).duplicate_threshold if threshold is None else threshold
-    if not 0.0 <= th <= 1.0:
-        raise UsageError(f"--threshold must be between 0 and 1, got {th:g}", code="bad_threshold")
-    notes: list[str] = []
-    with store.dir.lock():
-        store.snapshot(refresh=True)
-        memories = [m for m in store.active() if _in_scope(m, user, project)]
-        plan, similar = build_dedupe_plan(store, memories, th, resolve, llm, notes)
-        report = DedupeReport(dry_run=dry_run, threshold=th, considered=len(memories), plan=plan,
-                              similar=similar, notes=notes)
-        if not dry_run:
-            apply_plan(store, plan, {m.id: m for m in memories}, report)
-    if report.merged or report.superseded or report.linked:
-        store.after_change(None)
-    return report
-
-
-def apply_plan(store: "MemoryStore", plan: DedupePlan, by_id: dict[str, Memory], report: DedupeReport) -> None:
-    """Carry out merges, then resolved conflicts, then link unresolved ones (caller holds the lock)."""
-    for group in plan.merges:
-        merge_group(store, group, by_id)
-        report.merged.extend(group.merged)
-    gone = set(report.merged)
-    for pair in plan.conflicts:
-        if pair.older in gone or pair.newer in gone:
-            continue
-        if pair.resolved:
-            supersede_pair(store, pair, by_id)
-            gone.add(pair.older)
-            report.superseded.append(pair.older)
-        elif link_pair(store, pair):
-            report.linked.append(pair.newer)
-
-
-def merge_group(store: "MemoryStore", group: MergeGroup, by_id: dict[str, Memory]) -> Memory:
-    """Rewrite the survivor (tags, sources, confidence, text) and archive the others as merged."""
-    survivor = by_id[group.survivor]
-    others = [by_id[i] for i in group.merged]
-    members = {survivor.id, *group.merged}
-    data = survivor.model_dump(exclude={"path"})
-    data.update(tags=group.tags, confidence=group.confidence, updated=clock.now(),
-                sources=[s for s in group.sources if s != survivor.source],
-                merged_from=list(dict.fromkeys([*survivor.merged_from, *group.merged])),
-                conflicts_with=[c for c in dict.fromkeys([*survivor.conflicts_with,
-                                                          *(c for o in others for c in o.conflicts_with)])
-                                if c not in members])
-    if group.text:
-        data["body"] = group.text
-    kept = store.rewrite(Memory(**data, path=survivor.path), "dedupe:merge", merged=", ".join(group.merged),
-                         previous_body=survivor.body if group.text else None)
-    for other in others:
-        store.archive(other, "merged", f"merged into {survivor.id}: {group.reason}", "dedupe:merged",
-                      merged_into=survivor.id)
-    by_id[kept.id] = kept
-    return kept
-
-
-def supersede_pair(store: "MemoryStore", pair: ConflictPair, by_id: dict[str, Memory]) -> None:
-    """The newer wins: it records what it supersedes; the older is archived as superseded."""
-    newer, older = by_id[pair.newer], by_id[pair.older]
-    if newer.supersedes != older.id or older.id in newer.conflicts_with:
-        data = newer.model_dump(exclude={"path"})
-        data.update(supersedes=older.id, conflicts_with=[c for c in newer.conflicts_with if c != older.id])
-        by_id[newer.id] = store.rewrite(Memory(**data, path=newer.path), "dedupe:supersede", target=older.id)
-    store.archive(older, "superseded", f"superseded by {newer.id}: {pair.reason}", "dedupe:superseded",
-                  superseded_by=newer.id)
-
-
-def link_pair(store: "MemoryStore", pair: ConflictPair) -> bool:
-    """Record an unresolved conflict on the newer memory so `conflicts` lists it; False if already there."""
-    from memctl.services.write import link_conflict
-
-    newer = store.get(pair.newer)
-    older = store.get(pair.older)
-    if pair.older in newer.conflicts_with or pair.newer in older.conflicts_with:
-        return False
-    link_conflict(store, pair.newer, pair.older)
-    return True
-
-
-def open_conflicts(store: "MemoryStore", user: str | None = None,
-                   project: str | None = None) -> list[OpenConflict]:
-    """Possibly-conflicting pairs of active memories, newest first."""
-    active = {m.id: m for m in store.active()}
-    pairs: dict[frozenset[str], OpenConflict] = {}
-    for memory in active.values():
-        if not _in_scope(memory, user, project):
-            continue
-        for other_id in memory.conflicts_with:
-            other = active.get(other_id)
-            if other is None or other.id == memory.id or frozenset((memory.id, other_id)) in pairs:
+    def _apply(self, plan: DedupePlan, by_id: dict[str, Memory], report: DedupeReport) -> None:
+        """Carry out merges, then resolved conflicts, then link unresolved ones (caller holds the lock)."""
+        for group in plan.merges:
+            self._merge(group, by_id)
+            report.merged.extend(group.merged)
+        gone = set(report.merged)
+        for pair in plan.conflicts:
+            if pair.older in gone or pair.newer in gone:
                 continue
-            older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
-            pairs[frozenset((memory.id, other_id))] = OpenConflict(
-                older=older.id, newer=newer.id, owner=newer.owner, type=newer.type,
-                older_content=older.body, newer_content=newer.body,
-                older_created=older.created, newer_created=newer.created)
-    return sorted(pairs.values(), key=lambda c: (c.newer_created, c.older_created, c.newer), reverse=True)
+            if pair.resolved:
+                self._supersede(pair, by_id)
+                gone.add(pair.older)
+                report.superseded.append(pair.older)
+            elif self._link(pair):
+                report.linked.append(pair.newer)
 
+    def _merge(self, group: MergeGroup, by_id: dict[str, Memory]) -> Memory:
+        """Rewrite the survivor (tags, sources, confidence, text) and archive the others as merged."""
+        survivor = by_id[group.survivor]
+        others = [by_id[i] for i in group.merged]
+        members = {survivor.id, *group.merged}
+        data = survivor.model_dump(exclude={"path"})
+        data.update(tags=group.tags, confidence=group.confidence, updated=clock.now(),
+                    sources=[s for s in group.sources if s != survivor.source],
+                    merged_from=list(dict.fromkeys([*survivor.merged_from, *group.merged])),
+                    conflicts_with=[c for c in dict.fromkeys([*survivor.conflicts_with,
+                                                              *(c for o in others for c in o.conflicts_with)])
+                                    if c not in members])
+        if group.text:
+            data["body"] = group.text
+        kept = self.repo.rewrite(Memory(**data, path=survivor.path), "dedupe:merge", merged=", ".join(group.merged),
+                                 previous_body=survivor.body if group.text else None)
+        for other in others:
+            self.repo.archive(other, "merged", f"merged into {survivor.id}: {group.reason}", "dedupe:merged",
+                              merged_into=survivor.id)
+        by_id[kept.id] = kept
+        return kept
+
+    def _supersede(self, pair: ConflictPair, by_id: dict[str, Memory]) -> None:
+        """The newer wins: it records what it supersedes; the older is archived as superseded."""
+        newer, older = by_id[pair.newer], by_id[pair.older]
+        if newer.supersedes != older.id or older.id in newer.conflicts_with:
+            data = newer.model_dump(exclude={"path"})
+            data.update(supersedes=older.id, conflicts_with=[c for c in newer.conflicts_with if c != older.id])
+            by_id[newer.id] = self.repo.rewrite(Memory(**data, path=newer.path), "dedupe:supersede", target=older.id)
+        self.repo.archive(older, "superseded", f"superseded by {newer.id}: {pair.reason}", "dedupe:superseded",
+                          superseded_by=newer.id)
+
+    def _link(self, pair: ConflictPair) -> bool:
+        """Record an unresolved conflict on the newer memory so `conflicts` lists it; False if already there."""
+        newer = self.repo.get(pair.newer)
+        older = self.repo.get(pair.older)
+        if pair.older in newer.conflicts_with or pair.newer in older.conflicts_with:
+            return False
+        link_conflict(self.repo, pair.newer, pair.older)
+        return True
+
+    def open_conflicts(self, user: str | None = None, project: str | None = None) -> list[OpenConflict]:
+        """Possibly-conflicting pairs of active memories, newest first."""
+        active = {m.id: m for m in self.repo.active()}
+        pairs: dict[frozenset[str], OpenConflict] = {}
+        for memory in active.values():
+            if not _in_scope(memory, user, project):
+                continue
+            for other_id in memory.conflicts_with:
+                other = active.get(other_id)
+                if other is None or other.id == memory.id or frozenset((memory.id, other_id)) in pairs:
+                    continue
+                older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
+                pairs[frozenset((memory.id, other_id))] = OpenConflict(
+                    older=older.id, newer=newer.id, owner=newer.owner, type=newer.type,
+                    older_content=older.body, newer_content=newer.body,
+                    older_created=older.created, newer_created=newer.created)
+        return sorted(pairs.values(), key=lambda c: (c.newer_created, c.older_created, c.newer), reverse=True)
+
+    @staticmethod
+    def changed(report: DedupeReport) -> bool:
+        """True when the dedupe wrote anything (MEMORY.md files then need a refresh)."""
+        return bool(report.merged or report.superseded or report.linked)

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memctl.errors import InvalidMemory, Refused, UsageError
-
-if TYPE_CHECKING:
-    from memctl.api import MemoryStore
+from memctl.services.write import WriteService
 
 # Categories of other presets mapped onto a configured type; used only for names not configured.
 TYPE_ALIASES: dict[str, str] = {
@@ -159,25 +157,6 @@ def resolve_type(name: str, configured: Iterable[str]) -> tuple[str, str | None]
     return name, None  # build_memory refuses it with unknown_type
 
 
-def write_candidate(store: "MemoryStore", number: int, cand: CandidateIn, defaults: ImportDefaults,
-                    llm: str | None = None) -> ImportItem:
-    """Send one candidate through the write path; refusals become an item, never an exception."""
-    type_, hint = resolve_type(cand.type, store.config.types)
-    fields = dict(type=type_, subtype=cand.subtype or hint, confidence=cand.confidence,
-                  user=cand.user or defaults.user, project=cand.project or defaults.project,
-                  session=cand.session or defaults.session, source=cand.source or defaults.source,
-                  key=cand.key, tags=cand.tags, source_ids=cand.source_ids or None)
-    try:
-        result = store.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
-    except Refused as exc:
-        return _refused_item(number, exc)
-    except (InvalidMemory, UsageError) as exc:
-        return ImportItem(line=number, outcome="refused", codes=[exc.code], message=exc.message)
-    memory = result.memory
-    return ImportItem(line=number, outcome=_DONE[result.decision.action], decision=result.decision.action,
-                      id=memory.id if memory else None, message=result.decision.reason)
-
-
 def _refused_item(number: int, exc: Refused) -> ImportItem:
     data = exc.data if isinstance(exc.data, dict) else {}
     codes = [f["code"] for f in (data.get("verdict") or {}).get("failures", [])] or [exc.code]
@@ -189,32 +168,41 @@ def _refused_item(number: int, exc: Refused) -> ImportItem:
                       message=exc.message)
 
 
-def import_candidates(store: "MemoryStore", entries: Iterable[tuple[int, CandidateIn | str]],
-                      defaults: ImportDefaults, llm: str | None = None) -> ImportReport:
-    """Write each candidate in order (later lines see earlier ones); errors become refused items."""
-    report = ImportReport()
-    for number, entry in entries:
-        if isinstance(entry, str):
-            report.items.append(ImportItem(line=number, outcome="refused", codes=["malformed"], message=entry))
-        else:
-            report.items.append(write_candidate(store, number, entry, defaults, llm))
-    return report
+class ImportService:
+    """Many candidates at once, each through the gate and the write decision, in order."""
 
+    def __init__(self, writer: WriteService) -> None:
+        self.writer = writer
 
-def import_text(store: "MemoryStore", text: str, defaults: ImportDefaults | None = None,
-                llm: str | None = None) -> ImportReport:
-    """Import JSON Lines and/or `[type] content` lines (see the module docstring)."""
-    return import_candidates(store, parse_lines(text), defaults or ImportDefaults(), llm)
+    def import_text(self, text: str, defaults: ImportDefaults | None = None, llm: str | None = None) -> ImportReport:
+        """Import JSON Lines and/or `[type] content` lines (see the module docstring)."""
+        return self.import_candidates(parse_lines(text), defaults or ImportDefaults(), llm)
 
+    def import_candidates(self, entries: Iterable[tuple[int, CandidateIn | str]], defaults: ImportDefaults,
+                          llm: str | None = None) -> ImportReport:
+        """Write each candidate in order (later lines see earlier ones); errors become refused items."""
+        report = ImportReport()
+        for number, entry in entries:
+            if isinstance(entry, str):
+                report.items.append(ImportItem(line=number, outcome="refused", codes=["malformed"], message=entry))
+            else:
+                report.items.append(self.write_candidate(number, entry, defaults, llm))
+        return report
 
-def read_input(name: str) -> str:
-    """The text of FILE, or of stdin for `-`; missing files and non-UTF-8 bytes are usage errors."""
-    import sys
-    from pathlib import Path
-
-    if name == "-":
-        return decode_input(sys.stdin.buffer.read(), "stdin")
-    try:
-        return decode_input(Path(name).read_bytes(), name)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror}", code="bad_input") from None
+    def write_candidate(self, number: int, cand: CandidateIn, defaults: ImportDefaults,
+                        llm: str | None = None) -> ImportItem:
+        """Send one candidate through the write path; refusals become an item, never an exception."""
+        type_, hint = resolve_type(cand.type, self.writer.config.types)
+        fields = dict(type=type_, subtype=cand.subtype or hint, confidence=cand.confidence,
+                      user=cand.user or defaults.user, project=cand.project or defaults.project,
+                      session=cand.session or defaults.session, source=cand.source or defaults.source,
+                      key=cand.key, tags=cand.tags, source_ids=cand.source_ids or None)
+        try:
+            result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
+        except Refused as exc:
+            return _refused_item(number, exc)
+        except (InvalidMemory, UsageError) as exc:
+            return ImportItem(line=number, outcome="refused", codes=[exc.code], message=exc.message)
+        memory = result.memory
+        return ImportItem(line=number, outcome=_DONE[result.decision.action], decision=result.decision.action,
+                          id=memory.id if memory else None, message=result.decision.reason)

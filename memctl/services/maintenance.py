@@ -1,90 +1,53 @@
-"""Maintenance: rebuild every cache from the files."""
+"""Maintenance: rebuild every cache from the memories, check the directory's health, and counts."""
 
 from __future__ import annotations
 
-import shutil
 import time
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from memctl.api import MemoryStore
+from memctl import clock
+from memctl.store.repository import Repository, SearchIndex
+
+Progress = Callable[[str, int], None]
 
 
-def reindex(store: "MemoryStore", vectors: bool = True, progress: bool = False) -> dict[str, Any]:
-    """Drop the catalog and keyword index, rebuild them, and re-sync the vectors (a rich progress bar on stderr)."""
+def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
+            progress: Progress | None = None) -> dict[str, Any]:
+    """Drop every cache and rebuild it (the catalog, the keyword index, the vectors)."""
     start = time.perf_counter()
-    with store.dir.lock():
-        for name in ("catalog.bin", "keyword-state.json", "keyword-state.digest"):
-            (store.dir.cache / name).unlink(missing_ok=True)
-        shutil.rmtree(store.dir.cache / "keyword", ignore_errors=True)
-        snap = store.snapshot(refresh=True)
-        memories = snap.order
-        engine = store.engine()
-        embedded = 0
-        with _progress(progress, len(memories)) as tick:
-            engine.sync_keyword(snap, force=True, progress=lambda n: tick("keyword", n))
-            if vectors:
-                embedded = engine.sync_vectors(snap, progress=lambda n: tick("vectors", n))
-                tick("vectors", len(memories))
-    return {"memories": len(memories), "embedded": embedded, "broken": len(store.snapshot().broken),
+    with repo.locked():
+        repo.drop_caches()
+        memories = len(repo.all_memories())
+        embedded = search.rebuild(vectors=vectors, progress=progress)
+    problems, _ = repo.problems()
+    return {"memories": memories, "embedded": embedded, "broken": sum(p["kind"] == "broken" for p in problems),
             "seconds": round(time.perf_counter() - start, 3)}
 
 
-class _progress:
-    """A rich progress bar on stderr (or nothing, for --json)."""
-
-    def __init__(self, enabled: bool, total: int) -> None:
-        self.enabled, self.total, self.bar, self.tasks = enabled, total, None, {}
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.progress import Progress
-
-            from memctl.cli.output import console
-
-            self.bar = Progress(console=console(stderr=True), transient=True)
-            self.bar.start()
-        return self.tick
-
-    def tick(self, stage: str, done: int) -> None:
-        if self.bar is None:
-            return
-        if stage not in self.tasks:
-            self.tasks[stage] = self.bar.add_task(stage, total=max(self.total, 1))
-        self.bar.update(self.tasks[stage], completed=done)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def doctor(store: "MemoryStore", fix: bool = False) -> dict[str, Any]:
-    """Validate the directory: broken files, duplicate ids, misplaced files, leftover temp files,
-    an interrupted compaction. With fix, leftover temp files older than a minute are removed."""
-    from memctl.services.compact import last_record
-
-    snap = store.snapshot(refresh=True)
-    problems: list[dict[str, str]] = [{"kind": "broken", "path": rel, "detail": msg.removeprefix(f"{rel}: ")}
-                                      for rel, msg in snap.broken]
-    problems += [{"kind": "duplicate_id", "path": b, "detail": f"same id as {a}"} for a, b in snap.duplicates]
-    for m in snap.memories:
-        folder = m.path.removeprefix("archive/").rsplit("/", 1)[0]
-        if folder != m.owner:
-            problems.append({"kind": "misplaced", "path": m.path, "detail": f"its fields say it belongs in {m.owner}/"})
-        if m.path.startswith("archive/") == (m.status == "active"):
-            problems.append({"kind": "status_location", "path": m.path, "detail": f"status {m.status} in this folder"})
-    removed = []
-    for tmp in store.root.rglob(".*.tmp"):
-        if ".memctl" in tmp.parts:
-            continue
-        rel = store.dir.relative(tmp)
-        if fix and time.time() - tmp.stat().st_mtime > 60:
-            tmp.unlink()
-            removed.append(rel)
-        else:
-            problems.append({"kind": "temp_file", "path": rel, "detail": "left by an interrupted write"})
-    record = last_record(store)
+def doctor(repo: Repository, fix: bool = False) -> dict[str, Any]:
+    """Validate the stored memories: broken files, duplicate ids, misplaced files, leftover temp files,
+    an interrupted compaction. With fix, what can be repaired without a person is repaired."""
+    problems, removed = repo.problems(fix=fix)
+    record = repo.compactions.last()
     if record and record.get("state") == "applying":
         problems.append({"kind": "compaction", "path": ".memctl/compactions",
                          "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` to finish it"})
-    return {"memories": len(snap.memories), "problems": problems, "removed": removed}
+    return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
+
+
+def stats(repo: Repository) -> dict[str, Any]:
+    """Counts by status, type, scope and owner; broken files."""
+    memories = repo.all_memories()
+    active = [m for m in memories if repo.is_active(m)]
+    now = clock.now()
+    problems, _ = repo.problems()
+    return {
+        "root": str(repo.root), "total": len(memories), "active": len(active),
+        "archived": len(memories) - len(active), "expired": sum(m.is_expired(now) for m in active),
+        "broken": sum(p["kind"] == "broken" for p in problems),
+        "by_type": dict(sorted(Counter(m.type for m in active).items())),
+        "by_scope": dict(sorted(Counter(m.scope for m in active).items())),
+        "by_owner": dict(sorted(Counter(m.owner for m in active).items())),
+        "by_status": dict(sorted(Counter(m.status for m in memories).items())),
+    }

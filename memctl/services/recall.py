@@ -3,28 +3,27 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memctl import clock
-from memctl.clock import format_timestamp
+from memctl.config import Config, RecallSettings
+from memctl.core.models import Hit, Memory, name_arg
 from memctl.errors import UsageError
-from memctl.core.models import Hit, Memory
-from memctl.policy.rank import RankWeights, final_score, fuse, order_conflicts
-
-if TYPE_CHECKING:
-    from memctl.store.catalog import Snapshot
-    from memctl.api import MemoryStore
+from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
+from memctl.store.filters import MemoryFilter
+from memctl.store.repository import Repository, SearchIndex
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
-HISTORY_STATUSES = ("superseded", "merged")
-ARCHIVE_PREFIX = "archive/"  # what `--status history` adds to the active memories
+STATUSES = ("active", "history", "all", "superseded", "merged", "expired", "forgotten", "archived")
 
 
 class RecallQuery(BaseModel):
-    """What to look for and where."""
+    """What to look for and where (validated: bad values are usage errors, never tracebacks)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     query: str
     users: list[str] = Field(default_factory=list)
@@ -35,18 +34,54 @@ class RecallQuery(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
     status: str = "active"
-    k: int = 5
+    k: int = Field(default=5, ge=1, le=1000)
     mode: Mode = "hybrid"
     record_usage: bool = True
 
+    @field_validator("query")
+    @classmethod
+    def _not_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty query: say what to recall")
+        return value
+
+    @field_validator("status")
+    @classmethod
+    def _known_status(cls, value: str) -> str:
+        if value not in STATUSES:
+            raise ValueError(f"unknown status {value!r} (choose from {', '.join(STATUSES)})")
+        return value
+
+    def memory_filter(self) -> MemoryFilter:
+        """The filter part, with every name checked (a name is a path component on disk)."""
+        return MemoryFilter(users=tuple(name_arg(u, "user") for u in self.users),
+                            projects=tuple(name_arg(p, "project") for p in self.projects),
+                            session=name_arg(self.session, "session") if self.session else None,
+                            types=tuple(self.types), tags=tuple(self.tags), since=self.since,
+                            until=self.until, status=self.status)
+
+
+def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
+    """Options to a RecallQuery; pydantic's complaints become one-line usage errors."""
+    try:
+        return RecallQuery(query=query, **options)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        message = str(err["msg"]).removeprefix("Value error, ")
+        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status"}.get(where, "bad_option")
+        raise UsageError(f"{where}: {message}" if where else message, code=code) from None
+
 
 class RecallResult(BaseModel):
+    """The hits of one recall, best first, and how many memories were considered."""
+
     query: str
     mode: str
     hits: list[Hit]
     considered: int
 
-    def to_data(self, explain: bool = False) -> dict:
+    def to_data(self, explain: bool = False) -> dict[str, Any]:
         """The `recall --json` data (with each hit's component scores when `explain`)."""
         hits = []
         for hit in self.hits:
@@ -57,112 +92,40 @@ class RecallResult(BaseModel):
         return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits}
 
 
-def weights_from(store: "MemoryStore") -> RankWeights:
-    r = store.config.recall
-    return RankWeights(similarity=r.weight_similarity, confidence=r.weight_confidence, scope=r.weight_scope,
-                       scope_priority=r.scope_priority, rrf_k=r.rrf_k, keyword=r.keyword_weight,
-                       semantic=r.semantic_weight, recency=r.recency_boost, fusion=r.fusion)
+class RecallService:
+    """Hybrid recall over a repository and its search index."""
+
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+        self.repo = repo
+        self.search = search
+        self.config = config
+
+    def recall(self, q: RecallQuery) -> RecallResult:
+        """Rank the candidate memories for `q.query` and return the top k hits."""
+        now = clock.now()
+        pool = self.repo.candidates(q.memory_filter(), now)
+        keyword: list[tuple[str, float]] = []
+        semantic: list[tuple[str, float]] = []
+        if q.mode in ("hybrid", "keyword"):
+            keyword = self.search.keyword_search(q.query, POOL, pool)
+        if q.mode in ("hybrid", "semantic"):
+            semantic = self.search.semantic_search(q.query, POOL, pool)
+        weights = self.config.recall
+        fused = fuse(keyword, semantic, weights)
+        by_id = {s.id: self.repo.load(pool[s.id]) for s in fused if s.id in pool}
+        life = self.config.lifecycle
+        history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history)
+        if q.record_usage and hits:
+            self.repo.record_usage([h.id for h in hits], now, q.session)
+        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
 
 
-def in_scope(m: dict, q: RecallQuery, user_projects: set[str]) -> bool:
-    """The user's own memories, their projects', and the session's; no scope flags = everything."""
-    if not (q.users or q.projects or q.session):
-        return True
-    scope = m.get("scope", "user")
-    if scope == "session":
-        return (q.session is not None and m.get("session") == q.session) or (not q.session and m.get("user") in q.users)
-    if scope == "project":
-        return m.get("project") in q.projects or m.get("project") in user_projects
-    return m.get("user") in q.users
-
-
-def _status_ok(rel: str, status: str, wanted: str) -> bool:
-    active = status == "active" and not rel.startswith(ARCHIVE_PREFIX)
-    if wanted == "active":
-        return active
-    if wanted == "history":
-        return active or status in HISTORY_STATUSES
-    return wanted == "all" or status == wanted
-
-
-_POOLS: dict[tuple, tuple] = {}
-
-
-def candidates(snap: "Snapshot", q: RecallQuery, now: datetime) -> dict[str, str]:
-    """id -> path of the memories passing every filter; memoised per snapshot and filters until
-    the next expiry among them, so an agent's repeated recalls skip the scan."""
-    key = (id(snap), tuple(q.users), tuple(q.projects), q.session, tuple(q.types), tuple(q.tags),
-           q.since, q.until, q.status)
-    cached = _POOLS.get(key)
-    now_s = format_timestamp(now)
-    if cached is not None and cached[2] is snap and now_s < cached[1]:
-        return cached[0]
-    pool, next_expiry = _filter(snap.records(), q, now_s)
-    _POOLS.clear()
-    _POOLS[key] = (pool, next_expiry, snap)
-    return pool
-
-
-def _filter(records: list, q: RecallQuery, now_s: str) -> tuple[dict[str, str], str]:
-    """The filters, on the catalog records (plain dicts: no validation); also the next expiry."""
-    user_projects = {d.get("project") for _, d in records
-                     if d.get("project") and d.get("user") in q.users} if q.users else set()
-    since, until = (format_timestamp(t) if t else None for t in (q.since, q.until))
-    active_only, scoped = q.status == "active", bool(q.users or q.projects or q.session)
-    types, tags = set(q.types), set(q.tags)
-    out, next_expiry = {}, "9999"
-    for rel, d in records:
-        expires = d.get("expires")
-        if expires:
-            if expires <= now_s:
-                continue
-            next_expiry = min(next_expiry, expires)
-        if active_only:
-            if d.get("status", "active") != "active" or rel.startswith(ARCHIVE_PREFIX):
-                continue
-        elif not _status_ok(rel, d.get("status", "active"), q.status):
-            continue
-        if scoped and not in_scope(d, q, user_projects):
-            continue
-        if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
-            continue
-        if (since and d["created"] < since) or (until and d["created"] > until):
-            continue
-        out[d["id"]] = rel
-    return out, next_expiry
-
-
-def recall(store: "MemoryStore", q: RecallQuery) -> RecallResult:
-    """Rank the candidate memories for `q.query` and return the top k hits."""
-    if q.k < 1:
-        raise UsageError("-k must be at least 1", code="bad_k")
-    if not q.query.strip():
-        raise UsageError("empty query: say what to recall", code="empty_query")
-    now = clock.now()
-    snap = store.snapshot()
-    pool = candidates(snap, q, now)
-    engine = store.engine()
-    keyword, semantic = [], []
-    if q.mode in ("hybrid", "keyword"):
-        engine.sync_keyword(snap)
-        keyword = engine.keyword_search(q.query, POOL, pool)
-    if q.mode in ("hybrid", "semantic"):
-        engine.sync_vectors(snap)
-        semantic = engine.semantic_search(q.query, POOL, pool)
-    weights = weights_from(store)
-    fused = fuse(keyword, semantic, weights)
-    by_id = {s.id: snap.memory(pool[s.id]) for s in fused if s.id in pool}
-    life = store.config.lifecycle
-    history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
-    hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history)
-    if q.record_usage and hits:
-        store.usage().record([h.id for h in hits], now, q.session)
-    return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
-
-
-def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datetime, k: int,
+def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
          history_keys: frozenset[str] = frozenset()) -> list[Hit]:
-    """Final scores, newer-first within conflicting pairs, de-duplicated within a type, top k."""
+    """Final scores, newer-first within conflicting pairs, de-duplicated within a type, top k.
+
+    A hit's score is its final score after the conflict reordering, and its components say so."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
     for s in fused:
@@ -179,6 +142,7 @@ def rank(fused: list, by_id: dict[str, Memory], weights: RankWeights, now: datet
         if fp in seen:
             continue
         seen.add(fp)
+        parts[doc_id]["final"] = round(score, 6)
         hits.append(Hit(id=m.id, path=m.path, type=m.type, scope=m.scope, user=m.user, project=m.project,
                         session=m.session, content=m.body, score=round(score, 6), created=m.created,
                         components=parts[doc_id], memory=m))

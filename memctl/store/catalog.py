@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from memctl.errors import InvalidMemory
 from memctl.core.models import Memory
-from memctl.store.files import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE, Directory, write_bytes_atomic
+from memctl.store.files import content_hash, write_bytes_atomic
+from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE
 
 CATALOG_VERSION = 3
 
@@ -87,7 +88,11 @@ class Snapshot:
     @property
     def hashes(self) -> dict[str, str]:
         """Content hash of each memory's file, by id."""
-        return {self.entries[rel].data["id"]: self.entries[rel].hash for rel in self.order}
+        return {self.entries[rel].data["id"]: self.entries[rel].hash for rel in self.order}  # type: ignore[index]
+
+    def paths(self) -> dict[str, str]:
+        """Relative path of each memory's file, by id."""
+        return {self.entries[rel].data["id"]: rel for rel in self.order}  # type: ignore[index]
 
     def memory(self, rel: str) -> Memory:
         """The validated Memory of one file (cached)."""
@@ -158,19 +163,19 @@ def _walk(root: str, rel: str, out: dict[str, tuple[int, int]], folders: dict[st
             continue
 
 
-def _stat_files(directory: Directory) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+def _stat_files(root_path: Path) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
     """Every memory file's (mtime_ns, size), and every folder's mtime, by relative path."""
     out: dict[str, tuple[int, int]] = {}
     folders: dict[str, int] = {}
-    root = str(directory.root)
+    root = str(root_path)
     for top in (*ACTIVE_DIRS, ARCHIVE_DIR):
         _walk(root, top, out, folders)
     return out, folders
 
 
-def folders_unchanged(directory: Directory, folders: dict[str, int]) -> bool:
+def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
     """True when no folder's mtime moved: nothing was added, removed, renamed or atomically replaced."""
-    root = str(directory.root)
+    root = str(root_path)
     for rel, mtime in folders.items():
         try:
             if os.stat(os.path.join(root, rel)).st_mtime_ns != mtime:
@@ -180,12 +185,11 @@ def folders_unchanged(directory: Directory, folders: dict[str, int]) -> bool:
     return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in (*ACTIVE_DIRS, ARCHIVE_DIR))
 
 
-def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
+def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
     from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
-    from memctl.store.files import content_hash
 
     try:
-        raw = (directory.root / rel).read_bytes()
+        raw = (root / rel).read_bytes()
     except OSError as exc:
         return Entry(stat[0], stat[1], "", error=f"{rel}: cannot read ({exc.strerror})")
     digest = content_hash(raw)
@@ -202,26 +206,26 @@ def _parse_entry(directory: Directory, rel: str, stat: tuple[int, int], old: Ent
     return Entry(stat[0], stat[1], digest, data=data)
 
 
-def load_snapshot(directory: Directory, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
+def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
     With `previous` (a warm process), its entries and parsed memories are reused, so an
     unchanged directory costs one stat per file and nothing else.
     """
-    catalog_path = directory.cache / CATALOG_FILE
+    catalog_path = cache / CATALOG_FILE
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
-    on_disk, folders = _stat_files(directory)
+    on_disk, folders = _stat_files(root)
     report = plan_file_changes(on_disk, cached)
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:
-        entries[rel] = _parse_entry(directory, rel, on_disk[rel], cached.get(rel))
+        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel))
     objects = dict(previous.objects) if previous is not None else {}
     snapshot = _assemble(entries, objects, set(changed_paths))
     snapshot.folders = folders
-    if write_cache and (report.dirty or not catalog_path.exists()) and directory.cache.parent.exists():
+    if write_cache and (report.dirty or not catalog_path.exists()) and root.exists():
         with contextlib.suppress(OSError):
-            directory.ensure_cache()
+            cache.mkdir(parents=True, exist_ok=True)
             _write_catalog(catalog_path, entries)
     return snapshot
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from memctl.clock import format_timestamp
 from memctl.store.files import file_lock, write_atomic
@@ -17,7 +17,8 @@ class UsageLog:
     def __init__(self, cache: Path) -> None:
         self.path = cache / "usage.json"
 
-    def read(self) -> dict[str, dict]:
+    def read(self) -> dict[str, dict[str, Any]]:
+        """Every memory's usage record, by id (empty when the cache is missing or damaged)."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else {}

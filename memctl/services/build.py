@@ -1,0 +1,49 @@
+"""Caller input to a new Memory: content, owner, type, expiry and fields, validated (nothing written)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from memctl import clock
+from memctl.config import Config
+from memctl.core.models import Memory
+from memctl.errors import InvalidMemory, UsageError
+from memctl.store.repository import Repository
+
+
+def check_type(config: Config, type_: str) -> str:
+    """A type must be one of the configured types."""
+    if type_ not in config.types:
+        raise InvalidMemory(f"unknown type {type_!r} (configured: {', '.join(config.types)})", code="unknown_type")
+    return type_
+
+
+def validation_message(exc: ValidationError) -> str:
+    """pydantic's first error as one line: `field: message`."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "memory"
+    return f"{where}: {str(err['msg']).removeprefix('Value error, ')}"
+
+
+def build_memory(repo: Repository, config: Config, text: str, *, type: str, user: str | None = None,
+                 project: str | None = None, session: str | None = None, ttl: str | None = None,
+                 expires: str | None = None, **fields: Any) -> Memory:
+    """Validate caller input into a new Memory with a fresh id (not yet written)."""
+    if not text or not text.strip():
+        raise InvalidMemory("empty content: nothing to remember", code="empty_content")
+    if not (user or project):
+        raise UsageError("say whose memory this is: --user or --project", code="no_owner")
+    check_type(config, type)
+    now = clock.now()
+    scope = "session" if session else "project" if project else "user"
+    when = now + clock.parse_duration(ttl) if ttl else clock.parse_timestamp(expires) if expires else None
+    fields = {k: v for k, v in fields.items() if v is not None}
+    fields.setdefault("created", now)
+    fields.setdefault("updated", fields["created"])
+    try:
+        return Memory(id=repo.new_id(), type=type, scope=scope, user=user, project=project,
+                      session=session, expires=when, body=text, **fields)
+    except ValidationError as exc:
+        raise InvalidMemory(validation_message(exc)) from None

@@ -1,0 +1,64 @@
+"""The context block an agent prepends to its prompt: the rules the query fires, the profile, the
+recalled memories, rendered within a token budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl.config import Config
+from memctl.errors import UsageError
+from memctl.prompt.profile import Profile
+from memctl.services.memory_md import stable_importance
+from memctl.services.recall import RecallService, parse_query
+from memctl.store.repository import Repository
+
+FORMATS = ("markdown", "xml", "json")
+
+
+class ContextService:
+    """Build `memctl context` blocks from recall and the profiles."""
+
+    def __init__(self, repo: Repository, config: Config, recall: RecallService) -> None:
+        self.repo = repo
+        self.config = config
+        self.recaller = recall
+
+    def profile(self, user: str | None, project: str | None, lines: int) -> Profile | None:
+        """The user's profile, then the project's (its headings marked with the project's name)."""
+        from memctl.prompt.profile import build_profile
+
+        active = self.repo.active()
+        parts = []
+        for kind, name in (("user", user), ("project", project)):
+            if name:
+                folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
+                members = [m for m in active if m.owner == folder]
+                parts.append(build_profile(kind, name, members, stable_importance(members),
+                                           self.config.memory.language, lines))
+        if len(parts) < 2:
+            return parts[0] if parts else None
+        mine, theirs = parts
+        marked = [(f"{project}: {heading}", section) for heading, section in theirs.sections]
+        return mine.model_copy(update={"sections": [*mine.sections, *marked]})
+
+    def build(self, query: str, *, user: str | None = None, project: str | None = None,
+              session: str | None = None, budget: int = 800, fmt: str = "markdown", k: int = 12) -> dict[str, Any]:
+        """The block for `query`: rules, profile and recalled memories, never over `budget` tokens."""
+        from memctl.prompt.context import explain_rules, items_from_hits, match_rules, plan_context, render_context
+
+        if budget < 1:
+            raise UsageError("--budget must be a positive number of tokens", code="bad_budget")
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt!r} (markdown, xml or json)", code="bad_format")
+        rules = match_rules(query)
+        plan = plan_context([r.name for r in rules])
+        q = parse_query(query, {"users": [user] if user else [], "projects": [project] if project else [],
+                                "session": session, "k": k,
+                                "status": "history" if plan.include_history else "active"})
+        result = self.recaller.recall(q)
+        profile = self.profile(user, project, plan.profile_lines_per_section)
+        block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=fmt,
+                               language=self.config.memory.language)
+        data = block.model_dump(mode="json")
+        data["explain"] = [r.model_dump() for r in explain_rules(query)]
+        return data

@@ -1,0 +1,88 @@
+"""Everyday changes to stored memories: edit fields or body, forget (archive), restore."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl import clock
+from memctl.config import Config
+from memctl.core.models import Memory
+from memctl.errors import InvalidMemory, UsageError
+from memctl.services.build import check_type
+from memctl.store.layout import is_archived
+from memctl.store.repository import Repository
+
+IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
+
+
+class EditService:
+    """Edit, forget and restore single memories, each under the write lock."""
+
+    def __init__(self, repo: Repository, config: Config) -> None:
+        self.repo = repo
+        self.config = config
+
+    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
+        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
+        from memctl.core.fileformat import serialise_memory
+
+        with self.repo.locked():
+            memory = self.repo.get(memory_id)
+            updated = apply_edits(memory, sets or {}, body)
+            check_type(self.config, updated.type)
+            if serialise_memory(updated) == serialise_memory(memory):
+                return memory
+            updated.updated = clock.now()
+            return self.repo.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
+                                     previous_body=memory.body if updated.body != memory.body else None)
+
+    def forget(self, memory_id: str, reason: str | None = None) -> Memory:
+        """Archive a memory with status forgotten; `restore` brings it back."""
+        with self.repo.locked():
+            return self.repo.archive(self.repo.get(memory_id), "forgotten", reason, "forget")
+
+    def restore(self, memory_id: str) -> Memory:
+        """Bring an archived memory back to its active folder, as it was before archiving."""
+        with self.repo.locked():
+            memory = self.repo.get(memory_id)
+            if not is_archived(memory.path):
+                raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
+            return self.repo.unarchive(memory)
+
+
+def parse_value(field: str, raw: str) -> Any:
+    """An edit's value, read as YAML (so `0.9`, `[a, b]` and dates keep their types); "" unsets."""
+    import yaml
+
+    from memctl.core.fileformat import _Loader
+
+    if raw == "":
+        return None
+    try:
+        return yaml.load(raw, Loader=_Loader)
+    except yaml.YAMLError:
+        raise UsageError(f"cannot read the value of {field!r} as YAML", code="bad_value") from None
+
+
+def apply_edits(memory: Memory, sets: dict[str, str], body: str | None) -> Memory:
+    """A copy of `memory` with edits applied and fully validated (round-tripped through the file format)."""
+    from memctl.core.fileformat import compose, parse_memory
+
+    front = memory.frontmatter()
+    for field, raw in sets.items():
+        if field in IMMUTABLE_FIELDS:
+            raise UsageError(f"field {field!r} cannot be edited", code="immutable_field")
+        if not field or not field.replace("_", "").replace("-", "").replace(".", "").isalnum():
+            raise UsageError(f"invalid field name {field!r}", code="bad_field")
+        value = parse_value(field, raw)
+        if field in ("body", "content"):
+            body = "" if value is None else str(value)
+        elif value is None:
+            front.pop(field, None)
+        else:
+            front[field] = value
+    if body is not None and not body.strip():
+        raise InvalidMemory("empty content: the body cannot be empty", code="empty_content")
+    new = parse_memory(compose(front, body if body is not None else memory.body), memory.path)
+    new.path = memory.path
+    return new

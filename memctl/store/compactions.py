@@ -1,0 +1,32 @@
+"""Compaction records (`.memctl/compactions/<plan id>.json`): a plan, what is done, original bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memctl.store.files import write_atomic
+
+
+class CompactionRecords:
+    """The record of each compaction, written before it is applied and after each action."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def save(self, record: dict[str, Any]) -> None:
+        """Write a record atomically (a crash leaves the previous or the new version)."""
+        write_atomic(self.folder / f"{record['plan_id']}.json", json.dumps(record, ensure_ascii=False, indent=1))
+
+    def last(self) -> dict[str, Any] | None:
+        """The newest readable record, or None."""
+        records = sorted(self.folder.glob("*.json")) if self.folder.exists() else []
+        for path in reversed(records):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict):
+                return data
+        return None

@@ -1,0 +1,316 @@
+"""FileRepository: memories as Markdown files in a directory (the files are the truth).
+
+Reads go through the catalog snapshot (a stat scan confirmed by content hashes); writes are atomic
+file replacements and renames under a directory flock, each appended to the journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Sequence
+
+from memctl import clock
+from memctl.core.models import JournalEntry, Memory
+from memctl.errors import NotFound, UsageError
+from memctl.store.catalog import CATALOG_FILE, Snapshot, folders_unchanged, load_snapshot
+from memctl.store.compactions import CompactionRecords
+from memctl.store.directory import read_text_file
+from memctl.store.files import content_hash, file_lock, move, write_atomic
+from memctl.store.filters import MemoryFilter, filter_records
+from memctl.store.journal import Journal
+from memctl.store.layout import CACHE_DIR, MemctlLayout, is_archived
+from memctl.store.transcripts import TranscriptStore
+from memctl.store.usage import UsageLog
+
+ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
+WRITE_OPS = ("add", "update", "supersede")
+AUTO_SOURCES = frozenset({"auto", "ai"})
+RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
+TEMP_GRACE_SECONDS = 60  # a temp file younger than this may belong to a write in progress
+
+
+class FileRepository:
+    """One memory directory on disk (the `memctl` layout)."""
+
+    kind = "files"
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.cache = self.root / CACHE_DIR
+        self.layout = MemctlLayout(self.root)
+        self.journal = Journal(self.cache / "journal.jsonl")
+        self.usage_log = UsageLog(self.cache)
+        self.compactions = CompactionRecords(self.cache / "compactions")
+        self.transcripts = TranscriptStore(self.root)
+        self._snapshot: Snapshot | None = None
+        self._stale = True
+        self._scanned_at = 0.0
+        self._warnings: dict[str, None] = {}
+        self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
+        self._touched: set[str] = set()
+
+    # -- reading -----------------------------------------------------------------------------
+    def snapshot(self, refresh: bool = False) -> Snapshot:
+        """The directory as it is now.
+
+        A full stat scan (re-parsing only changed files) runs when asked, after this repository
+        wrote, when any folder's mtime moved (files added, removed, renamed or atomically saved),
+        or when the last scan is older than RESCAN_SECONDS (in-place edits in a long-running process).
+        """
+        snap = self._snapshot
+        if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
+                or not folders_unchanged(self.root, snap.folders)):
+            self._scanned_at = time.monotonic()
+            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap)
+            self._stale = False
+            self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
+            self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
+                                                for a, b in snap.duplicates))
+        return snap
+
+    def all_memories(self) -> list[Memory]:
+        """Every readable memory, active and archived."""
+        return self.snapshot().memories
+
+    def is_active(self, memory: Memory) -> bool:
+        """Active means: in an active folder and status active."""
+        return memory.status == "active" and not is_archived(memory.path)
+
+    def active(self, at: datetime | None = None) -> list[Memory]:
+        """Active memories that have not expired."""
+        at = at or clock.now()
+        return [m for m in self.all_memories() if self.is_active(m) and not m.is_expired(at)]
+
+    def get(self, memory_id: str) -> Memory:
+        """A memory by id or unique id prefix (at least 4 characters)."""
+        found = [m for m in self.all_memories() if m.id.startswith(memory_id)]
+        if not found:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        if len(found) > 1:
+            raise UsageError(f"id prefix {memory_id!r} matches {len(found)} memories; give more characters",
+                             code="ambiguous_id")
+        return found[0]
+
+    def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
+        """id -> path of the memories passing the filter; memoised per snapshot and filter until the
+        next expiry among them, so an agent's repeated recalls skip the scan."""
+        snap = self.snapshot()
+        cached = self._pools.get(flt)
+        now_s = clock.format_timestamp(now)
+        if cached is not None and cached[2] is snap and now_s < cached[1]:
+            return cached[0]
+        pool, next_expiry = filter_records(snap.records(), flt, now)
+        self._pools = {flt: (pool, next_expiry, snap)}
+        return pool
+
+    def load(self, handle: str) -> Memory:
+        """The validated memory of one file (by its relative path)."""
+        return self.snapshot().memory(handle)
+
+    def owners(self) -> list[str]:
+        """Every scope folder that has active memories, e.g. `users/alice`, `projects/shop`."""
+        return sorted({m.owner for m in self.all_memories() if self.is_active(m)})
+
+    def new_id(self) -> str:
+        """A random 8-hex id that no file in the directory uses."""
+        taken = set(self.snapshot().paths())
+        while True:
+            candidate = secrets.token_hex(4)
+            # An all-digit id would read back from YAML as a number: skip it.
+            if candidate not in taken and not candidate.isdigit():
+                return candidate
+
+    # -- writing -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self, timeout: float = 30.0) -> Iterator[None]:
+        """The directory's write lock (flock on `.memctl/lock`); re-scans on entry."""
+        with file_lock(self._cache_dir() / "lock", timeout):
+            self.snapshot(refresh=True)
+            yield
+
+    def named_lock(self, name: str, timeout: float = 600.0) -> contextlib.AbstractContextManager[None]:
+        """A lock of its own (`.memctl/<name>.lock`) for a long job such as an extraction."""
+        return file_lock(self._cache_dir() / f"{name}.lock", timeout)
+
+    def _cache_dir(self) -> Path:
+        self.cache.mkdir(parents=True, exist_ok=True)
+        return self.cache
+
+    def _save(self, memory: Memory, path: Path) -> str:
+        """Serialise and write atomically; returns the new content hash."""
+        from memctl.core.fileformat import serialise_memory  # yaml: only paid by writers
+
+        text = serialise_memory(memory)
+        write_atomic(path, text)
+        memory.path = self.layout.relative(path)
+        self._stale = True
+        self._touched.add(memory.owner)
+        return content_hash(text)
+
+    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+        """Write a new memory file and journal it."""
+        after = self._save(memory, self.layout.new_path(memory))
+        self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+        return memory
+
+    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
+        """Replace an existing file in place (never renamed), journaling before/after hashes."""
+        path = self.root / str(memory.path)
+        before = content_hash(path.read_bytes()) if path.exists() else None
+        after = self._save(memory, path)
+        detail.setdefault("path_before", memory.path)
+        self.journal.append(op, memory.id, before, after, path_after=memory.path, **detail)
+        return memory
+
+    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
+        """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
+        if not self.is_active(memory):
+            raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
+        source = self.root / str(memory.path)
+        before = content_hash(source.read_bytes())
+        target = self.layout.archive_path(source)
+        move(source, target)
+        data = memory.model_dump(exclude={"path"})
+        data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
+        archived = Memory(**data)
+        after = self._save(archived, target)
+        self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
+                            reason=reason, **links)
+        return archived
+
+    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
+        """Move an archived memory back and drop the archive fields."""
+        source = self.root / str(memory.path)
+        before = content_hash(source.read_bytes())
+        target = self.layout.active_path(source)
+        if target.exists():
+            target = self.layout.new_path(memory)
+        move(source, target)
+        data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
+        data["status"] = "active"
+        restored = Memory(**data)
+        after = self._save(restored, target)
+        self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=restored.path)
+        return restored
+
+    def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
+        """Write a memory whose owner changed (a promotion) into its new folder, removing the old file."""
+        source = self.root / str(memory.path)
+        target = self.layout.new_path(memory)
+        self._touched.add(self.layout.folder_of(str(memory.path)))
+        if target.parent != source.parent:
+            move(source, target)
+            detail.setdefault("path_before", memory.path)
+            memory.path = self.layout.relative(target)
+        return self.rewrite(memory, op, **detail)
+
+    def original(self, memory: Memory) -> dict[str, str]:
+        """The path and exact text of a memory's file."""
+        return {"path": str(memory.path), "text": (self.root / str(memory.path)).read_text(encoding="utf-8")}
+
+    def put_back(self, current: Memory | None, original: dict[str, str], op: str, **detail: Any) -> None:
+        """Move the memory back to its original path and write its original bytes."""
+        target = self.root / original["path"]
+        if current is not None and current.path != original["path"]:
+            if target.exists():
+                raise UsageError(f"cannot undo: {original['path']} exists again", code="undo_conflict")
+            move(self.root / str(current.path), target)
+        self._stale = True
+        self._touched.add(self.layout.folder_of(original["path"]))
+        if target.exists() and target.read_text(encoding="utf-8") == original["text"]:
+            return
+        write_atomic(target, original["text"])
+        self.journal.append(op, current.id if current else "unknown", None, content_hash(original["text"]),
+                            path_after=original["path"], **detail)
+
+    def remove(self, memory: Memory, op: str, **detail: Any) -> None:
+        """Delete a file memctl created itself (a compaction summary being undone)."""
+        (self.root / str(memory.path)).unlink(missing_ok=True)
+        self._stale = True
+        self._touched.add(memory.owner)
+        self.journal.append(op, memory.id, None, None, **detail)
+
+    def drain_touched(self) -> set[str]:
+        """The scope folders written since the last call (their MEMORY.md may need a refresh)."""
+        out, self._touched = self._touched, set()
+        return out
+
+    # -- journal and usage -------------------------------------------------------------------
+    def history(self, memory_id: str) -> list[JournalEntry]:
+        """Every journal entry about this memory (or naming it), oldest first."""
+        return [e for e in self.journal.read()
+                if e.id == memory_id or memory_id in {str(v) for v in e.detail.values()}]
+
+    def auto_writes(self, session: str, since: str, until: str) -> int:
+        """Automatic writes this session made within (since, until], from the journal."""
+        return sum(1 for e in self.journal.read()
+                   if e.op in WRITE_OPS and e.detail.get("session") == session
+                   and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until)
+
+    def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
+        """Count one use of each id in the usage cache."""
+        self.usage_log.record(ids, at, session)
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Usage statistics by id."""
+        return self.usage_log.read()
+
+    # -- MEMORY.md and texts -----------------------------------------------------------------
+    def read_memory_md(self, owner: str) -> str | None:
+        """The MEMORY.md of a scope folder, or None when there is none."""
+        path = self.layout.index_path(owner)
+        try:
+            return path.read_text(encoding="utf-8") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def write_memory_md(self, owner: str, text: str) -> None:
+        """Replace the MEMORY.md of a scope folder atomically."""
+        write_atomic(self.layout.index_path(owner), text)
+
+    def text(self, name: str) -> str:
+        """The directory's MEMORY.md.template or extract_prompt.md, else the shipped one."""
+        return read_text_file(self.root, name)
+
+    # -- health ------------------------------------------------------------------------------
+    def warnings(self) -> list[str]:
+        """Warnings gathered since the last call."""
+        out = list(self._warnings)
+        self._warnings.clear()
+        return out
+
+    def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
+        """Broken, duplicate-id, misplaced and mis-marked files, leftover temp files; `fix` removes
+        temp files older than a minute."""
+        snap = self.snapshot(refresh=True)
+        problems = [{"kind": "broken", "path": rel, "detail": msg.removeprefix(f"{rel}: ")} for rel, msg in snap.broken]
+        problems += [{"kind": "duplicate_id", "path": b, "detail": f"same id as {a}"} for a, b in snap.duplicates]
+        for m in snap.memories:
+            if self.layout.folder_of(str(m.path)) != m.owner:
+                problems.append({"kind": "misplaced", "path": str(m.path),
+                                 "detail": f"its fields say it belongs in {m.owner}/"})
+            if is_archived(m.path) == (m.status == "active"):
+                problems.append({"kind": "status_location", "path": str(m.path),
+                                 "detail": f"status {m.status} in this folder"})
+        removed = []
+        for tmp in self.root.rglob(".*.tmp"):
+            if CACHE_DIR in tmp.parts:
+                continue
+            rel = self.layout.relative(tmp)
+            if fix and time.time() - tmp.stat().st_mtime > TEMP_GRACE_SECONDS:
+                tmp.unlink()
+                removed.append(rel)
+            else:
+                problems.append({"kind": "temp_file", "path": rel, "detail": "left by an interrupted write"})
+        return problems, removed
+
+    def drop_caches(self) -> None:
+        """Forget the catalog (the next read re-parses every file)."""
+        (self.cache / CATALOG_FILE).unlink(missing_ok=True)
+        self._snapshot = None
+        self._stale = True

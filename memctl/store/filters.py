@@ -1,0 +1,90 @@
+"""Which stored memories a recall may see: the filters, applied to catalog records (plain dicts).
+
+Records are not validated here (a fresh process that needs a few hits must not validate every
+memory). PostgreSQL applies the same rules in SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Sequence
+
+from memctl.clock import format_timestamp
+from memctl.store.layout import ARCHIVE_DIR
+
+HISTORY_STATUSES = ("superseded", "merged")
+ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
+Record = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Scope and filters of a recall; hashable, so a pool of candidates can be memoised per filter.
+
+    Scope: a user's memories, their session memories and the projects they have memories in;
+    a project's; a session's. No scope at all means everything. `status` is active, history
+    (active plus superseded and merged), all, or one archived status."""
+
+    users: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+    session: str | None = None
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    status: str = "active"
+
+    @property
+    def scoped(self) -> bool:
+        return bool(self.users or self.projects or self.session)
+
+
+def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> bool:
+    """The user's own memories, their projects', and the session's; no scope flags = everything."""
+    if not f.scoped:
+        return True
+    scope = m.get("scope", "user")
+    if scope == "session":
+        return (f.session is not None and m.get("session") == f.session) or (not f.session and m.get("user") in f.users)
+    if scope == "project":
+        return m.get("project") in f.projects or m.get("project") in user_projects
+    return m.get("user") in f.users
+
+
+def status_ok(rel: str, status: str, wanted: str) -> bool:
+    """Whether a memory at `rel` with `status` passes the wanted status filter."""
+    active = status == "active" and not rel.startswith(ARCHIVE_PREFIX)
+    if wanted == "active":
+        return active
+    if wanted == "history":
+        return active or status in HISTORY_STATUSES
+    return wanted == "all" or status == wanted
+
+
+def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) -> tuple[dict[str, str], str]:
+    """id -> path of the records passing every filter, and the earliest expiry among them."""
+    user_projects = {d["project"] for _, d in records if d.get("project") and d.get("user") in f.users} if f.users else set()
+    now_s = format_timestamp(now)
+    since, until = (format_timestamp(t) if t else None for t in (f.since, f.until))
+    types, tags, active_only = set(f.types), set(f.tags), f.status == "active"
+    out, next_expiry = {}, "9999"
+    for rel, d in records:
+        expires = d.get("expires")
+        if expires:
+            if expires <= now_s:
+                continue
+            next_expiry = min(next_expiry, expires)
+        if active_only:  # the common case, inlined: this loop runs over every memory
+            if d.get("status", "active") != "active" or rel.startswith(ARCHIVE_PREFIX):
+                continue
+        elif not status_ok(rel, d.get("status", "active"), f.status):
+            continue
+        if f.scoped and not in_scope(d, f, user_projects):
+            continue
+        if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
+            continue
+        if (since and d["created"] < since) or (until and d["created"] > until):
+            continue
+        out[d["id"]] = rel
+    return out, next_expiry

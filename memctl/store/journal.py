@@ -1,0 +1,37 @@
+"""The append-only journal of every mutation (`.memctl/journal.jsonl`): op, id, time, hashes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from memctl.clock import format_timestamp, now
+from memctl.core.models import JournalEntry
+from memctl.store.files import append_line
+
+
+class Journal:
+    """One JSON line per mutation, fsynced; unreadable lines are skipped on reading."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, op: str, memory_id: str, before: str | None, after: str | None,
+               **detail: object) -> JournalEntry:
+        """Record one mutation (path_before / path_after are top-level fields, the rest detail)."""
+        paths = {k: detail.pop(k) for k in ("path_before", "path_after") if k in detail}
+        entry = JournalEntry(op=op, id=memory_id, time=format_timestamp(now()), before=before, after=after,
+                             detail={k: v for k, v in detail.items() if v is not None}, **paths)  # type: ignore[arg-type]
+        append_line(self.path, json.dumps(entry.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True))
+        return entry
+
+    def read(self) -> list[JournalEntry]:
+        """Every entry, oldest first."""
+        if not self.path.exists():
+            return []
+        entries = []
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            with contextlib.suppress(ValueError):
+                entries.append(JournalEntry.model_validate_json(line))
+        return entries

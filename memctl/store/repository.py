@@ -1,0 +1,205 @@
+"""The storage seam: what every backend offers the services above it.
+
+Services reach stored memories only through a `Repository`, so a second backend (PostgreSQL) or a
+second folder layout (Claude Code's) is a new implementation of this protocol, never an `if` in a
+service. `FileRepository` (store/filerepo.py) is the Markdown-directory implementation.
+
+Write methods assume the caller holds `locked()`: the decision and the write happen under one lock
+(a flock for files, a transaction with an advisory lock for a database).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Collection, Protocol, Sequence
+
+from memctl.core.models import JournalEntry, Memory
+from memctl.store.filters import MemoryFilter
+
+
+class RecordStore(Protocol):
+    """Compaction records: a plan, what is done, the originals (see services/compact.py)."""
+
+    def save(self, record: dict[str, Any]) -> None:
+        """Store a record (replacing the one with its plan_id)."""
+        ...
+
+    def last(self) -> dict[str, Any] | None:
+        """The newest record, or None."""
+        ...
+
+
+class Transcripts(Protocol):
+    """Conversation transcripts and their extraction watermarks (see store/transcripts.py)."""
+
+    def read_bytes(self, user: str, session: str) -> bytes | None: ...
+
+    def count(self, user: str, session: str) -> int: ...
+
+    def append(self, user: str, session: str, message: dict[str, Any]) -> None: ...
+
+    def read_state(self, user: str, session: str) -> dict[str, Any]: ...
+
+    def write_state(self, user: str, session: str, state: dict[str, Any]) -> None: ...
+
+
+class Repository(Protocol):
+    """Stored memories: read, query, write under a lock, archive, journal, usage, MEMORY.md."""
+
+    root: Path
+    cache: Path  # the folder for caches derived from the memories (rebuildable)
+    kind: str  # "files", "postgres"
+    compactions: RecordStore
+    transcripts: Transcripts
+
+    # -- reading ---------------------------------------------------------------------------
+    def all_memories(self) -> list[Memory]:
+        """Every readable memory, active and archived."""
+        ...
+
+    def active(self, at: datetime | None = None) -> list[Memory]:
+        """Active memories that have not expired at `at` (default now)."""
+        ...
+
+    def is_active(self, memory: Memory) -> bool:
+        """True for a memory that is in force (not archived)."""
+        ...
+
+    def get(self, memory_id: str) -> Memory:
+        """A memory by id or unique id prefix; NotFound / UsageError(ambiguous_id) otherwise."""
+        ...
+
+    def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
+        """id -> handle of the memories a recall with this filter may see."""
+        ...
+
+    def load(self, handle: str) -> Memory:
+        """The memory behind a handle returned by `candidates`."""
+        ...
+
+    def owners(self) -> list[str]:
+        """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
+        ...
+
+    def new_id(self) -> str:
+        """A fresh id no stored memory uses."""
+        ...
+
+    # -- writing (under locked()) ------------------------------------------------------------
+    def locked(self, timeout: float = 30.0) -> AbstractContextManager[None]:
+        """The write lock; on entry the repository re-reads what other writers changed."""
+        ...
+
+    def named_lock(self, name: str, timeout: float = 600.0) -> AbstractContextManager[None]:
+        """A lock of its own for a long job (an extraction per session), not the write lock."""
+        ...
+
+    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+        """Store a new memory and journal it."""
+        ...
+
+    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
+        """Replace a stored memory in place, journaling the content before and after."""
+        ...
+
+    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
+        """Move an active memory to the archive with why; it exists exactly once throughout."""
+        ...
+
+    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
+        """Bring an archived memory back, as it was before archiving."""
+        ...
+
+    def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
+        """Store a memory whose owner changed (a promotion) in its new place."""
+        ...
+
+    def original(self, memory: Memory) -> dict[str, str]:
+        """What `put_back` needs to restore a memory byte for byte: {"path", "text"}."""
+        ...
+
+    def put_back(self, current: Memory | None, original: dict[str, str], op: str, **detail: Any) -> None:
+        """Restore a memory saved by `original` (compaction undo)."""
+        ...
+
+    def remove(self, memory: Memory, op: str, **detail: Any) -> None:
+        """Delete a memory memctl created itself (a compaction summary being undone)."""
+        ...
+
+    def drain_touched(self) -> set[str]:
+        """The scope folders (`users/alice`) written since the last call."""
+        ...
+
+    # -- journal and usage ---------------------------------------------------------------------
+    def history(self, memory_id: str) -> list[JournalEntry]:
+        """Journal entries about one memory, oldest first."""
+        ...
+
+    def auto_writes(self, session: str, since: str, until: str) -> int:
+        """Automatic writes (source auto/ai) a session made in the window (timestamps as text)."""
+        ...
+
+    def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
+        """Count one use of each id (recall never rewrites a memory)."""
+        ...
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Usage statistics by id: count, last_used, sessions."""
+        ...
+
+    # -- MEMORY.md and fixed texts ----------------------------------------------------------
+    def read_memory_md(self, owner: str) -> str | None:
+        """The current MEMORY.md of a scope folder, or None."""
+        ...
+
+    def write_memory_md(self, owner: str, text: str) -> None:
+        """Replace the MEMORY.md of a scope folder."""
+        ...
+
+    def text(self, name: str) -> str:
+        """A directory's own copy of a shipped text (MEMORY.md.template, extract_prompt.md)."""
+        ...
+
+    # -- health ---------------------------------------------------------------------------
+    def warnings(self) -> list[str]:
+        """Problems met while reading (broken files skipped...), since the last call."""
+        ...
+
+    def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
+        """What is wrong with the stored memories (kind, path, detail), and what `fix` repaired."""
+        ...
+
+    def drop_caches(self) -> None:
+        """Forget every cache the repository keeps itself (the next read rebuilds it)."""
+        ...
+
+
+class SearchIndex(Protocol):
+    """Keyword and semantic search over a repository's memories (search/engine.Engine for files;
+    a database searches in SQL). Results are (id, raw score) pairs, best first."""
+
+    def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        """BM25-style keyword scores among `allowed` ids (None: every memory)."""
+        ...
+
+    def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        """Cosine similarity to the query's embedding among `allowed` ids."""
+        ...
+
+    def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        """Cosine of `text` to each of `ids` that has a vector."""
+        ...
+
+    def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
+        """Cosine of every pair of `ids` at or above `threshold` (sync=False: cached vectors only)."""
+        ...
+
+    def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
+        """Rebuild the search caches from the memories; returns how many memories were embedded."""
+        ...
+
+    def warm_up(self) -> None:
+        """Load the model and bring the caches up to date."""
+        ...
