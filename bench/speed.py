@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import resource
 import statistics
@@ -156,7 +155,7 @@ def warm_latency(store: Any, texts: list[str]) -> dict[str, dict[str, float]]:
     out = {}
     for mode in ("keyword", "hybrid"):
         store.recall(texts[0], k=5, mode=mode, record_usage=False)  # first call loads what it needs
-        samples = [timed(lambda q=q: store.recall(q, k=5, mode=mode, record_usage=False)) for q in texts]
+        samples = [timed(lambda q=q, m=mode: store.recall(q, k=5, mode=m, record_usage=False)) for q in texts]
         out[mode] = percentiles(samples, 1000.0)
     return out
 

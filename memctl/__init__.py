@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["MemoryStore", "init_directory", "open", "__version__"]
+__all__ = ["MemoryStore", "__version__", "init_directory", "open"]
 
 
 def open(path: Any = None, **kwargs: Any) -> Any:  # noqa: A001 (mirrors the builtin on purpose)

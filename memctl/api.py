@@ -7,11 +7,12 @@ that change memories then keep existing MEMORY.md files current (`[index] auto_r
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, List
 
 from memctl.config import Config
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
@@ -145,7 +146,7 @@ class MemoryStore:
 
     def list(self, *, user: str | None = None, project: str | None = None, type: str | None = None,
              status: str | None = "active", tag: str | None = None, session: str | None = None,
-             sort: str = "created", limit: int = 0) -> list[Memory]:
+             sort: str = "created", limit: int = 0) -> List[Memory]:
         """Memories matching every given filter, sorted (created, updated, type, confidence, importance,
         id, user; importance most important first), at most `limit` (0: all)."""
         if sort not in SORTS:
@@ -160,7 +161,7 @@ class MemoryStore:
         out = self._sorted(out, sort)
         return out[:limit] if limit else out
 
-    def _sorted(self, memories: list[Memory], sort: str) -> list[Memory]:
+    def _sorted(self, memories: List[Memory], sort: str) -> List[Memory]:
         if sort == "importance":
             scores = self.importance_scores(memories)
             return sorted(memories, key=lambda m: (-scores.get(m.id, 0.0), m.id))
@@ -183,13 +184,11 @@ class MemoryStore:
         data["importance_score"] = round(self.importance_scores([memory]).get(memory.id, 0.0), 4)
         return data
 
-    def history(self, memory_id: str) -> list[JournalEntry]:
+    def history(self, memory_id: str) -> List[JournalEntry]:
         """Every journal entry about this memory, oldest first."""
         id_arg(memory_id)
-        try:
+        with contextlib.suppress(NotFound):  # a memory no longer on disk still has its history
             memory_id = self.get(memory_id).id
-        except NotFound:
-            pass  # a memory no longer on disk still has its history
         return self.repo.history(memory_id)
 
     def stats(self) -> dict[str, Any]:
@@ -264,7 +263,7 @@ class MemoryStore:
         return self._transcripts.log(user, session, content, role)
 
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
-                messages: "list[Message] | None" = None) -> "ExtractResult":
+                messages: "List[Message] | None" = None) -> "ExtractResult":
         """Turn the session's messages not yet extracted into memories through an LLM command."""
         try:
             return self._transcripts.extract(user, session, llm, every=every, messages=messages)
@@ -298,13 +297,13 @@ class MemoryStore:
         finally:
             self._changed()
 
-    def conflicts(self, user: str | None = None, project: str | None = None) -> "list[OpenConflict]":
+    def conflicts(self, user: str | None = None, project: str | None = None) -> "List[OpenConflict]":
         """Open possibly-conflicting pairs of active memories, newest first."""
         return self._deduper.open_conflicts(user, project)
 
     # -- MEMORY.md and maintenance ---------------------------------------------------------------
     def write_memory_md(self, users: Iterable[str] = (), projects: Iterable[str] = (),
-                        all: bool = False) -> list[dict[str, Any]]:  # noqa: A002 (mirrors --all)
+                        all: bool = False) -> List[dict[str, Any]]:
         """Regenerate MEMORY.md for users, projects, or every scope folder (`all`)."""
         return self._memory_md.render(list(users), list(projects), all)
 
@@ -324,7 +323,7 @@ class MemoryStore:
         """Load the model and bring the caches up to date (servers do this before serving)."""
         self.search.warm_up()
 
-    def drain_warnings(self) -> list[str]:
+    def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""
         return self.repo.warnings()
 

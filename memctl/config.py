@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memctl.errors import ConfigError
 from memctl.core.models import DEFAULT_TYPES
+from memctl.errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib

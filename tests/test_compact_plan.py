@@ -14,7 +14,11 @@ from memctl.config import LifecycleSettings
 from memctl.core.fileformat import parse_memory
 from memctl.core.models import Memory
 from memctl.policy.compact import (
-    CompactionPlan, complete_link_clusters, importance_scores, neighbours, plan_compaction,
+    CompactionPlan,
+    complete_link_clusters,
+    importance_scores,
+    neighbours,
+    plan_compaction,
 )
 from memctl.policy.importance import Usage
 from memctl.policy.summarise import extractive_summary, split_sentences
@@ -35,7 +39,7 @@ def synthetic() -> tuple[CompactionPlan, Any, list[Memory]]:
 
 
 def test_synthetic_set_is_full_size(synthetic: Any) -> None:
-    _, expected, memories = synthetic
+    _, _expected, memories = synthetic
     assert len(memories) == 1000 and len({m.id for m in memories}) == 1000
 
 
@@ -71,7 +75,7 @@ def test_archived_ids_are_exactly_the_expected(synthetic: Any) -> None:
 
 
 def test_everything_else_is_untouched(synthetic: Any) -> None:
-    plan, expected, memories = synthetic
+    plan, expected, _memories = synthetic
     named = [i for a in plan.actions for i in a.ids]
     assert len(named) == len(set(named)), "a memory appears in two actions"
     winners = {a.winner for a in plan.actions if a.winner}

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memctl.core.models import Hit, Memory
 from memctl.prompt.context import (
     MINIMAL_BLOCK,
     RULES,
@@ -20,7 +21,6 @@ from memctl.prompt.context import (
     plan_context,
     render_context,
 )
-from memctl.core.models import Hit, Memory
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.profile import Profile
 

@@ -46,7 +46,7 @@ def test_repeats_merge_into_one_survivor(store: MemoryStore) -> None:
     survivor, other = store.get(group.survivor), store.get(group.merged[0])
     assert store.is_active(survivor) and sorted(survivor.tags) == ["diet", "food"]
     assert survivor.confidence == 0.95 and survivor.merged_from == [other.id]
-    assert set([survivor.source, *survivor.sources]) == {"user", "chat"}
+    assert {survivor.source, *survivor.sources} == {"user", "chat"}
     assert other.status == "merged" and other.merged_into == survivor.id and other.path.startswith("archive/")
     new_ops = journal_ops(store)[before:]
     assert sorted(new_ops) == sorted([("dedupe:merge", survivor.id), ("dedupe:merged", other.id)])

@@ -97,8 +97,8 @@ def test_unknown_resolve_strategy_is_rejected() -> None:
 
 
 @pytest.mark.parametrize("a,b", [
-    (dict(type="fact"), dict(type="preference")),
-    (dict(group="user:alice"), dict(group="user:bob")),
+    ({"type": "fact"}, {"type": "preference"}),
+    ({"group": "user:alice"}, {"group": "user:bob"}),
 ])
 def test_repeats_only_within_one_group_and_type(a: dict, b: dict) -> None:
     items = [item("a", "Alice is vegetarian", **a), item("b", "Alice is vegetarian", **b)]

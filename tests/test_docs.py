@@ -45,7 +45,7 @@ def test_sample_indexes_are_golden_and_within_budget(samples) -> None:
     code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "index", "--all")
     assert code == 0
     owners = {p.parent.relative_to(ROOT / "sample_memories").as_posix()
-              for p in (ROOT / "sample_memories").glob("*/*/*.md") if not p.parts[-3] == "archive"}
+              for p in (ROOT / "sample_memories").glob("*/*/*.md") if p.parts[-3] != "archive"}
     assert {i["path"] for i in out["data"]["indexes"]} == {f"{o}/MEMORY.md" for o in owners if not o.startswith("archive")}
     for entry in out["data"]["indexes"]:
         text = (samples / entry["path"]).read_bytes()

@@ -18,8 +18,8 @@ from memctl.search.embedders import (
     DEFAULT_MODEL,
     Embedder,
     EmbeddingError,
-    HashingEmbedder,
     FastEmbedder,
+    HashingEmbedder,
     get_embedder,
     normalise_rows,
 )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.errors import InvalidMemory
 from memctl.core.fileformat import parse_memory, serialise_memory
+from memctl.errors import InvalidMemory
 
 CANONICAL = """---
 id: 3f9a1c2e

@@ -83,7 +83,7 @@ def test_rate_limit(source: str, session: str | None, already: int, expected: li
 
 
 def test_auto_sources() -> None:
-    assert AUTO_SOURCES == frozenset({"auto", "ai"})
+    assert frozenset({"auto", "ai"}) == AUTO_SOURCES
 
 
 @pytest.mark.parametrize(

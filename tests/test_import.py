@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.services.imports import parse_line, parse_lines, resolve_type
 from memctl.config import PRESETS
+from memctl.services.imports import parse_line, parse_lines, resolve_type
 from tests.helpers import cli, cli_json
 
 

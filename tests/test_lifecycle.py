@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memctl import clock
-from memctl.config import Config
 from memctl.api import MemoryStore
+from memctl.config import Config
 from tests.helpers import cli_json
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
 
@@ -82,7 +82,7 @@ def test_recall_and_index_reflect_the_compacted_state(synthetic) -> None:
     fresh = MemoryStore(root)
     hits = fresh.recall(fresh.get(gone).body, k=50, record_usage=False).hits
     assert gone not in {h.id for h in hits}
-    
+
     text = "\n".join((root / i["path"]).read_text() for i in fresh.write_memory_md(all=True))
     assert gone not in text and all(i not in text for i in expected.archive_low_importance)
 

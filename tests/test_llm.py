@@ -60,7 +60,7 @@ def test_non_zero_exit_raises_with_last_stderr_line(fake_model: str) -> None:
 
 
 def test_timeout_raises(fake_model: str) -> None:
-    with pytest.raises(LLMError, match="timed out after 0.3s"):
+    with pytest.raises(LLMError, match=r"timed out after 0\.3s"):
         run_llm(f"{fake_model} sleep", "p", timeout=0.3)
 
 

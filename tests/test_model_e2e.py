@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memctl import clock
-from memctl.errors import Refused
 from memctl.api import MemoryStore
+from memctl.errors import Refused
 
 pytestmark = pytest.mark.model
 

@@ -81,7 +81,7 @@ def test_filters_scopes_and_status(filled: MemoryStore) -> None:
 
 def test_expired_and_archived_memories_never_come_back(store: MemoryStore) -> None:
     kept = store.add_raw("Alice likes hiking in the Alps", type="preference", user="alice")
-    gone = store.add_raw("Alice is hiking in the Alps this weekend", type="context", user="alice", ttl="1h")
+    store.add_raw("Alice is hiking in the Alps this weekend", type="context", user="alice", ttl="1h")
     forgotten = store.add_raw("Alice hikes with poles in the Alps", type="habit", user="alice")
     store.forget(forgotten.id)
     clock.set_now(clock.now() + clock.parse_duration("2h"))

@@ -11,10 +11,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from memctl.errors import UsageError
-from memctl.agents.mcp import Defaults
 from memctl.agents.http import MemoryHTTPServer, check_bind_host, is_loopback, make_server
+from memctl.agents.mcp import Defaults
 from memctl.api import MemoryStore
+from memctl.errors import UsageError
 
 ENVELOPE_KEYS = {"version", "command", "ok", "data", "errors"}
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from memctl.errors import InvalidId, NoDirectory
-from memctl.core.fileformat import parse_memory
 from memctl.api import MemoryStore
-from tests.helpers import use_hashing_embedder
+from memctl.core.fileformat import parse_memory
 from memctl.core.models import id_arg as check_id
+from memctl.errors import InvalidId, NoDirectory
 from memctl.store.directory import find_root
 from memctl.store.filerepo import FileRepository
 from memctl.store.files import write_atomic
 from memctl.store.layout import slugify
+from tests.helpers import use_hashing_embedder
 
 
 def test_write_atomic_replaces_and_leaves_no_temp(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from memctl.services.transcripts import (
     pending_messages,
     render_prompt,
 )
-from tests.helpers import use_hashing_embedder, cli, cli_json
+from tests.helpers import cli, cli_json, use_hashing_embedder
 
 FACTS = ["Alice keeps bees in her garden", "Alice plays the cello", "Alice speaks Portuguese",
          "Alice drives an electric car"]

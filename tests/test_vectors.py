@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memctl.search.embedders import HashingEmbedder
-from memctl.search.vectors import META_FILE, MATRIX_FILE, VectorStore, sync_vectors
+from memctl.search.vectors import MATRIX_FILE, META_FILE, VectorStore, sync_vectors
 
 FAKE = HashingEmbedder()
 TEXTS = {
@@ -85,7 +85,7 @@ def test_remove_keeps_rows_consistent(synced: VectorStore) -> None:
 
 def test_search_best_first(synced: VectorStore) -> None:
     hits = synced.search(FAKE.embed_query("which seat does Alice prefer on a flight"), k=2)
-    assert [id_ for id_, _ in hits][0] == "a1"
+    assert next(id_ for id_, _ in hits) == "a1"
     assert len(hits) == 2 and hits[0][1] >= hits[1][1]
 
 

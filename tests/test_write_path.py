@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from tests.helpers import cli, cli_json, tree_bytes
 from tests.test_dedupe import PLANTED_CONFLICTS, PLANTED_REPEATS

@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from memctl.agents.tools import TOOLS, Defaults, call_tool
 from memctl.cli import output as render
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, UsageError
-from memctl.agents.tools import TOOLS, Defaults, call_tool
 
 log = logging.getLogger("memctl.agents.http")
 
@@ -76,8 +76,8 @@ class MemoryHTTPServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         """Where the server listens, as a URL."""
-        host, port = self.server_address[:2]
-        return f"http://{f'[{host}]' if ':' in str(host) else host}:{port}"
+        host, port = (str(part) for part in self.server_address[:2])
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
     def respond(self, method: str, target: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
         """One request to (HTTP status, envelope); no socket here, so it is easy to reason about."""
@@ -179,10 +179,10 @@ class MemoryRequestHandler(BaseHTTPRequestHandler):
     server_version = "memctl"
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         self._answer("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._answer("POST")
 
     def _answer(self, method: str) -> None:

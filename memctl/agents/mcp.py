@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from dataclasses import dataclass
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Callable
 
 from memctl.agents.tools import TOOLS, Defaults, InvalidArguments, call_tool
 from memctl.errors import MemctlError

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional
 # The CLI uses no pydantic plugins; skipping their discovery saves an entry-point scan at start-up.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-import typer  # noqa: E402
-from typer.core import TyperArgument, TyperGroup, TyperOption  # noqa: E402
-from typing_extensions import Annotated  # noqa: E402
+import typer
+from typer.core import TyperArgument, TyperGroup, TyperOption
+from typing_extensions import Annotated
 
-from memctl import clock  # noqa: E402
-from memctl.cli import output  # noqa: E402
-from memctl.errors import EXIT_USAGE, MemctlError  # noqa: E402
+from memctl import clock
+from memctl.cli import output
+from memctl.errors import EXIT_USAGE, MemctlError
 
 if TYPE_CHECKING:
     from memctl.api import MemoryStore
@@ -31,7 +31,9 @@ FLAG_AFTER = ("--json",)  # command options also accepted before the command nam
 def hoist_globals(args: list[str], commands: set[str]) -> list[str]:
     """Accept global options on either side of the command: `memctl compact --now T` and
     `memctl --json list` work like `memctl --now T compact` and `memctl list --json`."""
-    before, after, i = [], [], 0
+    before: list[str] = []
+    after: list[str] = []
+    i = 0
     while i < len(args) and args[i] not in commands:
         word = args[i]
         if word in VALUE_GLOBALS and i + 1 < len(args):
@@ -72,7 +74,7 @@ def _argument_type(self: TyperArgument, ctx: Any) -> str | None:
 
 _value_type = TyperOption.display_type_rich
 TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
-TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 
 class MemctlGroup(TyperGroup):
@@ -85,15 +87,16 @@ class MemctlGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
-    def main(self, args: Any = None, prog_name: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         """Run; a usage error (unknown option, bad value) is one line on stderr, or the JSON envelope
         under --json, and exit code 2, never a traceback."""
         from typer._click import exceptions as click_errors  # vendored click: its UsageError is not public
 
         argv = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(argv, prog_name or "memctl", standalone_mode=False, **extra)
+            code = super().main(argv, prog_name or "memctl", complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         except click_errors.UsageError as exc:
             usage_error(exc.format_message(), argv, next((a for a in argv if a in self.commands), None))
             code = EXIT_USAGE
@@ -128,8 +131,9 @@ app = typer.Typer(
 class State:
     """What the global options set for the command being run."""
 
-    dir: Optional[str] = None
-    stores: list["MemoryStore"] = []
+    def __init__(self) -> None:
+        self.dir: Optional[str] = None
+        self.stores: list[MemoryStore] = []
 
 
 STATE = State()

@@ -9,8 +9,8 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
-from memctl.errors import InvalidMemory
 from memctl.core.models import FIELD_ORDER, Memory
+from memctl.errors import InvalidMemory
 
 
 class _Loader(yaml.SafeLoader):

@@ -385,7 +385,8 @@ def parse_llm_decision(output: str, neighbors: list[Neighbor]) -> Decision | Non
     if action != "add" and target is None:
         return None
     text = obj.get("text") if action == "update" else None
-    reason = obj.get("reason") if isinstance(obj.get("reason"), str) else ""
+    raw_reason = obj.get("reason")
+    reason = raw_reason if isinstance(raw_reason, str) else ""
     return Decision(
         action=action,
         target=None if action == "add" else target,

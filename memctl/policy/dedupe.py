@@ -26,6 +26,7 @@ from memctl.policy.decide import (
     normalise,
 )
 
+
 class DedupeItem(BaseModel):
     """A stored memory as dedupe sees it; `group` is its user or project scope string."""
 

@@ -9,7 +9,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel
 
 from memctl.core.models import Memory
-from memctl.prompt.labels import phrase, section_label, one_line
+from memctl.prompt.labels import one_line, phrase, section_label
 
 PROFILE_LINE_CHARS = 120
 _DATED = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\d{4}年")
@@ -113,10 +113,9 @@ def current_versions(memories: Sequence[Memory]) -> list[Memory]:
 
 def _profile_line(memory: Memory, section: str) -> str:
     text = memory.description or memory.body
-    if section == "decisions":
-        if not _DATED.search(text):
-            # Decisions are read with their date: "we chose X" means little without when.
-            text = f"{memory.created.date().isoformat()}: {text}"
+    if section == "decisions" and not _DATED.search(text):
+        # Decisions are read with their date: "we chose X" means little without when.
+        text = f"{memory.created.date().isoformat()}: {text}"
     return one_line(text, PROFILE_LINE_CHARS)
 
 

@@ -21,7 +21,7 @@ ANALYZER_VERSION = 2
 class MemoryTokenizer(Tokenizer):
     """Splits memory text into word, identifier and CJK bigram terms."""
 
-    def __call__(  # noqa: PLR0913 - whoosh's tokenizer protocol
+    def __call__(
         self,
         value: str,
         positions: bool = False,

@@ -6,8 +6,8 @@ fastembed is imported lazily, inside FastEmbedder, because the import alone cost
 
 from __future__ import annotations
 
-import hashlib
 import contextlib
+import hashlib
 import os
 import re
 import threading
@@ -40,8 +40,15 @@ class EmbeddingError(MemctlError):
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors; `identity` keys the vector cache."""
 
-    identity: str
-    dim: int
+    @property
+    def identity(self) -> str:
+        """Model name and vector size: a change invalidates cached vectors."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Vector size."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 

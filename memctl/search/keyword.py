@@ -8,8 +8,8 @@ at any time, and a damaged one is thrown away and recreated empty
 from __future__ import annotations
 
 import heapq
-import math
 import logging
+import math
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -181,7 +181,7 @@ class KeywordIndex:
                 if any(self._foreign_entries()):
                     self._reset(None)  # another schema/analyzer version: rebuild
             # A damaged pickle/TOC can raise nearly anything; the index is a cache.
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self._reset(exc)
         elif self.path.exists():
             self._reset(None)  # a stray file where the directory belongs
@@ -217,7 +217,7 @@ class KeywordIndex:
                 # refresh() reuses unchanged segment readers and closes the rest.
                 self._searcher = self._searcher.refresh()
             return self._searcher
-        except Exception as exc:  # noqa: BLE001 - damaged segment files; see _open
+        except Exception as exc:
             self._reset(exc)
             return None
 
@@ -251,7 +251,7 @@ class KeywordIndex:
             raise
         # Damaged segments can surface only when the writer reads them; the
         # caller sees was_reset and rebuilds, but this change is kept meanwhile.
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._reset(exc)
             self._write(docs, deletes)
 
@@ -299,7 +299,7 @@ class KeywordIndex:
         try:
             return read(searcher)
         # Truncated segment files surface as struct/IO/bare whoosh errors mid-read.
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._reset(exc)
             return default
 

@@ -14,7 +14,7 @@ import os
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -45,8 +45,8 @@ class VectorStore:
     def __len__(self) -> int:
         return len(self._ids)
 
-    def __contains__(self, id: object) -> bool:
-        return id in self._rows
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self._rows
 
     @property
     def ids(self) -> list[str]:
@@ -131,7 +131,7 @@ class VectorStore:
             "identity": self.identity,
             "dim": self.dim,
             "rows": len(self._ids),
-            "crc32": zlib.crc32(memoryview(matrix).cast("B")),
+            "crc32": _crc(matrix),
             "ids": self._ids,
             "hashes": self._hashes,
         }
@@ -164,9 +164,9 @@ class VectorStore:
         scores = self._matrix[[self._rows[id_] for id_ in present]] @ self._query(query)
         return {id_: float(score) for id_, score in zip(present, scores)}
 
-    def vector(self, id: str) -> np.ndarray | None:
+    def vector(self, memory_id: str) -> np.ndarray | None:
         """A copy of the stored vector of `id`, or None."""
-        row = self._rows.get(id)
+        row = self._rows.get(memory_id)
         return None if row is None else self._matrix[row].copy()
 
     def _query(self, query: np.ndarray) -> np.ndarray:
@@ -182,13 +182,18 @@ class VectorStore:
         return np.array(rows, dtype=np.intp)
 
 
+def _crc(matrix: np.ndarray) -> int:
+    """crc32 of a contiguous matrix's bytes, without copying them."""
+    return zlib.crc32(memoryview(cast(Any, matrix)).cast("B"))
+
+
 def _check_matrix(matrix: np.ndarray, meta: Mapping[str, Any], n_ids: int, dim: int) -> None:
     """Raise ValueError unless the matrix is the one meta.json describes."""
     if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape != (n_ids, dim):
         raise ValueError(f"matrix shape {matrix.shape} {matrix.dtype} does not match meta")
     if meta.get("rows") != n_ids:
         raise ValueError("row count does not match meta")
-    if zlib.crc32(memoryview(np.ascontiguousarray(matrix)).cast("B")) != meta.get("crc32"):
+    if _crc(np.ascontiguousarray(matrix)) != meta.get("crc32"):
         raise ValueError("matrix checksum does not match meta (torn write?)")
 
 

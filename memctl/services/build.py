@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -37,7 +37,7 @@ def build_memory(repo: Repository, config: Config, text: str, *, type: str, user
         raise UsageError("say whose memory this is: --user or --project", code="no_owner")
     check_type(config, type)
     now = clock.now()
-    scope = "session" if session else "project" if project else "user"
+    scope: Literal["user", "project", "session"] = "session" if session else "project" if project else "user"
     when = now + clock.parse_duration(ttl) if ttl else clock.parse_timestamp(expires) if expires else None
     fields = {k: v for k, v in fields.items() if v is not None}
     fields.setdefault("created", now)

@@ -7,12 +7,13 @@ from typing import Any
 
 from memctl.config import Config
 from memctl.errors import UsageError
+from memctl.prompt.context import Format
 from memctl.prompt.profile import Profile
 from memctl.services.memory_md import stable_importance
 from memctl.services.recall import RecallService, parse_query
 from memctl.store.repository import Repository
 
-FORMATS = ("markdown", "xml", "json")
+FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
 
 
 class ContextService:
@@ -48,7 +49,8 @@ class ContextService:
 
         if budget < 1:
             raise UsageError("--budget must be a positive number of tokens", code="bad_budget")
-        if fmt not in FORMATS:
+        chosen = next((f for f in FORMATS if f == fmt), None)
+        if chosen is None:
             raise UsageError(f"unknown format {fmt!r} (markdown, xml or json)", code="bad_format")
         rules = match_rules(query)
         plan = plan_context([r.name for r in rules])
@@ -57,7 +59,7 @@ class ContextService:
                                 "status": "history" if plan.include_history else "active"})
         result = self.recaller.recall(q)
         profile = self.profile(user, project, plan.profile_lines_per_section)
-        block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=fmt,
+        block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=chosen,
                                language=self.config.memory.language)
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]

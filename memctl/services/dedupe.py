@@ -106,9 +106,9 @@ def _llm_resolve(plan: DedupePlan, by_id: dict[str, DedupeItem], ask: Ask) -> De
     for pair in plan.conflicts:
         answer = None if pair.resolved else ask(by_id[pair.older], by_id[pair.newer])
         action = answer.action if answer else None
-        if action == "supersede":
+        if answer is not None and action == "supersede":
             pair = pair.model_copy(update={"resolved": True, "reason": f"llm: {answer.reason}"})
-        elif action in ("update", "noop") and not busy & {pair.older, pair.newer}:
+        elif answer is not None and action in ("update", "noop") and not busy & {pair.older, pair.newer}:
             merges.append(_pair_merge(by_id[pair.older], by_id[pair.newer], answer))
             busy |= {pair.older, pair.newer}
             continue

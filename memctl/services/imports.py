@@ -108,7 +108,7 @@ def parse_line(text: str) -> CandidateIn:
     if text.startswith("{"):
         try:
             raw = json.loads(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
         return candidate_from(raw)
     match = _LINE.match(text)
@@ -193,10 +193,10 @@ class ImportService:
                         llm: str | None = None) -> ImportItem:
         """Send one candidate through the write path; refusals become an item, never an exception."""
         type_, hint = resolve_type(cand.type, self.writer.config.types)
-        fields = dict(type=type_, subtype=cand.subtype or hint, confidence=cand.confidence,
-                      user=cand.user or defaults.user, project=cand.project or defaults.project,
-                      session=cand.session or defaults.session, source=cand.source or defaults.source,
-                      key=cand.key, tags=cand.tags, source_ids=cand.source_ids or None)
+        fields: dict[str, Any] = {"type": type_, "subtype": cand.subtype or hint, "confidence": cand.confidence,
+                      "user": cand.user or defaults.user, "project": cand.project or defaults.project,
+                      "session": cand.session or defaults.session, "source": cand.source or defaults.source,
+                      "key": cand.key, "tags": cand.tags, "source_ids": cand.source_ids or None}
         try:
             result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
         except Refused as exc:

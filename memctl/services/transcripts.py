@@ -18,7 +18,14 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core.models import name_arg
 from memctl.errors import InvalidMemory, MemctlError, UsageError
-from memctl.services.imports import CandidateIn, ImportDefaults, ImportReport, ImportService, candidate_from, decode_input
+from memctl.services.imports import (
+    CandidateIn,
+    ImportDefaults,
+    ImportReport,
+    ImportService,
+    candidate_from,
+    decode_input,
+)
 from memctl.store.layout import PROMPT_NAME
 from memctl.store.repository import Repository
 

@@ -11,13 +11,13 @@ import marshal
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from memctl.errors import InvalidMemory
 from memctl.core.models import Memory
+from memctl.errors import InvalidMemory
 from memctl.store.files import content_hash, write_bytes_atomic
 from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE
 
@@ -83,7 +83,7 @@ class Snapshot:
 
     def records(self) -> list[tuple[str, dict]]:
         """(rel path, field dict) of every memory, without validation."""
-        return [(rel, self.entries[rel].data) for rel in self.order]
+        return [(rel, self.entries[rel].data) for rel in self.order]  # type: ignore[misc]  # order holds parsed entries only
 
     @property
     def hashes(self) -> dict[str, str]:
@@ -232,14 +232,17 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
 
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:
     """Order the records, set aside broken files and repeated ids; no validation here."""
-    order, broken, duplicates, seen = [], [], [], {}
+    order: list[str] = []
+    broken: list[tuple[str, str]] = []
+    duplicates: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
     ordered = sorted(entries)  # plain string sort (fast); active folders first, then archive/
     for rel in [r for r in ordered if not r.startswith("archive/")] + [r for r in ordered if r.startswith("archive/")]:
         entry = entries[rel]
         if not entry.data:
             broken.append((rel, entry.error or f"{rel}: invalid memory"))
             continue
-        memory_id = entry.data.get("id")
+        memory_id = str(entry.data.get("id"))
         if memory_id in seen:
             duplicates.append((seen[memory_id], rel))
             continue

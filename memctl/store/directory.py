@@ -9,8 +9,15 @@ from pathlib import Path
 from memctl.config import DEFAULT_CONFIG_TOML, Config, parse_config
 from memctl.errors import ConfigError, NoDirectory, UsageError
 from memctl.store.files import write_atomic
-from memctl.store.layout import (ACTIVE_DIRS, ARCHIVE_DIR, CACHE_DIR, CONFIG_NAME, PROMPT_NAME, TEMPLATE_NAME,
-                                 TRANSCRIPTS_DIR)
+from memctl.store.layout import (
+    ACTIVE_DIRS,
+    ARCHIVE_DIR,
+    CACHE_DIR,
+    CONFIG_NAME,
+    PROMPT_NAME,
+    TEMPLATE_NAME,
+    TRANSCRIPTS_DIR,
+)
 
 
 def find_root(explicit: str | os.PathLike[str] | None, env: str | None, cwd: Path) -> Path:

@@ -48,11 +48,30 @@ class Transcripts(Protocol):
 class Repository(Protocol):
     """Stored memories: read, query, write under a lock, archive, journal, usage, MEMORY.md."""
 
-    root: Path
-    cache: Path  # the folder for caches derived from the memories (rebuildable)
-    kind: str  # "files", "postgres"
-    compactions: RecordStore
-    transcripts: Transcripts
+    @property
+    def root(self) -> Path:
+        """The memory directory (for a database: the folder holding memctl.toml)."""
+        ...
+
+    @property
+    def cache(self) -> Path:
+        """The folder for caches derived from the memories (rebuildable)."""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """The backend: "files", "postgres"."""
+        ...
+
+    @property
+    def compactions(self) -> RecordStore:
+        """Where compaction records are kept."""
+        ...
+
+    @property
+    def transcripts(self) -> Transcripts:
+        """Where conversation transcripts are kept."""
+        ...
 
     # -- reading ---------------------------------------------------------------------------
     def all_memories(self) -> list[Memory]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional
+from typing import Any, List, Optional
 
 import typer
 from typing_extensions import Annotated
@@ -102,25 +102,27 @@ def reindex(json_: Json = False,
     """Rebuild every cache (catalog, keyword index, vectors) from the files."""
 
     def action() -> dict:
-        with _progress(not json_ and output.is_terminal()) as tick:
+        with _Progress(not json_ and output.is_terminal()) as tick:
             return open_store().reindex(vectors=not keyword_only, progress=tick)
 
     run("reindex", json_, action, lambda d: output.message(
         f"reindexed {d['memories']} memories ({d['embedded']} embedded) in {d['seconds']:.1f} s"))
 
 
-class _progress:
+class _Progress:
     """A rich progress bar on stderr (or nothing, for --json and pipes)."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled, self.bar, self.tasks = enabled, None, {}  # type: ignore[var-annotated]
+        self.enabled = enabled
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
 
     def __enter__(self) -> Any:
         if self.enabled:
             from rich.progress import Progress
 
             self.bar = Progress(console=output.console(stderr=True), transient=True)
-            self.bar.start()  # type: ignore[attr-defined]
+            self.bar.start()
         return self.tick
 
     def tick(self, stage: str, done: int) -> None:

@@ -12,8 +12,21 @@ import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import (Json, MemoryId, Project, Quiet, Session, Status, Tag, Tags, Text, TypeOpt, User, open_store,
-                            run)
+from memctl.cli.app import (
+    Json,
+    MemoryId,
+    Project,
+    Quiet,
+    Session,
+    Status,
+    Tag,
+    Tags,
+    Text,
+    TypeOpt,
+    User,
+    open_store,
+    run,
+)
 from memctl.cli.inputs import read_text
 from memctl.errors import UsageError
 

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 from typing_extensions import Annotated
 
+from memctl.cli import output
 from memctl.cli.app import open_store, run
 
 DefaultUser = Annotated[Optional[str], typer.Option("--user", "-u", metavar="USER", help="Default user for calls that name none.")]
@@ -40,8 +41,9 @@ def serve(
     user: DefaultUser = None, project: DefaultProject = None,
 ) -> None:
     """Serve a local HTTP JSON API (recall, add, context, list) with the model kept loaded."""
+    from memctl.agents.http import make_server
+    from memctl.agents.http import serve as serve_forever
     from memctl.agents.mcp import Defaults
-    from memctl.agents.http import make_server, serve as serve_forever
 
     def action() -> dict:
         _log_to_stderr("serve")
@@ -52,7 +54,7 @@ def serve(
         serve_forever(server)
         return {"url": server.url}
 
-    run("serve", False, action, lambda d: sys.stderr.write(f"memctl serve: stopped ({d['url']})\n"))
+    run("serve", False, action, lambda d: output.warn(f"serve stopped ({d['url']})"))
 
 
 COMMANDS = [("mcp", mcp), ("serve", serve)]
