@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from memctl._version import __version__
 __all__ = ["MemoryStore", "__version__", "init_directory", "open"]
 
 

@@ -263,8 +263,12 @@ class MemoryStore:
         return self._transcripts.log(user, session, content, role)
 
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
-                messages: "List[Message] | None" = None) -> "ExtractResult":
-        """Turn the session's messages not yet extracted into memories through an LLM command."""
+                transcript: str | None = None) -> "ExtractResult":
+        """Turn the session's messages not yet extracted into memories through an LLM command
+        (`transcript`: JSON Lines messages to read instead of the session's stored transcript)."""
+        from memctl.services.transcripts import parse_messages
+
+        messages = parse_messages(transcript, session, "transcript") if transcript is not None else None
         try:
             return self._transcripts.extract(user, session, llm, every=every, messages=messages)
         finally:

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memctl.core.models import DEFAULT_TYPES
 from memctl.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -15,6 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+DEFAULT_TYPES = ("preference", "fact", "skill", "habit", "event", "context", "constraint", "decision")
 PRESETS: dict[str, tuple[str, ...]] = {
     "default": DEFAULT_TYPES,
     "claude": ("user", "feedback", "project", "reference"),

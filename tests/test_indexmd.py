@@ -16,11 +16,11 @@ from memctl.core.models import Memory
 from memctl.prompt.indexmd import (
     PROTECTED_TYPES,
     approx_tokens,
-    default_template,
     entry_line,
     fill_template,
     render_index,
 )
+from memctl.store.directory import packaged_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -273,7 +273,7 @@ def test_approx_tokens(text: str, tokens: int) -> None:
 
 def test_the_template_ships_as_package_data_unchanged() -> None:
     assert (ROOT / "memctl" / "data" / "MEMORY.md.template").read_bytes() == (ROOT / "MEMORY.md.template").read_bytes()
-    assert default_template() == TEMPLATE
+    assert packaged_text("MEMORY.md.template") == TEMPLATE
     for placeholder in ("title", "profile", "memories", "footer"):
         assert "{{ " + placeholder + " }}" in TEMPLATE
 

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from memctl.agents.tools import TOOLS, Defaults, call_tool
-from memctl.cli import output as render
+from memctl.core import envelope as render
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, UsageError
 
 log = logging.getLogger("memctl.agents.http")
@@ -109,7 +109,7 @@ class MemoryHTTPServer(ThreadingHTTPServer):
         return None
 
     def _health(self, method: str) -> tuple[int, dict]:
-        from memctl import __version__
+        from memctl._version import __version__
 
         if method != "GET":
             return 405, render.envelope("health", False, None, [{"code": "method_not_allowed", "message": "/health takes GET"}])

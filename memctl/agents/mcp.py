@@ -107,7 +107,7 @@ class McpServer:
 
     def initialize(self, params: dict) -> dict:
         """The handshake: the client's protocol version if we speak it, else our newest."""
-        from memctl import __version__
+        from memctl._version import __version__
 
         asked = params.get("protocolVersion")
         return {"protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],

@@ -101,7 +101,7 @@ def fill_defaults(tool: Tool, args: dict, defaults: Defaults) -> dict:
 
 def call_tool(store: Any, name: str, arguments: Any, defaults: Defaults = Defaults()) -> dict:
     """Run one tool by name; returns the CLI's --json data. Raises InvalidArguments or MemctlError."""
-    from memctl.cli.output import to_jsonable
+    from memctl.core.envelope import to_jsonable
 
     tool = TOOLS.get(name)
     if tool is None:

@@ -171,7 +171,7 @@ def _global(
 ) -> None:
     """Readable long-term memory for AI agents."""
     if version:
-        from memctl import __version__
+        from memctl._version import __version__
 
         sys.stdout.write(f"memctl {__version__}\n")
         raise typer.Exit(0)

@@ -1,8 +1,12 @@
-"""What the CLI reads from outside the memory directory: TEXT or stdin, and files the user names."""
+"""What the CLI reads from outside the memory directory: TEXT or stdin, files the user names, $EDITOR."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from memctl.errors import InvalidMemory, UsageError
@@ -33,3 +37,18 @@ def read_input(name: str) -> str:
         return decode(Path(name).read_bytes(), name)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror}", code="bad_input") from None
+
+
+def edit_in_editor(body: str) -> str:
+    """The body after the user edited it in $VISUAL / $EDITOR (a temp file outside the memory directory)."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        raise UsageError("nothing to change: give --set or --body, or set $EDITOR", code="no_edit")
+    with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as handle:
+        handle.write(body + "\n")
+    try:
+        if subprocess.call([*shlex.split(editor), handle.name]) != 0:
+            raise UsageError("the editor exited with an error; nothing changed", code="editor_failed")
+        return Path(handle.name).read_text(encoding="utf-8")
+    finally:
+        os.unlink(handle.name)

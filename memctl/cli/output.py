@@ -10,33 +10,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any, Iterable
+from typing import Any
 
-from pydantic import BaseModel
+from memctl.core.envelope import envelope, to_jsonable
 
-ENVELOPE_VERSION = 1
+__all__ = ["envelope", "to_jsonable"]  # re-exported: commands render through this module
+
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def to_jsonable(value: Any) -> Any:
-    """Models and containers to plain JSON values."""
-    if isinstance(value, BaseModel):
-        return to_jsonable(value.to_public() if hasattr(value, "to_public") else value.model_dump(mode="json"))
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [to_jsonable(v) for v in value]
-    if hasattr(value, "isoformat"):
-        from memctl.clock import format_timestamp
-
-        return format_timestamp(value)
-    return value
-
-
-def envelope(command: str, ok: bool, data: Any = None, errors: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    """The one JSON shape every command prints with --json."""
-    return {"version": ENVELOPE_VERSION, "command": command, "ok": ok,
-            "data": to_jsonable(data) if data is not None else None, "errors": list(errors)}
 
 
 def print_json(payload: dict[str, Any]) -> None:

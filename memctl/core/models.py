@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from memctl.clock import format_timestamp
 from memctl.errors import InvalidId, UsageError
 
-DEFAULT_TYPES = ("preference", "fact", "skill", "habit", "event", "context", "constraint", "decision")
 STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
 SCOPES = ("user", "project", "session")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")

@@ -7,7 +7,6 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from importlib import resources
 
 from pydantic import BaseModel
 
@@ -22,7 +21,6 @@ from memctl.prompt.profile import (
     render_profile_markdown,
 )
 
-TEMPLATE_NAME = "MEMORY.md.template"
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TITLE_CHARS = 60
 HOOK_CHARS = 120
@@ -58,11 +56,6 @@ def approx_tokens(text: str) -> int:
     """
     non_ascii = sum(1 for ch in text if ord(ch) >= 128)
     return math.ceil((len(text) - non_ascii) / 4) + non_ascii
-
-
-def default_template() -> str:
-    """The shipped MEMORY.md.template (package data), for `init` and for directories without one."""
-    return (resources.files("memctl") / "data" / TEMPLATE_NAME).read_text(encoding="utf-8")
 
 
 def fill_template(template: str, values: Mapping[str, str]) -> str:

@@ -75,7 +75,7 @@ class CompactService:
             by_id = {m.id: m for m in self.repo.all_memories()}
             for memory_id in record["created"]:
                 if memory_id in by_id:
-                    self.repo.remove(by_id[memory_id], "compact:undo", plan=record["plan_id"], removed="summary")
+                    self.repo.delete_created(by_id[memory_id], "compact:undo", plan=record["plan_id"], removed="summary")
             for memory_id, original in record["originals"].items():
                 self.repo.put_back(by_id.get(memory_id), original, "compact:undo", plan=record["plan_id"])
             record["state"] = "undone"

@@ -135,7 +135,7 @@ class TranscriptService:
 
     def messages(self, user: str, session: str) -> list[Message]:
         """Every message of a session's transcript (none when it does not exist yet)."""
-        data = self.repo.transcripts.read_bytes(name_arg(user, "user"), name_arg(session, "session"))
+        data = self.repo.transcripts.raw(name_arg(user, "user"), name_arg(session, "session"))
         if data is None:
             return []
         return parse_messages(decode_input(data, f"transcript {user}/{session}"), session, f"transcript {user}/{session}")

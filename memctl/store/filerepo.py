@@ -228,7 +228,7 @@ class FileRepository:
         self.journal.append(op, current.id if current else "unknown", None, content_hash(original["text"]),
                             path_after=original["path"], **detail)
 
-    def remove(self, memory: Memory, op: str, **detail: Any) -> None:
+    def delete_created(self, memory: Memory, op: str, **detail: Any) -> None:
         """Delete a file memctl created itself (a compaction summary being undone)."""
         (self.root / str(memory.path)).unlink(missing_ok=True)
         self._stale = True

@@ -34,7 +34,7 @@ class RecordStore(Protocol):
 class Transcripts(Protocol):
     """Conversation transcripts and their extraction watermarks (see store/transcripts.py)."""
 
-    def read_bytes(self, user: str, session: str) -> bytes | None: ...
+    def raw(self, user: str, session: str) -> bytes | None: ...
 
     def count(self, user: str, session: str) -> int: ...
 
@@ -143,7 +143,7 @@ class Repository(Protocol):
         """Restore a memory saved by `original` (compaction undo)."""
         ...
 
-    def remove(self, memory: Memory, op: str, **detail: Any) -> None:
+    def delete_created(self, memory: Memory, op: str, **detail: Any) -> None:
         """Delete a memory memctl created itself (a compaction summary being undone)."""
         ...
 

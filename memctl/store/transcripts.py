@@ -28,7 +28,7 @@ class TranscriptStore:
     def state_path(self, user: str, session: str) -> Path:
         return self.path(user, session).with_suffix(".state.json")
 
-    def read_bytes(self, user: str, session: str) -> bytes | None:
+    def raw(self, user: str, session: str) -> bytes | None:
         """The transcript's bytes, or None when it does not exist yet."""
         path = self.path(user, session)
         return path.read_bytes() if path.exists() else None

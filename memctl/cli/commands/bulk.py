@@ -84,11 +84,9 @@ def extract(
     json_: Json = False,
 ) -> None:
     """Turn the session's new messages into memories through an LLM (source auto, rate-limited)."""
-    from memctl.services.transcripts import parse_messages
-
     def action() -> dict:
-        messages = parse_messages(read_input(file), session, file) if file else None
-        result = open_store().extract(user, session, llm, every=every, messages=messages)
+        transcript = read_input(file) if file else None
+        result = open_store().extract(user, session, llm, every=every, transcript=transcript)
         data = {**result.model_dump(mode="json", exclude={"report"}), **result.report.to_data()}
         return _report_or_refuse(data, "candidates", json_)
 

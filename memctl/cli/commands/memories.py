@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
@@ -27,7 +23,7 @@ from memctl.cli.app import (
     open_store,
     run,
 )
-from memctl.cli.inputs import read_text
+from memctl.cli.inputs import edit_in_editor, read_text
 from memctl.errors import UsageError
 
 
@@ -121,7 +117,7 @@ def edit(memory_id: MemoryId,
         sets = parse_sets(set_ or [])
         new_body = read_text(body) if body is not None else None
         if not sets and new_body is None:
-            new_body = _edit_in_editor(s.get(memory_id).body)
+            new_body = edit_in_editor(s.get(memory_id).body)
         return {"memory": s.edit(memory_id, sets, new_body).to_public()}
 
     run("edit", json_, action, lambda d: output.message(f"edited {d['memory']['id']} {d['memory']['path']}"))
@@ -136,22 +132,6 @@ def parse_sets(items: list[str]) -> dict[str, str]:
             raise UsageError(f"--set needs field=value, got {item!r}", code="bad_set")
         out[field.strip()] = value
     return out
-
-
-def _edit_in_editor(body: str) -> str:
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        raise UsageError("nothing to change: give --set or --body, or set $EDITOR", code="no_edit")
-    with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as handle:
-        handle.write(body + "\n")
-    try:
-        import shlex
-
-        if subprocess.call([*shlex.split(editor), handle.name]) != 0:
-            raise UsageError("the editor exited with an error; nothing changed", code="editor_failed")
-        return Path(handle.name).read_text(encoding="utf-8")
-    finally:
-        os.unlink(handle.name)
 
 
 def forget(memory_id: MemoryId,

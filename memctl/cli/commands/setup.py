@@ -14,7 +14,7 @@ from memctl.cli.app import Json, run
 def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to create it (default: here).")] = Path("."),
          json_: Json = False) -> None:
     """Create a memory directory: memctl.toml, MEMORY.md.template, .gitignore, folders."""
-    from memctl.store.directory import init_directory
+    from memctl.api import init_directory
 
     def action() -> dict:
         return {"root": str(directory.resolve()), "created": init_directory(directory)}
