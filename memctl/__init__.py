@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from memctl._version import __version__
+
 __all__ = ["MemoryStore", "__version__", "init_directory", "open"]
 
 
