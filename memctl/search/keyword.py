@@ -330,8 +330,8 @@ def _top_hits(
 ) -> list[tuple[str, float]]:
     """The ``limit`` best (id, score) pairs for ``query``, restricted to ``allowed``."""
     q = build_query(query, searcher.schema)
-    if q is NullQuery:
-        return []
+    if q is NullQuery or searcher.doc_count_all() == 0:
+        return []  # an empty index has no id column to read (whoosh raises NotImplementedError)
     ids = searcher.reader().column_reader("id")
     ranked = ((score, ids[docnum]) for docnum, score in score_query(searcher, q).items())
     if allowed is not None:

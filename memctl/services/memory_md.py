@@ -45,7 +45,7 @@ class MemoryMdService:
         """The chosen users' and projects' MEMORY.md, or every scope folder's with `all_`."""
         chosen = [f"users/{name_arg(u, 'user')}" for u in users] + [f"projects/{name_arg(p, 'project')}" for p in projects]
         if all_:
-            chosen = sorted(set(chosen) | set(self.repo.owners()))
+            return [self.render_owner(owner) for owner in sorted(set(chosen) | set(self.repo.owners()))]
         if not chosen:
             raise UsageError("say which index to render: --user U, --project P or --all", code="no_scope")
         return [self.render_owner(owner) for owner in chosen]
