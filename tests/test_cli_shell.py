@@ -47,7 +47,7 @@ def test_piped_output_is_plain_tab_separated_lines(mem: Path) -> None:
 
 def test_quiet_prints_ids_only(mem: Path) -> None:
     ids = memctl("-d", str(mem), "list", "-q").stdout.split()
-    code, out = cli_json(mem, "list")
+    _, out = cli_json(mem, "list")
     assert ids == [m["id"] for m in out["data"]["memories"]]
     hit = memctl("-d", str(mem), "recall", "window seat", "-u", "alice", "-q").stdout.split()
     assert hit and hit[0] in ids
