@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
 from memctl.cli.main import app
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+TESTS = ROOT / "tests"
+FAKE_LLM = f"{sys.executable} {TESTS / 'fake_llm.py'}"  # a stand-in LLM command (see fake_llm.py)
 
 
 def cli(root: Path | None, *args: str, input: str | bytes | None = None, env: dict | None = None):

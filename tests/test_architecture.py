@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 PACKAGE = ROOT / "memctl"
 BASE = {"memctl.errors", "memctl.clock", "memctl.config", "memctl._version"}
 
@@ -170,3 +171,15 @@ def test_only_store_touches_files(module: str) -> None:
 def test_the_file_io_check_finds_file_io() -> None:
     assert any("write_text" in f or "open()" in f for f in _file_io("memctl.store.files"))
     assert _file_io("memctl.cli.inputs")
+
+
+def test_every_facade_method_has_a_docstring() -> None:
+    from memctl.api import MemoryStore
+
+    public = {name: getattr(MemoryStore, name) for name in dir(MemoryStore) if not name.startswith("_")}
+    missing = sorted(name for name, member in public.items() if callable(member) and not (member.__doc__ or "").strip())
+    assert not missing, f"MemoryStore methods without a docstring: {missing}"
+    for capability in ("add", "gate", "import_text", "recall", "context", "write_memory_md", "compact", "undo_compaction",
+                       "dedupe", "conflicts", "log", "extract", "list", "get", "show", "edit", "forget", "restore",
+                       "history", "stats", "doctor", "reindex"):
+        assert capability in public, capability

@@ -12,7 +12,9 @@ from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+from tests.helpers import ROOT
+
+BENCH = ROOT / "bench"
 RECALL_KEYS = {"R@1", "R@5", "R@10"}
 
 

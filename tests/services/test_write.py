@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli, cli_json, tree_bytes
-from tests.test_dedupe import PLANTED_CONFLICTS, PLANTED_REPEATS
+from tests.helpers import FAKE_LLM, cli, cli_json, tree_bytes
+from tests.services.test_dedupe import PLANTED_CONFLICTS, PLANTED_REPEATS
 
-FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"
+FAKE = FAKE_LLM
 
 
 def add(root: Path, text: str, *extra: str) -> tuple[int, dict]:
@@ -140,3 +139,92 @@ def test_repeats_and_updates_keep_every_source_id(store) -> None:
     with pytest.raises(Refused):
         store.add("Alice is a vegetarian", type="fact", user="alice", source_ids=["s2:4"])
     assert store.get(first.id).source_ids == ["s1:1", "s2:4"]
+
+
+# -- the write path as a library (no CLI) ---------------------------------------------------------
+
+def test_library_add_writes_one_file_and_says_what_it_decided(store) -> None:
+    result = store.add("Alice prefers window seats on flights", type="preference", user="alice")
+    assert result.written and result.decision.action == "add" and result.matched is None
+    assert (store.root / result.memory.path).is_file() and store.get(result.memory.id).body == result.memory.body
+
+
+def test_library_repeat_is_refused_and_reinforces_the_stored_memory(store) -> None:
+    from memctl.errors import Refused
+
+    first = store.add("Bob drinks his coffee black", type="habit", user="bob", confidence=0.8).memory
+    with pytest.raises(Refused) as refused:
+        store.add("Bob drinks his coffee black.", type="habit", user="bob", confidence=0.95, source="ai")
+    assert refused.value.code == "duplicate" and refused.value.data["decision"]["action"] == "noop"
+    kept = store.get(first.id)
+    assert kept.confidence == 0.95 and "ai" in kept.sources and len(store.active()) == 1
+
+
+def test_library_same_key_with_more_detail_updates_in_place(store) -> None:
+    first = store.add("Alice prefers window seats", type="preference", user="alice", key="travel.seat").memory
+    result = store.add("Alice prefers window seats on long flights", type="preference", user="alice", key="travel.seat")
+    assert result.decision.action == "update" and result.memory.id == first.id and result.memory.path == first.path
+    assert store.get(first.id).body == "Alice prefers window seats on long flights"
+
+
+def test_library_same_key_new_value_supersedes_and_archives(store) -> None:
+    old = store.add("Alice lives in Lisbon", type="fact", user="alice", key="home.city").memory
+    new = store.add("Alice lives in Berlin", type="fact", user="alice", key="home.city")
+    assert new.decision.action == "supersede" and new.memory.supersedes == old.id
+    archived = store.get(old.id)
+    assert archived.status == "superseded" and archived.superseded_by == new.memory.id
+    assert archived.path.startswith("archive/") and [m.id for m in store.active()] == [new.memory.id]
+
+
+@pytest.mark.parametrize(("text", "fields", "code"), [
+    ("Alice might like tea", {"confidence": 0.3}, "low_confidence"),
+    ("Alice's password is hunter2!xY", {}, "sensitive"),
+    ("hi", {}, "too_short"),
+])
+def test_library_gate_refusals_write_nothing(store, text: str, fields: dict, code: str) -> None:
+    from memctl.errors import Refused
+
+    before = tree_bytes(store.root)
+    with pytest.raises(Refused) as refused:
+        store.add(text, type="fact", user="alice", **fields)
+    assert refused.value.code == code and refused.value.exit_code == 3
+    assert tree_bytes(store.root) == before
+
+
+def test_library_gate_is_a_dry_run(store) -> None:
+    before = tree_bytes(store.root)
+    result = store.gate("Alice likes green tea", type="preference", user="alice")
+    assert result.verdict.passed and not result.written and tree_bytes(store.root) == before
+
+
+def test_library_automatic_writes_are_rate_limited_per_session(store) -> None:
+    from memctl.errors import Refused
+
+    for n in range(3):
+        store.add(f"Alice mentioned hobby number {n}: {'kayaking pottery chess'.split()[n]}", type="fact",
+                  user="alice", session="s1", source="ai")
+    with pytest.raises(Refused) as refused:
+        store.add("Alice mentioned she collects stamps", type="fact", user="alice", session="s1", source="ai")
+    assert refused.value.code == "rate_limited"
+    store.add("Alice said she collects stamps", type="fact", user="alice", session="s1", source="user")
+
+
+def test_library_bad_input_raises_memctl_errors(store) -> None:
+    from memctl.errors import InvalidMemory, UsageError
+
+    with pytest.raises(InvalidMemory):
+        store.add("   ", type="fact", user="alice")
+    with pytest.raises(InvalidMemory, match="unknown type"):
+        store.add("Alice likes tea", type="banana", user="alice")
+    with pytest.raises(UsageError, match="say whose memory"):
+        store.add("Alice likes tea", type="fact")
+    with pytest.raises(UsageError):
+        store.add("Alice likes tea", type="fact", user="alice", ttl="soon")
+
+
+def test_write_service_takes_its_collaborators(store) -> None:
+    from memctl.services.write import WriteService
+
+    service = WriteService(store.repo, store.search, store.config)
+    result = service.add("Carol is allergic to peanuts", type="constraint", user="carol")
+    assert result.written and store.repo.get(result.memory.id).type == "constraint"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memctl.api import MemoryStore
-from tests.helpers import cli, cli_json, tree_bytes
+from tests.helpers import FAKE_LLM, cli, cli_json, tree_bytes
 
-FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"
+FAKE = FAKE_LLM
 T1 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 T2 = datetime(2026, 6, 1, tzinfo=timezone.utc)
 

@@ -15,7 +15,7 @@ import pytest
 from memctl import clock
 from memctl.api import MemoryStore
 from memctl.config import Config
-from tests.helpers import cli_json
+from tests.helpers import ROOT, cli_json
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
 
 
@@ -102,7 +102,7 @@ MemoryStore(sys.argv[1], config=Config(lifecycle=synthetic_settings())).compact(
 def test_sigkill_mid_apply_leaves_every_memory_once_and_next_compact_finishes(synthetic) -> None:
     root, store, similarity, expected = synthetic
     ids_before = {m.id for m in store.repo.snapshot(refresh=True).memories}
-    env = {**os.environ, "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS": "0.4", "PYTHONPATH": str(Path(__file__).parent.parent)}
+    env = {**os.environ, "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS": "0.4", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", KILLER, str(root)], env=env)
     records = root / ".memctl" / "compactions"
     deadline = time.time() + 60

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli, cli_json, tree_bytes, use_hashing_embedder
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, cli, cli_json, tree_bytes, use_hashing_embedder
 
 
 def memctl(*args: str, input: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

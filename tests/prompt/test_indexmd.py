@@ -21,9 +21,9 @@ from memctl.prompt.indexmd import (
     render_index,
 )
 from memctl.store.directory import packaged_text
+from tests.helpers import ROOT, TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = TESTS / "golden"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 TEMPLATE = (ROOT / "MEMORY.md.template").read_text(encoding="utf-8")
 

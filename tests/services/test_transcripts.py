@@ -16,11 +16,11 @@ from memctl.services.transcripts import (
     pending_messages,
     render_prompt,
 )
-from tests.helpers import cli, cli_json, use_hashing_embedder
+from tests.helpers import FAKE_LLM, cli, cli_json, use_hashing_embedder
 
 FACTS = ["Alice keeps bees in her garden", "Alice plays the cello", "Alice speaks Portuguese",
          "Alice drives an electric car"]
-FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_llm.py'}"
+FAKE = FAKE_LLM
 
 
 def calls(path: Path) -> int:

@@ -23,8 +23,7 @@ from memctl.search.embedders import (
     get_embedder,
     normalise_rows,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
