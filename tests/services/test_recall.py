@@ -143,7 +143,7 @@ print("fastembed" in sys.modules, "onnxruntime" in sys.modules)
 
 def test_list_and_keyword_recall_do_not_import_fastembed(filled: MemoryStore) -> None:
     out = subprocess.run([sys.executable, "-c", IMPORTS, str(filled.root)], capture_output=True, text=True,
-                         env={"MEMCTL_EMBEDDER": "", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
 
