@@ -109,8 +109,9 @@ class FileRepository:
         return pool
 
     def load(self, handle: str) -> Memory:
-        """The validated memory of one file (by its relative path)."""
-        return self.snapshot().memory(handle)
+        """The validated memory of one file (by its relative path, from the snapshot `candidates`
+        just used: a recall loads its hits without re-checking the folders for each one)."""
+        return (self._snapshot or self.snapshot()).memory(handle)
 
     def owners(self) -> list[str]:
         """Every scope folder that has active memories, e.g. `users/alice`, `projects/shop`."""
