@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "search": {"core", "store"},
     "services": {"core", "policy", "prompt", "store", "search"},
     "api": {"core", "store", "search", "services"},
-    "agents": {"core", "api"},
+    "agents": {"core", "api", "store"},  # store: the lean server record and directory lookup (docs/architecture.md)
     "cli": {"core", "api", "agents"},
     "top": {"api", "cli"},
 }
