@@ -37,6 +37,7 @@ class RecallQuery(BaseModel):
     k: int = Field(default=5, ge=1, le=1000)
     mode: Mode = "hybrid"
     record_usage: bool = True
+    scopes: list[Literal["user", "project", "session"]] = Field(default_factory=list)
 
     @field_validator("query")
     @classmethod
@@ -58,7 +59,7 @@ class RecallQuery(BaseModel):
                             projects=tuple(name_arg(p, "project") for p in self.projects),
                             session=name_arg(self.session, "session") if self.session else None,
                             types=tuple(self.types), tags=tuple(self.tags), since=self.since,
-                            until=self.until, status=self.status)
+                            until=self.until, status=self.status, scopes=tuple(self.scopes))
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:

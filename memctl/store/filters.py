@@ -34,6 +34,7 @@ class MemoryFilter:
     since: datetime | None = None
     until: datetime | None = None
     status: str = "active"
+    scopes: tuple[str, ...] = ()  # only memories of these scopes (user, project, session); () = any
 
     @property
     def scoped(self) -> bool:
@@ -83,6 +84,8 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
         if f.scoped and not in_scope(d, f, user_projects):
             continue
         if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
+            continue
+        if f.scopes and d.get("scope", "user") not in f.scopes:
             continue
         if (since and d["created"] < since) or (until and d["created"] > until):
             continue
