@@ -1,0 +1,174 @@
+"""memctl mcp: the tools and resources in-process, and real stdio sessions driven by the SDK's own client."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import anyio
+import jsonschema
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from memctl.agents.mcp import RESOURCE_NOT_FOUND, MemoryTools
+from memctl.agents.tools import Caller, Defaults
+from memctl.api import MemoryStore
+from memctl.errors import NoDirectory
+from tests.helpers import use_hashing_embedder
+
+CARD = "My card number is 4111 1111 1111 1111"
+DEFAULT_TYPES = ["preference", "fact", "skill", "habit", "event", "context", "constraint", "decision"]
+
+
+# -- in-process ------------------------------------------------------------------------------
+
+def test_a_missing_directory_lists_tools_and_fails_each_call(tmp_path: Path) -> None:
+    def opener() -> MemoryStore:
+        raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
+
+    tools = MemoryTools(opener)
+    assert next(t.name for t in tools.list_tools()) == "memory_search"
+    result = tools.call("memory_list", {})
+    assert result.is_error and result.content[0].text.startswith("no_directory: ")
+
+
+def test_an_unexpected_exception_is_an_error_result(memdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(MemoryStore, "list", lambda *a, **k: 1 / 0)
+    result = MemoryTools(lambda: MemoryStore(memdir), Caller(defaults=Defaults("alice"))).call("memory_list", {})
+    assert result.is_error and "division" in result.content[0].text
+
+
+def test_resources_are_the_memory_md_of_each_owner(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    store.add_raw("Alice prefers window seats on flights", type="preference", user="alice")
+    store.add_raw("Checkout is written in Go", type="context", project="shop")
+    tools = MemoryTools(lambda: store)
+    assert [str(r.uri) for r in tools.resources()] == ["memctl://projects/shop/MEMORY.md",
+                                                      "memctl://users/alice/MEMORY.md"]
+    assert "window seats" in tools.read("memctl://users/alice/MEMORY.md")
+    assert not (memdir / "users" / "alice" / "MEMORY.md").exists()  # reading renders, writes nothing
+    for uri, code in [("memctl://users/bob/MEMORY.md", RESOURCE_NOT_FOUND), ("file:///etc/passwd", RESOURCE_NOT_FOUND),
+                      ("memctl://users/../MEMORY.md", RESOURCE_NOT_FOUND)]:
+        with pytest.raises(MCPError) as info:
+            tools.read(uri)
+        assert info.value.code == code
+
+
+# -- real stdio sessions with the SDK client --------------------------------------------------------
+
+def session(root: Path, *extra: str, test: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Run `python -m memctl -d ROOT mcp EXTRA` and drive it with the SDK's stdio client."""
+    use_hashing_embedder(root)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memctl", "-d", str(root), "mcp", *extra])
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+                init = await client.initialize()
+                assert init.protocol_version == "2025-11-25" and init.server_info.name == "memctl"
+                await test(client)
+
+    anyio.run(main)
+
+
+def data(result: Any) -> dict:
+    """The structured content of a successful call, checked equal to its JSON text."""
+    assert result.is_error is False, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    return dict(result.structured_content)
+
+
+def text(result: Any) -> str:
+    """The one line of an isError result."""
+    assert result.is_error is True
+    return str(result.content[0].text)
+
+
+def test_stdio_session_end_to_end(memdir: Path) -> None:
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
+                               "memory_list"]
+        assert tools["memory_add"].input_schema["properties"]["memory_type"]["enum"] == DEFAULT_TYPES
+        assert tools["memory_add"].input_schema["properties"]["memory_type"]["default"] == "fact"
+        assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {"memory_search", "memory_list",
+                                                                                 "memory_context"}
+        assert tools["memory_forget"].annotations.destructive_hint is True
+        assert all(t.output_schema and t.title and t.description for t in tools.values())
+
+        added = data(await client.call_tool("memory_add", {"content": "Alice prefers window seats on flights",
+                                                           "memory_type": "preference"}))
+        jsonschema.validate(added, tools["memory_add"].output_schema)
+        memory_id = added["memory"]["id"]
+        assert added["written"] and added["memory"]["user"] == "alice" and added["memory"]["source"] == "ai"
+        hits = data(await client.call_tool("memory_search", {"query": "which seat does Alice like"}))["hits"]
+        assert hits[0]["id"] == memory_id
+        changed = data(await client.call_tool("memory_update", {"id": memory_id, "tags": ["travel"]}))["memory"]
+        assert changed["tags"] == ["travel"]
+        listed = data(await client.call_tool("memory_list", {}))
+        assert [m["id"] for m in listed["memories"]] == [memory_id]
+        block = data(await client.call_tool("memory_context", {"query": "book a flight for me", "budget": 400}))
+        assert "window seats" in block["text"] and block["tokens"] <= 400
+
+        resources = (await client.list_resources()).resources
+        assert [str(r.uri) for r in resources] == ["memctl://users/alice/MEMORY.md"]
+        read = await client.read_resource("memctl://users/alice/MEMORY.md")
+        assert "window seats" in read.contents[0].text
+
+        assert text(await client.call_tool("memory_add", {"content": CARD})).startswith("sensitive: ")
+        problem = text(await client.call_tool("memory_add", {"content": "Alice likes tea", "confidence": 3,
+                                                             "memory_type": "gossip"}))
+        assert problem.startswith("invalid_arguments: invalid arguments for memory_add: ")
+        assert "memory_type: Input should be 'preference'" in problem and "confidence: " in problem
+        with pytest.raises(MCPError):
+            await client.call_tool("memory_teleport", {})
+
+        gone = data(await client.call_tool("memory_forget", {"id": memory_id, "reason": "user asked"}))
+        assert gone["memory"]["status"] == "forgotten"
+        assert data(await client.call_tool("memory_list", {}))["count"] == 0
+        await client.send_ping()  # still serving after the errors
+
+    session(memdir, "--user", "alice", test=check)
+    assert not list((memdir / "users").rglob("*.md")) and list((memdir / "archive").rglob("*.md"))
+
+
+def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
+    config = memdir / "memctl.toml"
+    config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))
+
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        prop = tools["memory_add"].input_schema["properties"]["memory_type"]
+        assert prop["enum"] == ["user", "feedback", "project", "reference"] and prop["default"] == "user"
+        assert tools["memory_list"].input_schema["properties"]["memory_type"]["enum"] == prop["enum"]
+        added = data(await client.call_tool("memory_add", {"content": "Alice wants terse answers, no preamble"}))
+        assert added["memory"]["type"] == "user"  # not `unknown type 'fact'`
+        assert "memory_type" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def _four_session_writes(outcomes: list[str]) -> Callable[[ClientSession], Awaitable[None]]:
+    async def check(client: ClientSession) -> None:
+        for city in ("Lisbon", "Osaka", "Nairobi", "Denver"):
+            result = await client.call_tool("memory_add", {"content": f"Alice flew to {city} last spring",
+                                                           "session": "s1", "source": "user"})
+            outcomes.append("written" if not result.is_error else text(result).split(":")[0])
+    return check
+
+
+def test_agent_writes_count_as_automatic_unless_trusted(tmp_path: Path) -> None:
+    from memctl.store.directory import init_directory
+
+    limited: list[str] = []
+    init_directory(tmp_path / "a")
+    session(tmp_path / "a", "--user", "alice", test=_four_session_writes(limited))
+    assert limited == ["written", "written", "written", "rate_limited"]
+
+    trusted: list[str] = []
+    init_directory(tmp_path / "b")
+    session(tmp_path / "b", "--user", "alice", "--trust-source", test=_four_session_writes(trusted))
+    assert trusted == ["written"] * 4
