@@ -27,7 +27,9 @@ log = logging.getLogger("memctl.agents.serve")
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket (port 0 picks a free one); a taken port is a one-line error."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto TCP, not 0: asyncio turns Nagle off only on sockets that say so, and with Nagle on, a
+    # kept-alive client waits ~40 ms (delayed ACK) for every response's second segment
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))

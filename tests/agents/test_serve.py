@@ -68,3 +68,14 @@ def test_a_taken_port_is_one_line(memdir: Path) -> None:
         done = run_memctl(other, "serve", "--port", server.url.rsplit(":", 1)[1])
         assert done.returncode == 1 and b"cannot listen on 127.0.0.1:" in done.stderr
         assert b"Traceback" not in done.stderr
+
+
+def test_the_socket_says_tcp_so_asyncio_turns_nagle_off() -> None:
+    """With proto 0, asyncio leaves Nagle on, and a kept-alive client waits ~40 ms per response."""
+    from memctl.agents.serve import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
