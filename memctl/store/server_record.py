@@ -14,9 +14,12 @@ import os
 import socket
 import time
 from pathlib import Path
-from typing import Any
 
 from memctl.store.locate import CACHE_DIR, CONFIG_NAME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
+    from typing import Any
 
 RECORD_NAME = "server.json"
 
