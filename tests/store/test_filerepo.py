@@ -177,3 +177,19 @@ def test_concurrent_readers_and_a_writer_leave_consistent_caches(memdir: Path) -
     fresh = MemoryStore(memdir)
     assert [h.id for h in fresh.recall("word11", mode="keyword", record_usage=False).hits] == [memory.id]
     assert fresh.recall("word10", mode="keyword", record_usage=False).hits == []
+
+
+def test_candidate_pools_are_kept_per_filter_for_a_server_answering_many_users(memdir: Path) -> None:
+    from datetime import datetime, timezone
+
+    from memctl.store.filters import MemoryFilter
+
+    store = MemoryStore(memdir)
+    for user in ("alice", "bob", "carol"):
+        store.add_raw(f"{user.title()} likes green tea", type="preference", user=user)
+    repo, now = store.repo, datetime.now(timezone.utc)
+    first = {user: repo.candidates(MemoryFilter(users=(user,)), now) for user in ("alice", "bob", "carol")}
+    again = {user: repo.candidates(MemoryFilter(users=(user,)), now) for user in ("alice", "bob", "carol")}
+    assert all(again[u] is first[u] for u in first)  # memo hits, not one pool that each user evicts
+    store.add_raw("Alice likes jasmine tea too", type="preference", user="alice")
+    assert len(repo.candidates(MemoryFilter(users=("alice",)), now)) == 2  # a new snapshot: pools rebuilt
