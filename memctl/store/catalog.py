@@ -216,6 +216,9 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
     on_disk, folders = _stat_files(root)
     report = plan_file_changes(on_disk, cached)
+    if previous is not None and not report.dirty and catalog_path.exists():
+        previous.folders = folders
+        return previous  # nothing changed: the same snapshot, so what was memoised on it stays valid
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:

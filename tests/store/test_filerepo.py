@@ -193,3 +193,16 @@ def test_candidate_pools_are_kept_per_filter_for_a_server_answering_many_users(m
     assert all(again[u] is first[u] for u in first)  # memo hits, not one pool that each user evicts
     store.add_raw("Alice likes jasmine tea too", type="preference", user="alice")
     assert len(repo.candidates(MemoryFilter(users=("alice",)), now)) == 2  # a new snapshot: pools rebuilt
+
+
+def test_a_rescan_that_finds_nothing_changed_keeps_the_snapshot(memdir: Path) -> None:
+    """A long-running process re-stats every second; when nothing moved, what it memoised on the
+    snapshot (candidate pools) stays valid."""
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice likes green tea", type="preference", user="alice")
+    first = store.repo.snapshot(refresh=True)
+    assert store.repo.snapshot(refresh=True) is first
+    path = memdir / memory.path
+    path.write_text(path.read_text().replace("green", "jasmine"))
+    changed = store.repo.snapshot(refresh=True)
+    assert changed is not first and [m.body for m in changed.memories] == ["Alice likes jasmine tea"]
