@@ -93,6 +93,15 @@ def test_no_upward_import(module: str) -> None:
     assert not wrong, f"{module} ({mine}) imports a higher or unrelated layer: {wrong}"
 
 
+def test_agents_reach_only_the_lean_store_modules() -> None:
+    """agents/ may read the server record and find the directory (the CLI's forwarding path), never
+    stored memories: those go through the facade."""
+    lean = {"memctl.store", "memctl.store.server_record", "memctl.store.locate"}
+    for module in (m for m in MODULES if layer(m) == "agents"):
+        wrong = sorted(m for m in GRAPH[module] if layer(m) == "store" and m not in lean)
+        assert not wrong, f"{module} imports {wrong}"
+
+
 def test_no_import_cycles() -> None:
     index: dict[str, int] = {}
     low: dict[str, int] = {}
