@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from typing_extensions import Annotated
@@ -27,11 +28,21 @@ def _log_to_stderr(name: str) -> None:
     logger.setLevel(logging.INFO)
 
 
+def _server_module(command: str, module: str) -> Any:
+    """A server's module; without the `server` extra installed, one line saying so, not a traceback."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        output.error_line(f"memctl {command} needs the server extra ({exc.name} is missing): "
+                          "pip install 'memctl[server]'")
+        raise typer.Exit(1) from None
+
+
 def mcp(user: DefaultUser = None, project: DefaultProject = None,
         trust_source: Annotated[bool, typer.Option("--trust-source",
                                                    help="Believe the source an agent gives (else its writes count as ai).")] = False) -> None:
     """Serve memory tools (search, add, context, update, forget, list) to an agent over stdio (MCP)."""
-    from memctl.agents.mcp import serve_stdio
+    serve_stdio = _server_module("mcp", "memctl.agents.mcp").serve_stdio
     from memctl.agents.tools import Caller, Defaults
 
     _log_to_stderr("mcp")
@@ -44,7 +55,7 @@ def serve(
     user: DefaultUser = None, project: DefaultProject = None,
 ) -> None:
     """Serve the REST API (and answer the CLI's commands) with the model kept loaded."""
-    from memctl.agents.serve import serve as serve_forever
+    serve_forever = _server_module("serve", "memctl.agents.serve").serve
     from memctl.agents.tools import Defaults
 
     def announce(url: str) -> None:
