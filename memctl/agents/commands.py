@@ -70,8 +70,9 @@ PARAMS: dict[str, dict[str, Param]] = {
 REQUIRED = {"recall": "query", "context": "query", "add": "text", "show": "memory_id"}
 
 
-def normalise(command: str, raw: Any) -> dict[str, Any]:
-    """A forwarded body checked against PARAMS, with every default filled in (UsageError if not)."""
+def normalise(command: str, raw: Any, remote: bool = False) -> dict[str, Any]:
+    """Arguments checked against PARAMS, with every default filled in (UsageError if not). A remote
+    call (a forwarded body) may not name an LLM command: the server would run it."""
     if command not in PARAMS:
         raise UsageError(f"no command {command!r} here (commands: {', '.join(PARAMS)})", code="unknown_command")
     if not isinstance(raw, dict):
@@ -83,6 +84,9 @@ def normalise(command: str, raw: Any) -> dict[str, Any]:
     args = {name: param.check(name, raw.get(name)) for name, param in spec.items()}
     if command in REQUIRED and not isinstance(args[REQUIRED[command]], str):
         raise UsageError(f"{command}: {REQUIRED[command]} is required", code="bad_argument")
+    if remote and args.get("llm"):
+        raise UsageError("the server does not run LLM commands (run `memctl add --llm` in-process)",
+                         code="no_remote_llm")
     return args
 
 

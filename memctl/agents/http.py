@@ -241,7 +241,7 @@ def general_routes(app: FastAPI) -> None:
                 arguments = json.loads(raw.decode("utf-8")) if raw.strip() else {}
             except (UnicodeDecodeError, ValueError):
                 raise InvalidArguments("the request body is not JSON", code="bad_json") from None
-            return commands.run(store, command, commands.normalise(command, arguments))
+            return commands.run(store, command, commands.normalise(command, arguments, remote=True))
 
         return await run_in_threadpool(app.answer, label, work, warnings_header=True)
 

@@ -318,6 +318,10 @@ def test_the_cli_endpoint_answers_like_the_command(served: tuple[str, MemoryStor
     assert code == 200 and "broken" in headers["memctl-warnings"]
     failed(http(url, "POST", "/api/cli/recall", {"query": "x", "k": "five"}), 400, "bad_argument")
     failed(http(url, "POST", "/api/cli/show", {"memory_id": "abcdef12"}), 404, "not_found")
+    marker = store.root.parent / "llm-ran"
+    failed(http(url, "POST", "/api/cli/add", {"text": "Alice likes tea", "user": "alice",
+                                              "llm": f"touch {marker}"}), 400, "no_remote_llm")
+    assert not marker.exists()
     assert http(url, "POST", "/api/cli/compact", {})[2]["command"] == "cli"
 
 
