@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from pathlib import Path
 
 from memctl.errors import MemctlError
@@ -100,6 +99,8 @@ def _host_header(host: str, port: int) -> str:
 
 def _exchange(host: str, port: int, request: bytes) -> bytes:
     """Send the request and read until the server closes (we asked for `Connection: close`)."""
+    import socket  # only when a server is there to talk to: every other command starts without it
+
     try:
         sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
     except OSError as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def write_record(root: Path, url: str, version: str) -> dict[str, Any]:
     """Record that this process serves `root` at `url` (written atomically); returns the record."""
     from memctl.store.files import write_atomic  # tempfile and fcntl: only the server writes
 
-    record = {"url": url, "pid": os.getpid(), "host": socket.gethostname(), "root": str(root.resolve()),
+    record = {"url": url, "pid": os.getpid(), "host": _hostname(), "root": str(root.resolve()),
               "version": version, "config": config_stamp(root),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     write_atomic(record_path(root), json.dumps(record, indent=2) + "\n", durable=False)
@@ -72,6 +71,11 @@ def remove_record(root: Path, pid: int | None = None) -> bool:
     return True
 
 
+def _hostname() -> str:
+    """This machine's name (a pid means something only on the machine that wrote it)."""
+    return os.uname().nodename
+
+
 def process_alive(pid: int) -> bool:
     """True when a process with this id exists (signal 0 checks without sending anything)."""
     try:
@@ -86,7 +90,7 @@ def process_alive(pid: int) -> bool:
 def stale_reason(record: dict[str, Any], root: Path) -> str | None:
     """Why a record cannot be trusted for `root` (None when it can): the process is gone, it names
     another directory, or memctl.toml changed since the server read it."""
-    if record.get("host") == socket.gethostname() and not process_alive(record["pid"]):
+    if record.get("host") == _hostname() and not process_alive(record["pid"]):
         return f"its process {record['pid']} is gone"
     if record.get("root") != str(root.resolve()):
         return f"it serves {record.get('root')!r}"
