@@ -12,9 +12,8 @@ import json
 import os
 from pathlib import Path
 
-from memctl.errors import MemctlError
 from memctl.store import server_record
-from memctl.store.locate import find_root
+from memctl.store.locate import locate_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
@@ -52,10 +51,9 @@ def server_for(directory: str | None) -> str | None:
     named = os.environ.get("MEMCTL_SERVER")
     if named and not directory:
         return named.rstrip("/")
-    try:
-        root = find_root(directory, os.environ.get("MEMCTL_DIR"), Path.cwd())
-    except MemctlError:
-        return None  # the in-process path reports it in its own words
+    root = locate_root(directory, os.environ.get("MEMCTL_DIR"), Path.cwd())
+    if root is None:
+        return None  # the in-process run reports it in its own words
     record = server_record.live_record(root)
     return record["url"] if record else None
 

@@ -7,7 +7,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from memctl.config import DEFAULT_CONFIG_TOML, Config, parse_config
-from memctl.errors import ConfigError, UsageError
+from memctl.errors import ConfigError, NoDirectory, UsageError
 from memctl.store.files import write_atomic
 from memctl.store.layout import (
     ACTIVE_DIRS,
@@ -18,7 +18,23 @@ from memctl.store.layout import (
     TEMPLATE_NAME,
     TRANSCRIPTS_DIR,
 )
-from memctl.store.locate import find_root as find_root  # moved to the lean module; still importable here
+
+
+def find_root(explicit: str | os.PathLike[str] | None, env: str | None, cwd: Path) -> Path:
+    """`--dir`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
+    for given in (explicit, env):
+        if given:
+            path = Path(given).expanduser()
+            if not path.is_dir():
+                raise NoDirectory(f"memory directory {str(path)!r} does not exist (run `memctl init {path}`)")
+            if not (path / CONFIG_NAME).is_file():
+                raise NoDirectory(f"{str(path)!r} is not a memory directory: it has no {CONFIG_NAME} "
+                                  f"(run `memctl init {path}` to make it one)")
+            return path.resolve()
+    for folder in (cwd, *cwd.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
 
 
 def packaged_text(name: str) -> str:

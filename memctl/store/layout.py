@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 from memctl.core.models import Memory
-from memctl.store.locate import CACHE_DIR as CACHE_DIR  # defined in the lean module, used from here too
-from memctl.store.locate import CONFIG_NAME as CONFIG_NAME
 
+CONFIG_NAME = "memctl.toml"
+CACHE_DIR = ".memctl"
 ACTIVE_DIRS = ("users", "projects")
 ARCHIVE_DIR = "archive"
 INDEX_FILE = "MEMORY.md"

@@ -1,7 +1,10 @@
-"""Where the memory directory is: `--dir`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml.
+"""Which memory directory a command line means, asked before anything heavy is imported.
 
-Lean on purpose (no config, no models): the CLI asks it before deciding whether a warm server can
-answer a command, and a forwarded command must not pay for pydantic.
+The CLI asks this to decide whether a warm server can answer a command; a forwarded command must
+not pay for pydantic, so this imports nothing of the config or the models. It mirrors
+`store.directory.find_root` (`--dir`, else MEMCTL_DIR, else the nearest ancestor holding
+memctl.toml) but returns None where find_root raises: the in-process run reports the error in its
+own words. A test checks that the two agree.
 """
 
 from __future__ import annotations
@@ -9,24 +12,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memctl.errors import NoDirectory
-
-CONFIG_NAME = "memctl.toml"
-CACHE_DIR = ".memctl"  # caches only, git-ignored
+CONFIG_NAME = "memctl.toml"  # as store.layout names them (a test checks they agree)
+CACHE_DIR = ".memctl"
 
 
-def find_root(explicit: str | os.PathLike[str] | None, env: str | None, cwd: Path) -> Path:
-    """`--dir`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
+def locate_root(explicit: str | os.PathLike[str] | None, env: str | None, cwd: Path) -> Path | None:
+    """The directory find_root would return, or None when it would raise."""
     for given in (explicit, env):
         if given:
             path = Path(given).expanduser()
-            if not path.is_dir():
-                raise NoDirectory(f"memory directory {str(path)!r} does not exist (run `memctl init {path}`)")
-            if not (path / CONFIG_NAME).is_file():
-                raise NoDirectory(f"{str(path)!r} is not a memory directory: it has no {CONFIG_NAME} "
-                                  f"(run `memctl init {path}` to make it one)")
-            return path.resolve()
+            return path.resolve() if (path / CONFIG_NAME).is_file() else None
     for folder in (cwd, *cwd.parents):
         if (folder / CONFIG_NAME).is_file():
             return folder
-    raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
+    return None
