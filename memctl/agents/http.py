@@ -36,6 +36,7 @@ from memctl.agents import commands
 from memctl.agents.guard import Access, allowed_methods, authenticate, failure
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
+from memctl.core.models import name_arg
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
@@ -138,6 +139,7 @@ MemoryIdPath = Annotated[str, Path(description="The memory's id (or a unique pre
 
 def owned(store: Any, kind: str, name: str, memory_id: str) -> Any:
     """The memory if it belongs to that user or project; NotFound otherwise (ids are not a key to others')."""
+    name_arg(name, kind)
     memory = store.get(memory_id)
     if getattr(memory, kind) != name:
         raise NotFound(f"no memory {memory_id} of {kind} {name!r}")
