@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-from memctl import clock
 from memctl.errors import UsageError
 
 TYPE_CHECKING = False
@@ -91,6 +90,8 @@ def normalise(command: str, raw: Any, remote: bool = False) -> dict[str, Any]:
 
 
 def _time(value: str | None) -> Any:
+    from memctl import clock  # datetime: only where the command runs, not on the forwarding side
+
     return clock.parse_timestamp(value) if value else None
 
 
