@@ -24,7 +24,8 @@ def test_the_record_lives_as_long_as_the_server(memdir: Path, sig: int) -> None:
     assert record["url"] == server.url and record["pid"] == server.proc.pid and record["root"] == str(memdir.resolve())
     assert http(server.url, "GET", "/api/health")[2]["data"]["root"] == str(memdir.resolve())
     code, stderr = server.stop(sig)
-    assert code == 0 and "listening on http://127.0.0.1:" in stderr and "serve stopped" in stderr
+    assert code == 0 and "listening on http://127.0.0.1:" in stderr
+    assert "memctl serve: stopped (http://127.0.0.1:" in stderr and "warning" not in stderr
     assert server_record.read_record(memdir) is None
 
 

@@ -68,7 +68,8 @@ def serve(
         url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce)
         return {"url": url}
 
-    run("serve", False, action, lambda d: output.warn(f"serve stopped ({d['url']})"))
+    # a clean stop is news, not a warning; stderr, like the server's other lines
+    run("serve", False, action, lambda d: sys.stderr.write(f"memctl serve: stopped ({d['url']})\n"))
 
 
 COMMANDS = [("mcp", mcp), ("serve", serve)]
