@@ -68,8 +68,10 @@ def serve(
         url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce)
         return {"url": url}
 
-    # a clean stop is news, not a warning; stderr, like the server's other lines
-    run("serve", False, action, lambda d: sys.stderr.write(f"memctl serve: stopped ({d['url']})\n"))
+    def stopped(data: dict) -> None:  # a clean stop is news, not a warning; stderr, like the other lines
+        sys.stderr.write(f"memctl serve: stopped ({data['url']})\n")
+
+    run("serve", False, action, stopped)
 
 
 COMMANDS = [("mcp", mcp), ("serve", serve)]
