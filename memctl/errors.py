@@ -74,6 +74,13 @@ class ConfigError(MemctlError):
     exit_code = EXIT_ERROR
 
 
+class Conflict(MemctlError):
+    """A memory changed on disk between reading and writing it; nothing was written."""
+
+    code = "conflict"
+    exit_code = EXIT_ERROR
+
+
 class LockTimeout(MemctlError):
     """Another process held the directory's write lock for too long."""
 
