@@ -13,7 +13,12 @@ from memctl.errors import InvalidId, UsageError
 
 STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
 SCOPES = ("user", "project", "session")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+# Names that Windows reserves in any folder (with or without an extension): a user called `con`
+# would make the directory impossible to check out there.
+RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MAX_LABEL = 128
 ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
 
 # Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
@@ -28,9 +33,20 @@ LIST_FIELDS = ("sources", "tags", "entities", "merged_from", "conflicts_with", "
 
 
 def check_name(value: str, what: str) -> str:
-    """A user, project or session name: one safe path component (ValueError otherwise)."""
-    if not isinstance(value, str) or not NAME_RE.match(value) or ".." in value:
-        raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes)")
+    """A user, project or session name: one safe path component on every common filesystem
+    (letters, digits, . _ @ -; no control characters, no `..`, no reserved device names)."""
+    if (not isinstance(value, str) or not NAME_RE.fullmatch(value) or ".." in value
+            or value.split(".")[0].lower() in RESERVED_NAMES or value.endswith(".")):
+        raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes, "
+                         "no reserved names such as con or nul)")
+    return value
+
+
+def check_label(value: str, what: str) -> str:
+    """A tag, key, subtype or source: free text, but one line of at most 128 characters without
+    control characters (they would reach terminals, prompts and file names)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_LABEL or CONTROL.search(value):
+        raise ValueError(f"invalid {what} {value!r} (one line of 1-{MAX_LABEL} characters, no control characters)")
     return value
 
 
@@ -114,6 +130,16 @@ class Memory(BaseModel):
         if isinstance(value, (str, int, float)):
             return [str(value)]
         return [str(v) for v in value] if isinstance(value, list) else value
+
+    @field_validator("subtype", "key", "source")
+    @classmethod
+    def _check_labels(cls, value: str | None, info: Any) -> str | None:
+        return None if value is None else check_label(value, info.field_name)
+
+    @field_validator("tags", "sources")
+    @classmethod
+    def _check_label_lists(cls, value: list[str], info: Any) -> list[str]:
+        return [check_label(v, info.field_name.rstrip("s")) for v in value]
 
     @field_validator("body")
     @classmethod
