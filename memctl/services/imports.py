@@ -13,6 +13,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memctl.core import jsonsafe
 from memctl.errors import InvalidMemory, Refused, UsageError
 from memctl.services.write import WriteService
 
@@ -107,9 +108,11 @@ def parse_line(text: str) -> CandidateIn:
     """One non-empty line as a candidate; raises ValueError with a one-line reason."""
     if text.startswith("{"):
         try:
-            raw = json.loads(text)
+            raw = jsonsafe.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON: {exc}") from None
         return candidate_from(raw)
     match = _LINE.match(text)
     if not match:

@@ -8,7 +8,6 @@ the transcript's session (the message ids in `source_ids` keep the provenance).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core import jsonsafe
 from memctl.core.models import name_arg
 from memctl.errors import InvalidMemory, MemctlError, UsageError
 from memctl.services.imports import (
@@ -69,7 +69,7 @@ def parse_messages(text: str, session: str, what: str = "transcript") -> list[Me
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = jsonsafe.loads(line)
             if not isinstance(raw, dict) or not str(raw.get("content", "")).strip():
                 raise ValueError("expected an object with content")
             raw.setdefault("id", f"{session}:{number}")
@@ -101,7 +101,7 @@ def parse_model_output(output: str) -> list[CandidateIn]:
     if not text.strip():
         return []
     try:
-        whole = json.loads(text)
+        whole = jsonsafe.loads(text)
         raws = whole if isinstance(whole, list) else whole.get("candidates", [whole]) if isinstance(whole, dict) else [whole]
     except ValueError:
         raws = [_json_line(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
@@ -120,7 +120,7 @@ def parse_model_output(output: str) -> list[CandidateIn]:
 
 def _json_line(number: int, line: str) -> Any:
     try:
-        return json.loads(line)
+        return jsonsafe.loads(line)
     except ValueError:
         raise ExtractionError(f"model output line {number} is not JSON: {line.strip()[:60]!r}") from None
 

@@ -45,8 +45,11 @@ def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> boo
     if not f.scoped:
         return True
     scope = m.get("scope", "user")
-    if scope == "session":
-        return (f.session is not None and m.get("session") == f.session) or (not f.session and m.get("user") in f.users)
+    if scope == "session":  # a session belongs to its owner: the same id in another user's session is not ours
+        owned = m.get("user") in f.users or (m.get("project") is not None and m.get("project") in f.projects)
+        if f.session is not None:
+            return m.get("session") == f.session and (owned or not (f.users or f.projects))
+        return m.get("user") in f.users
     if scope == "project":
         return m.get("project") in f.projects or m.get("project") in user_projects
     return m.get("user") in f.users

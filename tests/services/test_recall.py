@@ -163,3 +163,13 @@ def test_month_and_year_are_searchable(store: MemoryStore) -> None:
     hit = store.add_raw("Alice gave the design review", type="event", user="alice", created=march, updated=march)
     store.add_raw("Alice gave the budget review", type="event", user="alice", created=july, updated=july)
     assert ids(store, "review in March 2026", mode="keyword")[0] == hit.id
+
+
+def test_a_session_id_never_reaches_another_users_memories(store: MemoryStore) -> None:
+    bob = store.add_raw("Bob has a medical appointment on Friday", type="event", user="bob", session="s1")
+    mine = store.add_raw("Alice is drafting the quarterly report", type="context", user="alice", session="s1")
+    hits = [h.id for h in store.recall("appointment Friday report", users=["alice"], session="s1").hits]
+    assert bob.id not in hits and mine.id in hits
+    block = store.context("my appointment on Friday", user="alice", session="s1")
+    assert "medical" not in block["text"]
+    assert bob.id in [h.id for h in store.recall("appointment", users=["bob"], session="s1").hits]
