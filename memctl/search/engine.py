@@ -219,12 +219,11 @@ class Engine:
     # -- maintenance ---------------------------------------------------------------
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
         """Drop the keyword index and rebuild it (and re-sync the vectors); returns how many were embedded."""
-        import shutil
-
         for name in ("keyword-state.json", "keyword-state.digest"):
             (self.cache / name).unlink(missing_ok=True)
-        shutil.rmtree(self.cache / "keyword", ignore_errors=True)
-        self._keyword, self._kw_synced, self._vec_synced = None, None, None
+        # The index is rebuilt in place (whoosh replaces every segment in one commit), never deleted:
+        # other processes may be reading it.
+        self._kw_synced, self._vec_synced = None, None
         tick = progress or (lambda stage, n: None)
         self.sync_keyword(force=True, progress=lambda n: tick("keyword", n))
         if not vectors:
@@ -232,6 +231,14 @@ class Engine:
         embedded = self.sync_vectors(progress=lambda n: tick("vectors", n))
         tick("vectors", len(self.repo.snapshot().order))
         return embedded
+
+    def prepare(self, text: str | None = None) -> None:
+        """Do the slow part of a similarity query now, before the caller takes the write lock: load
+        the model, embed what changed on disk, embed `text`. Under the lock only what other writers
+        added since is left to embed."""
+        self.sync_vectors()
+        if text is not None:
+            self.query_vector(text)
 
     def warm_up(self) -> None:
         """Load the embedding model and bring both caches up to date, so the next query is fast."""

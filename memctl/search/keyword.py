@@ -158,19 +158,21 @@ class KeywordIndex:
         """Remember where the index lives; nothing is opened until first use."""
         self.path = Path(path)
         self._was_reset = False
+        self._damaged = False
         self._ix: Any = None
         self._searcher: Any = None
 
     @property
     def was_reset(self) -> bool:
-        """True when a damaged or outdated index was discarded: the caller must rebuild."""
+        """True when the index was found damaged or outdated (and, by a writer, discarded): the caller
+        must rebuild it. Readers never delete an index: another process may be writing or reading it."""
         self._get_searcher()  # corruption is only discovered by opening
-        return self._was_reset
+        return self._was_reset or self._damaged
 
     # -- opening ---------------------------------------------------------
 
     def _open(self, create: bool) -> Any:
-        """The whoosh index, opened (or created when ``create``) on first use."""
+        """The whoosh index, opened (or created when ``create``: writers only) on first use."""
         if self._ix is not None:
             return self._ix
         if self.path.is_dir():
@@ -179,12 +181,12 @@ class KeywordIndex:
                 return self._ix
             except whoosh_index.EmptyIndexError:
                 if any(self._foreign_entries()):
-                    self._reset(None)  # another schema/analyzer version: rebuild
+                    self._trouble(None, create)  # another schema/analyzer version: rebuild
             # A damaged pickle/TOC can raise nearly anything; the index is a cache.
             except Exception as exc:
-                self._reset(exc)
+                self._trouble(exc, create)
         elif self.path.exists():
-            self._reset(None)  # a stray file where the directory belongs
+            self._trouble(None, create)  # a stray file where the directory belongs
         if create:
             self.path.mkdir(parents=True, exist_ok=True)
             self._ix = whoosh_index.create_in(str(self.path), make_schema(), indexname=INDEX_NAME)
@@ -193,6 +195,15 @@ class KeywordIndex:
     def _foreign_entries(self) -> Iterator[Path]:
         """Entries that are not this index version's (e.g. an older schema's files)."""
         return (p for p in self.path.iterdir() if INDEX_NAME not in p.name)
+
+    def _trouble(self, exc: BaseException | None, writer: bool) -> None:
+        """A damaged index: a writer (holding the engine's keyword lock) discards it; a reader only
+        notes it, so the next sync rebuilds it."""
+        if writer:
+            self._reset(exc)
+        else:
+            self.close()
+            self._damaged = True
 
     def _reset(self, exc: BaseException | None) -> None:
         """Delete the index directory so it is recreated empty."""
@@ -218,7 +229,7 @@ class KeywordIndex:
                 self._searcher = self._searcher.refresh()
             return self._searcher
         except Exception as exc:
-            self._reset(exc)
+            self._trouble(exc, writer=False)
             return None
 
     def close(self) -> None:
@@ -292,16 +303,20 @@ class KeywordIndex:
     # -- reading ---------------------------------------------------------
 
     def _read(self, read: Callable[[Any], T], default: T) -> T:
-        """Run ``read(searcher)``; a damaged index resets to empty instead of raising."""
-        searcher = self._get_searcher()
-        if searcher is None:
-            return default
-        try:
-            return read(searcher)
-        # Truncated segment files surface as struct/IO/bare whoosh errors mid-read.
-        except Exception as exc:
-            self._reset(exc)
-            return default
+        """Run ``read(searcher)``; if it fails (another process committed and removed the segments
+        just listed, or the index is damaged), reopen and try once more, else give `default`."""
+        for attempt in (1, 2):
+            searcher = self._get_searcher()
+            if searcher is None:
+                return default
+            try:
+                return read(searcher)
+            # Truncated or vanished segment files surface as struct/IO/bare whoosh errors mid-read.
+            except Exception:
+                self.close()
+                if attempt == 2:
+                    self._damaged = True
+        return default
 
     def search(
         self,

@@ -43,6 +43,8 @@ class CompactService:
                 llm: str | None = None, similarity: Similarity | None = None) -> dict[str, Any]:
         """Plan and (unless dry_run) apply a compaction; an interrupted one is resumed first."""
         resumed, record = None, None
+        if similarity is None:
+            self.search.prepare()
         with self.repo.locked():
             previous = self.repo.compactions.last()
             if previous and previous["state"] == "applying" and not dry_run:

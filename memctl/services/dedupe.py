@@ -153,6 +153,7 @@ class DedupeService:
         if not 0.0 <= th <= 1.0:
             raise UsageError(f"--threshold must be between 0 and 1, got {th:g}", code="bad_threshold")
         notes: list[str] = []
+        self.search.prepare()
         with self.repo.locked():
             memories = [m for m in self.repo.active() if _in_scope(m, user, project)]
             plan, similar = self._plan(memories, th, resolve, llm, notes)

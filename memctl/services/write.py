@@ -74,6 +74,7 @@ class WriteService:
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
+        self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
             candidate = build_memory(self.repo, self.config, text, **fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,

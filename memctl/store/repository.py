@@ -219,6 +219,10 @@ class SearchIndex(Protocol):
         """Rebuild the search caches from the memories; returns how many memories were embedded."""
         ...
 
+    def prepare(self, text: str | None = None) -> None:
+        """Load the model, sync the vectors and embed `text` now (before a caller takes the write lock)."""
+        ...
+
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date."""
         ...
