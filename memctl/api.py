@@ -258,9 +258,9 @@ class MemoryStore:
         return memory
 
     # -- transcripts ---------------------------------------------------------------------------
-    def log(self, user: str, session: str, content: str, role: str = "user") -> "Message":
-        """Append one message to a session's transcript."""
-        return self._transcripts.log(user, session, content, role)
+    def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> "Message":
+        """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
+        return self._transcripts.log(user, session, content, role, keep_secrets)
 
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
                 transcript: str | None = None) -> "ExtractResult":
@@ -318,10 +318,20 @@ class MemoryStore:
         return reindex(self.repo, self.search, vectors, progress)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
-        """Check the stored memories; with fix, repair what needs no person."""
+        """Check the stored memories; with fix, repair what needs no person: leftovers of interrupted
+        writes, an interrupted compaction (finished), temp files."""
         from memctl.services.maintenance import doctor
 
-        return doctor(self.repo, fix)
+        repaired: list[str] = []
+        if fix:
+            with self.repo.locked():  # entering the lock repairs leftovers of interrupted writes
+                repaired = list(self.repo.repaired)
+                resumed = self._compactor.resume()
+                repaired += [f"finished compaction {resumed}"] if resumed else []
+            self._changed()
+        report = doctor(self.repo)
+        report["removed"] = repaired
+        return report
 
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving)."""

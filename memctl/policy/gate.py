@@ -150,6 +150,16 @@ def check_secrets(findings: list[SecretFinding]) -> GateFailure | None:
     return GateFailure(code="sensitive", message="; ".join(describe_finding(finding) for finding in findings))
 
 
+def check_field_secrets(fields: Mapping[str, str]) -> GateFailure | None:
+    """Refuse a secret in any text field besides the body (tags, key, subtype, source, name, description).
+
+    These are never masked: a masked tag or key would be meaningless, so the write is refused."""
+    flagged = [name for name, value in fields.items() if value and find_secrets(value)]
+    if not flagged:
+        return None
+    return GateFailure(code="sensitive", message=f"the {', '.join(flagged)} field(s) hold what looks like a secret")
+
+
 def evaluate_gate(
     text: str,
     *,
@@ -160,13 +170,16 @@ def evaluate_gate(
     duplicate_of: str | None,
     thresholds: GateSettings,
     redact: bool = False,
+    fields: Mapping[str, str] | None = None,
 ) -> GateVerdict:
-    """Run every gate check on a candidate memory; with redact=True secrets are masked instead of refused."""
+    """Run every gate check on a candidate memory; with redact=True secrets in the body are masked
+    instead of refused. `fields` are the other text fields, checked for secrets too."""
     findings = find_secrets(text)
     stored = redact_secrets(text, findings) if redact and findings else text
     checks = [
         check_confidence(confidence, thresholds),
         None if redact else check_secrets(findings),
+        check_field_secrets(fields or {}),
         check_length(stored, thresholds),
         check_duplicate(duplicate_of),
         check_rate(source, session, auto_writes_in_window, thresholds),

@@ -362,6 +362,12 @@ def redact_secrets(text: str, findings: list[SecretFinding]) -> str:
     return "".join(parts)
 
 
+def mask(text: str) -> str:
+    """`text` with every secret it holds replaced by `[REDACTED:<kind>]`."""
+    findings = find_secrets(text)
+    return redact_secrets(text, findings) if findings else text
+
+
 def describe_finding(finding: SecretFinding) -> str:
     """One-line description of a finding by kind and position, never quoting the value."""
     label = KIND_LABELS.get(finding.kind, finding.kind.replace("_", " "))

@@ -56,6 +56,14 @@ class CompactService:
                 "plan": plan.model_dump(mode="json"), "created": record["created"] if record else [],
                 "changed": bool(record or resumed)}
 
+    def resume(self) -> str | None:
+        """Finish an interrupted compaction, if there is one; returns its plan id."""
+        with self.repo.locked():
+            previous = self.repo.compactions.last()
+            if previous and previous["state"] == "applying":
+                return str(self._apply_record(previous)["plan_id"])
+        return None
+
     def plan(self, user: str | None, project: str | None, llm: str | None,
              similarity: Similarity | None = None) -> CompactionPlan:
         """The compaction plan for the active memories of the chosen owners (similarity: from the

@@ -7,7 +7,7 @@ from typing import Any
 from memctl import clock
 from memctl.config import Config
 from memctl.core.models import Memory
-from memctl.errors import InvalidMemory, UsageError
+from memctl.errors import InvalidMemory, Refused, UsageError
 from memctl.services.build import check_type
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
@@ -30,11 +30,26 @@ class EditService:
             memory = self.repo.get(memory_id)
             updated = apply_edits(memory, sets or {}, body)
             check_type(self.config, updated.type)
+            self._gate(updated, body_changed=updated.body != memory.body)
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
             updated.updated = clock.now()
             return self.repo.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
                                      previous_body=memory.body if updated.body != memory.body else None)
+
+    def _gate(self, memory: Memory, body_changed: bool) -> None:
+        """An edit passes the gate's content checks too: no secret in any field, and a body within
+        the length bounds (an edit is a person's explicit act, so confidence and rate are not checked)."""
+        from memctl.policy.gate import check_field_secrets, check_length, check_secrets
+        from memctl.policy.secrets import find_secrets
+        from memctl.services.write import resolve_gate, text_fields
+
+        th = resolve_gate(self.config)
+        failures = [f for f in (check_secrets(find_secrets(memory.body)), check_field_secrets(text_fields(memory)),
+                                check_length(memory.body, th) if body_changed else None) if f is not None]
+        if failures:
+            raise Refused("refused by the gate (" + ", ".join(f.code for f in failures) + "): "
+                          + "; ".join(f.message for f in failures), code=failures[0].code)
 
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""

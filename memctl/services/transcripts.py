@@ -140,11 +140,15 @@ class TranscriptService:
             return []
         return parse_messages(decode_input(data, f"transcript {user}/{session}"), session, f"transcript {user}/{session}")
 
-    def log(self, user: str, session: str, content: str, role: str = "user") -> Message:
-        """Append one message to the session's transcript (under the write lock, fsynced)."""
+    def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> Message:
+        """Append one message to the session's transcript (under the write lock, fsynced); secrets in it
+        are masked before it is written unless `keep_secrets`."""
+        from memctl.policy.secrets import mask
+
         user, session = name_arg(user, "user"), name_arg(session, "session")
         if not content.strip():
             raise InvalidMemory("empty message: nothing to log", code="empty_content")
+        content = content if keep_secrets else mask(content)
         if not role.strip() or "\n" in role:
             raise UsageError(f"invalid role {role!r}", code="bad_role")
         with self.repo.locked():

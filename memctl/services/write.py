@@ -48,6 +48,14 @@ def resolve_gate(config: Config, overrides: dict[str, Any] | None = None) -> Gat
         raise ConfigError(str(exc).splitlines()[0], code="bad_threshold") from None
 
 
+def text_fields(memory: Memory) -> dict[str, str]:
+    """A memory's text fields other than the body, as the gate checks them for secrets."""
+    extra = {k: v for k, v in memory.extra.items() if isinstance(v, str)}
+    named = {"tags": " ".join(memory.tags), "key": memory.key or "", "subtype": memory.subtype or "",
+             "source": memory.source, "name": memory.name or "", "description": memory.description or ""}
+    return {**named, **extra}
+
+
 def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
     """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock)."""
     stored = repo.get(memory_id)
@@ -109,7 +117,8 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours))
+                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours),
+                                fields=text_fields(candidate))
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
         if not verdict.passed:

@@ -67,10 +67,11 @@ def log(
     text: Annotated[Optional[str], typer.Argument(metavar="TEXT", show_default=False,
                                                   help="The message; - or none reads stdin.")] = None,
     role: Annotated[str, typer.Option(metavar="ROLE", help="user, assistant, system, ...")] = "user",
+    keep_secrets: Annotated[bool, typer.Option("--keep-secrets", help="Write secrets as typed (default: masked).")] = False,
     json_: Json = False,
 ) -> None:
-    """Append a message to the session's transcript (transcripts/<user>/<session>.jsonl)."""
-    run("log", json_, lambda: {"message": open_store().log(user, session, read_text(text), role).model_dump()},
+    """Append a message to the session's transcript (transcripts/<user>/<session>.jsonl); secrets are masked."""
+    run("log", json_, lambda: {"message": open_store().log(user, session, read_text(text), role, keep_secrets).model_dump()},
         lambda d: render.message(f"logged {d['message']['id']}"))
 
 
