@@ -7,16 +7,17 @@ that change memories then keep existing MEMORY.md files current (`[index] auto_r
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List
+from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.errors import NotFound, UsageError
+from memctl.errors import Forbidden, NotFound, UsageError
 from memctl.store.directory import find_root, init_directory, read_config
 from memctl.store.filerepo import FileRepository
 
@@ -34,23 +35,56 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.store.repository import SearchIndex
 
 __all__ = ["MemoryStore", "init_directory"]
+F = TypeVar("F", bound=Callable[..., Any])
 SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
+
+
+def _acting(method: F) -> F:
+    """Journal what the method writes under the store's actor (the repository is shared by
+    `as_actor` views, so the actor is set for the call only)."""
+
+    @functools.wraps(method)
+    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
+        previous, self.repo.actor = self.repo.actor, self.actor
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.repo.actor = previous
+
+    return cast(F, wrapper)
 
 
 class MemoryStore:
     """One memory directory: everything memctl can do with it."""
 
     def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
-                 embedder: "Embedder | None" = None) -> None:
+                 embedder: "Embedder | None" = None, actor: str | None = None) -> None:
         self.root = Path(root)
         self.repo = FileRepository(self.root)
         self.config = config or read_config(self.root)
         self._embedder = embedder
+        self.actor = name_arg(actor, "actor") if actor else None
+        self.access = Access.of(self.actor, self.config.members) if self.actor else None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
-        """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
+        """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml; the actor is
+        `actor=`, else MEMCTL_ACTOR, else none (nothing restricted)."""
+        kwargs.setdefault("actor", os.environ.get("MEMCTL_ACTOR") or None)
         return cls(find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd()), **kwargs)
+
+    def as_actor(self, actor: str | None) -> "MemoryStore":
+        """The same store (shared caches and model) acting for another person: what a server does
+        for each authenticated request."""
+        view = object.__new__(MemoryStore)
+        view.root, view.repo, view.config, view._embedder = self.root, self.repo, self.config, self._embedder
+        view.actor = name_arg(actor, "actor") if actor else None
+        view.access = Access.of(view.actor, self.config.members) if view.actor else None
+        view.__dict__["search"] = self.search
+        return view
+
+    def _visible(self, memory: Memory) -> bool:
+        return can_read(self.access, access_view(memory))
 
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
@@ -72,19 +106,19 @@ class MemoryStore:
     def _writer(self) -> "WriteService":
         from memctl.services.write import WriteService
 
-        return WriteService(self.repo, self.search, self.config)
+        return WriteService(self.repo, self.search, self.config, self.access)
 
     @cached_property
     def _recaller(self) -> "RecallService":
         from memctl.services.recall import RecallService
 
-        return RecallService(self.repo, self.search, self.config)
+        return RecallService(self.repo, self.search, self.config, self.access)
 
     @cached_property
     def _editor(self) -> "EditService":
         from memctl.services.edit import EditService
 
-        return EditService(self.repo, self.config)
+        return EditService(self.repo, self.config, self.access)
 
     @cached_property
     def _importer(self) -> "ImportService":
@@ -96,19 +130,19 @@ class MemoryStore:
     def _transcripts(self) -> "TranscriptService":
         from memctl.services.transcripts import TranscriptService
 
-        return TranscriptService(self.repo, self.config, self._importer)
+        return TranscriptService(self.repo, self.config, self._importer, self.access)
 
     @cached_property
     def _compactor(self) -> "CompactService":
         from memctl.services.compact import CompactService
 
-        return CompactService(self.repo, self.search, self.config)
+        return CompactService(self.repo, self.search, self.config, self.access)
 
     @cached_property
     def _deduper(self) -> "DedupeService":
         from memctl.services.dedupe import DedupeService
 
-        return DedupeService(self.repo, self.search, self.config)
+        return DedupeService(self.repo, self.search, self.config, self.access)
 
     @cached_property
     def _memory_md(self) -> "MemoryMdService":
@@ -120,7 +154,7 @@ class MemoryStore:
     def _contexts(self) -> "ContextService":
         from memctl.services.context import ContextService
 
-        return ContextService(self.repo, self.config, self._recaller)
+        return ContextService(self.repo, self.config, self._recaller, self.access)
 
     def _changed(self) -> list[str]:
         """After a command that wrote: refresh the existing MEMORY.md files of the folders it touched."""
@@ -133,12 +167,16 @@ class MemoryStore:
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
-        """A memory by id or unique id prefix (at least 4 characters)."""
-        return self.repo.get(id_arg(memory_id))
+        """A memory by id or unique id prefix (at least 4 characters); one the actor may not see is
+        not found."""
+        memory = self.repo.get(id_arg(memory_id))
+        if not self._visible(memory):
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return memory
 
     def active(self) -> list[Memory]:
-        """Active memories that have not expired."""
-        return self.repo.active()
+        """Active memories that have not expired (those the actor may see)."""
+        return [m for m in self.repo.active() if self._visible(m)]
 
     def is_active(self, memory: Memory) -> bool:
         """True for a memory in force (status active, not in the archive)."""
@@ -155,7 +193,7 @@ class MemoryStore:
             raise UsageError("limit must be 0 (all) or more", code="bad_limit")
         user, project, session = (name_arg(v, w) if v else None for v, w in
                                   ((user, "user"), (project, "project"), (session, "session")))
-        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)]
+        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session) and self._visible(m)]
         if status and status != "all":
             out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
         out = self._sorted(out, sort)
@@ -187,15 +225,18 @@ class MemoryStore:
     def history(self, memory_id: str) -> List[JournalEntry]:
         """Every journal entry about this memory, oldest first."""
         id_arg(memory_id)
-        with contextlib.suppress(NotFound):  # a memory no longer on disk still has its history
+        try:
             memory_id = self.get(memory_id).id
+        except NotFound:
+            if self.access is not None:
+                raise  # an actor sees the history of memories they may see, nothing else
         return self.repo.history(memory_id)
 
     def stats(self) -> dict[str, Any]:
         """Counts by status, type, scope and owner; broken files."""
         from memctl.services.maintenance import stats
 
-        return stats(self.repo)
+        return stats(self.repo, self._visible)
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
@@ -210,6 +251,7 @@ class MemoryStore:
         return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
 
     # -- writing -------------------------------------------------------------------------------
+    @_acting
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
         project, session, subtype, confidence, source, tags, key, ttl, expires, importance, redact, llm."""
@@ -222,12 +264,14 @@ class MemoryStore:
         """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
         return self._writer.add(text, dry_run=True, **_without_none(fields))
 
+    @_acting
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (trusted data, tests)."""
         memory = self._writer.add_raw(text, **fields)
         self._changed()
         return memory
 
+    @_acting
     def import_text(self, text: str, *, user: str | None = None, project: str | None = None,
                     session: str | None = None, source: str = "import", llm: str | None = None) -> "ImportReport":
         """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision."""
@@ -239,18 +283,21 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         memory = self._editor.edit(id_arg(memory_id), sets, body)
         self._changed()
         return memory
 
+    @_acting
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""
         memory = self._editor.forget(id_arg(memory_id), reason)
         self._changed()
         return memory
 
+    @_acting
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
         memory = self._editor.restore(id_arg(memory_id))
@@ -258,10 +305,12 @@ class MemoryStore:
         return memory
 
     # -- transcripts ---------------------------------------------------------------------------
+    @_acting
     def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> "Message":
         """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
         return self._transcripts.log(user, session, content, role, keep_secrets)
 
+    @_acting
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
                 transcript: str | None = None) -> "ExtractResult":
         """Turn the session's messages not yet extracted into memories through an LLM command
@@ -275,6 +324,7 @@ class MemoryStore:
             self._changed()
 
     # -- lifecycle -------------------------------------------------------------------------------
+    @_acting
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                 llm: str | None = None, similarity: Any = None) -> dict[str, Any]:
         """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable)."""
@@ -284,6 +334,7 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
     def undo_compaction(self) -> dict[str, Any]:
         """Put back every memory the last compaction touched, byte for byte."""
         try:
@@ -291,6 +342,7 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
     def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
                dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> "DedupeReport":
         """Merge repeats already stored; list conflicts (superseded only with resolve="newest" or llm)."""
@@ -306,17 +358,41 @@ class MemoryStore:
         return self._deduper.open_conflicts(user, project)
 
     # -- MEMORY.md and maintenance ---------------------------------------------------------------
+    @_acting
     def write_memory_md(self, users: Iterable[str] = (), projects: Iterable[str] = (),
                         all: bool = False) -> List[dict[str, Any]]:
-        """Regenerate MEMORY.md for users, projects, or every scope folder (`all`)."""
-        return self._memory_md.render(list(users), list(projects), all)
+        """Regenerate MEMORY.md for users, projects, or every scope folder (`all`; with an actor, every
+        folder the actor may write)."""
+        chosen_users, chosen_projects, everything = [*users], [*projects], all
+        if self.access is not None:
+            self._may_write_indexes(chosen_users, chosen_projects)
+            if everything:
+                owners = [o for o in self.repo.owners() if self._may_write_owner(o)]
+                chosen_users += [o.split("/", 1)[1] for o in owners if o.startswith("users/")]
+                chosen_projects += [o.split("/", 1)[1] for o in owners if o.startswith("projects/")]
+                if not (chosen_users or chosen_projects):
+                    return []
+                everything = False
+        return self._memory_md.render(chosen_users, chosen_projects, everything)
 
+    def _may_write_owner(self, owner: str) -> bool:
+        kind, name = owner.split("/", 1)
+        record = {"scope": "user", "user": name} if kind == "users" else {"scope": "project", "project": name}
+        return write_refusal(self.access, "create", record) is None
+
+    def _may_write_indexes(self, users: List[str], projects: List[str]) -> None:
+        for owner in [f"users/{u}" for u in users] + [f"projects/{p}" for p in projects]:
+            if not self._may_write_owner(owner):
+                raise Forbidden(f"{self.actor} may not write {owner}/MEMORY.md")
+
+    @_acting
     def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
         """Rebuild every cache (catalog, keyword index, vectors) from the memories."""
         from memctl.services.maintenance import reindex
 
         return reindex(self.repo, self.search, vectors, progress)
 
+    @_acting
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Check the stored memories; with fix, repair what needs no person: leftovers of interrupted
         writes, an interrupted compaction (finished), temp files."""

@@ -93,6 +93,12 @@ class IndexSettings(_Section):
     auto_refresh: bool = True
 
 
+class ProjectSettings(_Section):
+    """One project's members and their roles (a project with members is managed: see core/access.py)."""
+
+    members: dict[str, Literal["viewer", "editor", "admin", "owner"]] = Field(default_factory=dict)
+
+
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     gate: GateSettings = Field(default_factory=GateSettings)
@@ -100,6 +106,12 @@ class Config(_Section):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    projects: dict[str, ProjectSettings] = Field(default_factory=dict)
+
+    @property
+    def members(self) -> dict[str, dict[str, str]]:
+        """{project: {person: role}} of every project with a members table."""
+        return {name: dict(p.members) for name, p in self.projects.items() if p.members}
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -205,4 +217,12 @@ max_tokens = 0
 recent_days = 30
 # Commands that change memories re-render the affected MEMORY.md files.
 auto_refresh = true
+
+# Projects with members are managed: with an actor set (--actor or MEMCTL_ACTOR), viewers read,
+# editors also add and change their own memories, admins and owners change everything, and
+# people who are not members see only memories with visibility = "public".
+# [projects.checkout-service.members]
+# alice = "owner"
+# bob = "editor"
+# carol = "viewer"
 '''

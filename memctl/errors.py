@@ -67,6 +67,12 @@ class Refused(MemctlError):
     exit_code = EXIT_REFUSED
 
 
+class Forbidden(Refused):
+    """The actor's role or the memory's visibility does not allow this."""
+
+    code = "forbidden"
+
+
 class ConfigError(MemctlError):
     """memctl.toml or an environment override is malformed."""
 

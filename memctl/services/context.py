@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read
 from memctl.errors import UsageError
 from memctl.prompt.context import Format
 from memctl.prompt.profile import Profile
@@ -19,16 +20,17 @@ FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
 class ContextService:
     """Build `memctl context` blocks from recall and the profiles."""
 
-    def __init__(self, repo: Repository, config: Config, recall: RecallService) -> None:
+    def __init__(self, repo: Repository, config: Config, recall: RecallService, access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.recaller = recall
+        self.access = access
 
     def profile(self, user: str | None, project: str | None, lines: int) -> Profile | None:
         """The user's profile, then the project's (its headings marked with the project's name)."""
         from memctl.prompt.profile import build_profile
 
-        active = self.repo.active()
+        active = [m for m in self.repo.active() if can_read(self.access, access_view(m))]
         parts = []
         for kind, name in (("user", user), ("project", project)):
             if name:

@@ -6,28 +6,40 @@ from typing import Any
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import InvalidMemory, Refused, UsageError
+from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
 from memctl.services.build import check_type
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
 
-IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
+IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path", "author"}
 
 
 class EditService:
     """Edit, forget and restore single memories, each under the write lock."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: Repository, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
+        self.access = access
+
+    def _mine(self, memory_id: str) -> Memory:
+        """The memory, if the actor may change it: NotFound when they may not see it, Forbidden else."""
+        memory = self.repo.get(memory_id)
+        if not can_read(self.access, access_view(memory)):
+            raise NotFound(f"no memory with id {memory_id!r}")
+        refusal = write_refusal(self.access, "change", access_view(memory))
+        if refusal:
+            raise Forbidden(refusal)
+        return memory
 
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         from memctl.core.fileformat import serialise_memory
 
         with self.repo.locked():
-            memory = self.repo.get(memory_id)
+            memory = self._mine(memory_id)
             updated = apply_edits(memory, sets or {}, body)
             check_type(self.config, updated.type)
             self._gate(updated, body_changed=updated.body != memory.body)
@@ -54,12 +66,12 @@ class EditService:
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""
         with self.repo.locked():
-            return self.repo.archive(self.repo.get(memory_id), "forgotten", reason, "forget")
+            return self.repo.archive(self._mine(memory_id), "forgotten", reason, "forget")
 
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
         with self.repo.locked():
-            memory = self.repo.get(memory_id)
+            memory = self._mine(memory_id)
             if not is_archived(memory.path):
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
             return self.repo.unarchive(memory)

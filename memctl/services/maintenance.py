@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any, Callable
 
 from memctl import clock
+from memctl.core.models import Memory
 from memctl.store.repository import Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
@@ -55,9 +56,9 @@ def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
     return out
 
 
-def stats(repo: Repository) -> dict[str, Any]:
-    """Counts by status, type, scope and owner; broken files."""
-    memories = repo.all_memories()
+def stats(repo: Repository, visible: Callable[[Memory], bool] = lambda m: True) -> dict[str, Any]:
+    """Counts by status, type, scope and owner of the memories `visible` keeps; broken files."""
+    memories = [m for m in repo.all_memories() if visible(m)]
     active = [m for m in memories if repo.is_active(m)]
     now = clock.now()
     problems, _ = repo.problems()

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memctl import clock
 from memctl.config import Config, RecallSettings
+from memctl.core.access import Access
 from memctl.core.models import Hit, Memory, name_arg
 from memctl.errors import UsageError
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
@@ -52,13 +53,13 @@ class RecallQuery(BaseModel):
             raise ValueError(f"unknown status {value!r} (choose from {', '.join(STATUSES)})")
         return value
 
-    def memory_filter(self) -> MemoryFilter:
+    def memory_filter(self, access: Access | None = None) -> MemoryFilter:
         """The filter part, with every name checked (a name is a path component on disk)."""
         return MemoryFilter(users=tuple(name_arg(u, "user") for u in self.users),
                             projects=tuple(name_arg(p, "project") for p in self.projects),
                             session=name_arg(self.session, "session") if self.session else None,
                             types=tuple(self.types), tags=tuple(self.tags), since=self.since,
-                            until=self.until, status=self.status)
+                            until=self.until, status=self.status, access=access)
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
@@ -95,15 +96,16 @@ class RecallResult(BaseModel):
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
 
     def recall(self, q: RecallQuery) -> RecallResult:
-        """Rank the candidate memories for `q.query` and return the top k hits."""
+        """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
         now = clock.now()
-        pool = self.repo.candidates(q.memory_filter(), now)
+        pool = self.repo.candidates(q.memory_filter(self.access), now)
         keyword: list[tuple[str, float]] = []
         semantic: list[tuple[str, float]] = []
         if q.mode in ("hybrid", "keyword"):

@@ -16,8 +16,9 @@ from pydantic import BaseModel, Field
 from memctl import clock
 from memctl.config import Config
 from memctl.core import jsonsafe
+from memctl.core.access import Access
 from memctl.core.models import name_arg
-from memctl.errors import InvalidMemory, MemctlError, UsageError
+from memctl.errors import Forbidden, InvalidMemory, MemctlError, UsageError
 from memctl.services.imports import (
     CandidateIn,
     ImportDefaults,
@@ -128,14 +129,23 @@ def _json_line(number: int, line: str) -> Any:
 class TranscriptService:
     """Log conversation messages and extract memories from the ones not yet extracted."""
 
-    def __init__(self, repo: Repository, config: Config, importer: ImportService) -> None:
+    def __init__(self, repo: Repository, config: Config, importer: ImportService, access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.importer = importer
+        self.access = access
+
+    def _names(self, user: str, session: str) -> tuple[str, str]:
+        """Checked names; with an actor, a transcript is only the actor's own."""
+        user, session = name_arg(user, "user"), name_arg(session, "session")
+        if self.access is not None and user != self.access.actor:
+            raise Forbidden(f"{self.access.actor} may not read or write {user}'s conversations")
+        return user, session
 
     def messages(self, user: str, session: str) -> list[Message]:
         """Every message of a session's transcript (none when it does not exist yet)."""
-        data = self.repo.transcripts.raw(name_arg(user, "user"), name_arg(session, "session"))
+        user, session = self._names(user, session)
+        data = self.repo.transcripts.raw(user, session)
         if data is None:
             return []
         return parse_messages(decode_input(data, f"transcript {user}/{session}"), session, f"transcript {user}/{session}")
@@ -145,7 +155,7 @@ class TranscriptService:
         are masked before it is written unless `keep_secrets`."""
         from memctl.policy.secrets import mask
 
-        user, session = name_arg(user, "user"), name_arg(session, "session")
+        user, session = self._names(user, session)
         if not content.strip():
             raise InvalidMemory("empty message: nothing to log", code="empty_content")
         content = content if keep_secrets else mask(content)
@@ -165,7 +175,7 @@ class TranscriptService:
         which each write takes): a second run waits, then finds the watermark moved and calls no model."""
         if every < 1:
             raise UsageError("--every must be at least 1", code="bad_every")
-        user, session = name_arg(user, "user"), name_arg(session, "session")
+        user, session = self._names(user, session)
         with self.repo.named_lock(f"extract-{user}-{session}"):
             return self._extract(user, session, llm, every, messages)
 

@@ -15,8 +15,9 @@ from pydantic import BaseModel
 
 from memctl import clock
 from memctl.config import Config, GateSettings
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import ConfigError, Refused
+from memctl.errors import ConfigError, Forbidden, Refused
 from memctl.policy.decide import Candidate, Decision, Neighbor, decide, fingerprint, is_ambiguous
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.services.build import build_memory
@@ -69,10 +70,11 @@ def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None,
@@ -84,14 +86,16 @@ class WriteService:
         redact = self.config.gate.redact if redact is None else redact
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
-            candidate = build_memory(self.repo, self.config, text, **fields)
+            candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
+            decision = self._within_rights(decision)
             matched = self.repo.get(decision.target) if decision.target else None
             result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched)
             if dry_run:
                 return result
-            if decision.action == "noop" and matched is not None:
+            if decision.action == "noop" and matched is not None and write_refusal(
+                    self.access, "change", access_view(matched)) is None:
                 result.matched = self._reinforce(matched, candidate)
             if not verdict.passed:
                 codes = ", ".join(f.code for f in verdict.failures)
@@ -103,7 +107,29 @@ class WriteService:
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (imports of trusted data, tests)."""
         with self.repo.locked():
-            return self.repo.create(build_memory(self.repo, self.config, text, **fields))
+            return self.repo.create(self._build(text, fields))
+
+    def _build(self, text: str, fields: dict[str, Any]) -> Memory:
+        """The candidate, with its author (the actor, else the memory's user); Forbidden when the actor
+        may not add it."""
+        actor = self.access.actor if self.access else None
+        fields.setdefault("author", actor or fields.get("user"))
+        candidate = build_memory(self.repo, self.config, text, **fields)
+        refusal = write_refusal(self.access, "create", access_view(candidate))
+        if refusal:
+            raise Forbidden(refusal)
+        return candidate
+
+    def _within_rights(self, decision: Decision) -> Decision:
+        """An update or supersede of a memory the actor may not change becomes a plain add."""
+        if decision.target is None or decision.action == "noop":
+            return decision
+        target = self.repo.get(decision.target)
+        if write_refusal(self.access, "change", access_view(target)) is None:
+            return decision
+        return decision.model_copy(update={"action": "add", "target": None, "text": None,
+                                           "conflicts_with": [*decision.conflicts_with, target.id],
+                                           "reason": f"{decision.reason}; not yours to change, added beside it"})
 
     # -- deciding ------------------------------------------------------------------------------
     def evaluate(self, candidate: Memory, *, redact: bool, llm: str | None,
@@ -142,8 +168,10 @@ class WriteService:
                                      clock.format_timestamp(now))
 
     def _peers(self, candidate: Memory) -> list[Memory]:
-        """Active memories of the same owner and type: what a candidate may repeat or change."""
-        return [m for m in self.repo.active() if m.owner == candidate.owner and m.type == candidate.type]
+        """Active memories of the same owner and type that the actor may see: what a candidate may
+        repeat or change (a memory the actor cannot see is never named to them)."""
+        return [m for m in self.repo.active() if m.owner == candidate.owner and m.type == candidate.type
+                and can_read(self.access, access_view(m))]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
         """Stored memories similar to the candidate (cosine >= related) or sharing its key."""

@@ -43,7 +43,7 @@ class FileRepository:
         self.root = Path(root)
         self.cache = self.root / CACHE_DIR
         self.layout = MemctlLayout(self.root)
-        self.journal = Journal(self.cache / "journal.jsonl")
+        self.journal = Journal(self.cache / "journal.jsonl", lambda: self.actor)
         self.usage_log = UsageLog(self.cache)
         self.compactions = CompactionRecords(self.cache / "compactions")
         self.transcripts = TranscriptStore(self.root)
@@ -54,6 +54,7 @@ class FileRepository:
         self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
         self._touched: set[str] = set()
         self._lock_depth = 0
+        self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # what the last entry into locked() repaired
 
     # -- reading -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from memctl.clock import format_timestamp
+from memctl.core.access import Access, can_read
 from memctl.store.layout import ARCHIVE_DIR
 
 HISTORY_STATUSES = ("superseded", "merged")
@@ -34,6 +35,7 @@ class MemoryFilter:
     since: datetime | None = None
     until: datetime | None = None
     status: str = "active"
+    access: Access | None = None  # an actor: only what they may see (core/access.py)
 
     @property
     def scoped(self) -> bool:
@@ -88,6 +90,8 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
         if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
             continue
         if (since and d["created"] < since) or (until and d["created"] > until):
+            continue
+        if f.access is not None and not can_read(f.access, d):
             continue
         out[d["id"]] = rel
     return out, next_expiry
