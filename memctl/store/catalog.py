@@ -12,7 +12,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -173,7 +173,40 @@ def _stat_files(root_path: Path) -> tuple[dict[str, tuple[int, int]], dict[str, 
     return out, folders
 
 
-def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
+class Scan(Protocol):
+    """What a folder layout tells the catalog: its cache file, its top folders, how files are found and parsed."""
+
+    catalog_name: str
+    tops: tuple[str, ...]
+
+    def stat_files(self, root: Path) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+        """Every memory file's (mtime_ns, size) and every scanned folder's mtime, by relative path."""
+        ...
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        """One file's text as a Memory; InvalidMemory with a one-line reason otherwise."""
+        ...
+
+
+class MemctlScan:
+    """The `memctl` layout: every `*.md` but MEMORY.md under users/, projects/ and archive/."""
+
+    catalog_name: str = CATALOG_FILE
+    tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
+
+    def stat_files(self, root: Path) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+        return _stat_files(root)
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
+
+        return parse_memory(text, rel)
+
+
+MEMCTL_SCAN = MemctlScan()
+
+
+def folders_unchanged(root_path: Path, folders: dict[str, int], tops: tuple[str, ...] = MemctlScan.tops) -> bool:
     """True when no folder's mtime moved: nothing was added, removed, renamed or atomically replaced."""
     root = str(root_path)
     for rel, mtime in folders.items():
@@ -182,12 +215,10 @@ def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
                 return False
         except OSError:
             return False
-    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in (*ACTIVE_DIRS, ARCHIVE_DIR))
+    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in tops)
 
 
-def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
-    from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
-
+def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None, scan: Scan) -> Entry:
     try:
         raw = (root / rel).read_bytes()
     except OSError as exc:
@@ -196,7 +227,7 @@ def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None)
     if old is not None and old.hash == digest:
         return Entry(stat[0], stat[1], digest, old.data, old.error)
     try:
-        memory = parse_memory(raw.decode("utf-8"), rel)
+        memory = scan.parse(raw.decode("utf-8"), rel, stat[0])
     except UnicodeDecodeError:
         return Entry(stat[0], stat[1], digest, error=f"{rel}: not UTF-8 text")
     except InvalidMemory as exc:
@@ -206,20 +237,21 @@ def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None)
     return Entry(stat[0], stat[1], digest, data=data)
 
 
-def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
+def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None,
+                  scan: Scan = MEMCTL_SCAN) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
     With `previous` (a warm process), its entries and parsed memories are reused, so an
-    unchanged directory costs one stat per file and nothing else.
+    unchanged directory costs one stat per file and nothing else. `scan` is the folder layout.
     """
-    catalog_path = cache / CATALOG_FILE
+    catalog_path = cache / scan.catalog_name
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
-    on_disk, folders = _stat_files(root)
+    on_disk, folders = scan.stat_files(root)
     report = plan_file_changes(on_disk, cached)
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:
-        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel))
+        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel), scan)
     objects = dict(previous.objects) if previous is not None else {}
     snapshot = _assemble(entries, objects, set(changed_paths))
     snapshot.folders = folders
