@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, Callable, List
 from memctl.config import Config
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
 from memctl.errors import NotFound, UsageError
+from memctl.store.backends import open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config
-from memctl.store.filerepo import FileRepository
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
+    from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
@@ -43,8 +44,9 @@ class MemoryStore:
     def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
                  embedder: "Embedder | None" = None) -> None:
         self.root = Path(root)
-        self.repo = FileRepository(self.root)
-        self.config = config or read_config(self.root)
+        config = config or read_config(self.root)
+        self.config = config.model_copy(update={"layout": resolve_layout(self.root, config.layout)})
+        self.repo = open_repository(self.root, self.config)
         self._embedder = embedder
 
     @classmethod
@@ -111,7 +113,13 @@ class MemoryStore:
         return DedupeService(self.repo, self.search, self.config)
 
     @cached_property
-    def _memory_md(self) -> "MemoryMdService":
+    def _memory_md(self) -> "MemoryMdService | ClaudeIndexService":
+        from memctl.store.claude import ClaudeRepository
+
+        if isinstance(self.repo, ClaudeRepository):  # a flat folder has one index, merged with hand edits
+            from memctl.services.claude_index import ClaudeIndexService
+
+            return ClaudeIndexService(self.repo, self.repo, self.config)
         from memctl.services.memory_md import MemoryMdService
 
         return MemoryMdService(self.repo, self.config)
