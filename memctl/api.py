@@ -331,6 +331,20 @@ class MemoryStore:
 
         return doctor(self.repo, fix)
 
+    def get_setting(self, key: str) -> Any:
+        """The effective value of one setting (`section.name`, e.g. `memory.preset`)."""
+        from memctl.store.configfile import get_setting
+
+        return get_setting(self.config, key)
+
+    def set_setting(self, key: str, value: str) -> Any:
+        """Change one setting in memctl.toml (value as TOML, else a word), keeping the file's comments;
+        validated before it is written. Returns the value stored; it applies to stores opened later."""
+        from memctl.store.configfile import write_setting
+
+        _, stored = write_setting(self.root, self.config, key, value)
+        return stored
+
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving)."""
         self.search.warm_up()

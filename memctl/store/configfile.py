@@ -47,9 +47,10 @@ def parse_value(raw: str) -> Any:
     import tomlkit  # only `config set` and `init --preset` edit TOML
 
     try:
-        return tomlkit.parse(f"value = {raw}")["value"].unwrap()
+        value = tomlkit.parse(f"value = {raw}")["value"]
     except Exception:  # tomlkit raises several parse error types; a bare word is a string
         return raw
+    return value.unwrap() if hasattr(value, "unwrap") else value  # booleans come back as plain bool
 
 
 def set_values(text: str, values: dict[str, Any]) -> str:

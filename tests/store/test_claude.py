@@ -105,3 +105,9 @@ def test_forget_moves_to_archive_under_the_same_name_and_restore_gives_the_bytes
     assert MemoryStore(folder).get(memory_id).status == "forgotten"
     assert store.restore(memory_id).path == "user_role.md"
     assert (folder / "user_role.md").read_bytes() == original
+
+
+def test_the_catalog_follows_the_folders_project(folder: Path) -> None:
+    MemoryStore(folder).list()
+    MemoryStore(folder).set_setting("layout.project", "ingest")
+    assert {m.project for m in MemoryStore(folder).list()} == {"ingest"}
