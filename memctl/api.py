@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.edit import EditService
     from memctl.services.imports import ImportReport, ImportService
     from memctl.services.memory_md import MemoryMdService
+    from memctl.services.migrate import MigrationReport, MigrationService
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
@@ -93,6 +94,12 @@ class MemoryStore:
         from memctl.services.imports import ImportService
 
         return ImportService(self._writer)
+
+    @cached_property
+    def _migrator(self) -> "MigrationService":
+        from memctl.services.migrate import MigrationService
+
+        return MigrationService(self.repo, self._importer)
 
     @cached_property
     def _transcripts(self) -> "TranscriptService":
@@ -246,6 +253,37 @@ class MemoryStore:
             return self._importer.import_text(text, defaults, llm)
         finally:
             self._changed()
+
+    def import_from(self, source: str, path: str | None = None, *, text: str | None = None, user: str | None = None,
+                    project: str | None = None, session: str | None = None, llm: str | None = None) -> "MigrationReport":
+        """Import another store: mem0 (its get_all / export JSON), memoryservice (a SQLite file with the
+        structured_memories table, or its rows as JSON), claude (a Claude Code folder), jsonl or folder
+        (memctl's own exports, restored whole). Idempotent; source timestamps kept."""
+        from memctl.services.imports import ImportDefaults
+        from memctl.services.migrate import SOURCES
+
+        if source not in SOURCES:
+            raise UsageError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})", code="bad_source")
+        user, project, session = (name_arg(v, w) if v else None for v, w in
+                                  ((user, "user"), (project, "project"), (session, "session")))
+        defaults = ImportDefaults(user=user, project=project, session=session, source="import")
+        try:
+            return self._migrator.import_from(source, path, text, defaults, llm)
+        finally:
+            self._changed()
+
+    def export_records(self) -> List[str]:
+        """Every memory (active and archived) as a JSON Lines record that `import --from jsonl` restores."""
+        return self._migrator.records()
+
+    def export_folder(self, target: str | os.PathLike[str], layout: str = "memctl") -> dict[str, Any]:
+        """Every memory as files in a new or empty folder, in the memctl layout (same relative paths and
+        bytes as a canonical directory) or Claude Code's (topic files and a MEMORY.md)."""
+        from memctl.services.migrate import LAYOUTS
+
+        if layout not in LAYOUTS:
+            raise UsageError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})", code="bad_layout")
+        return self._migrator.export_folder(str(target), layout)
 
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""

@@ -128,8 +128,12 @@ def derive_name(body: str) -> str:
 
 
 def derive_description(body: str) -> str:
-    """A one-line description for a memory that has none: its text on one line, within DESCRIPTION_CHARS."""
-    return _clip(" ".join(body.split()), DESCRIPTION_CHARS)
+    """A one-line description for a memory that has none: its text on one line (a leading heading, which
+    is its name, left out), within DESCRIPTION_CHARS."""
+    lines = body.strip().splitlines()
+    if len(lines) > 1 and _HEADING.match(lines[0]):
+        lines = lines[1:]
+    return _clip(" ".join(" ".join(lines).split()), DESCRIPTION_CHARS)
 
 
 def edit_topic_text(text: str, old: Memory, new: Memory, rel: str) -> str:

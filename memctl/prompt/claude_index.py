@@ -18,10 +18,27 @@ from pydantic import BaseModel
 
 from memctl.config import IndexSettings
 from memctl.core.models import Memory
-from memctl.prompt.indexmd import approx_tokens, entry_line, priority_order
+from memctl.prompt.indexmd import HOOK_CHARS, TITLE_CHARS, approx_tokens, priority_order
+from memctl.prompt.labels import one_line, short_title
 
 LINK = re.compile(r"^\s*[-*+]\s+\[(?:\\.|[^\]\\])*\]\(\s*<?(?P<target>[^)>]+?)>?\s*\)")
 FOOTER = re.compile(r"^- … and \d+ more memor(?:y|ies) not listed here")
+
+
+def entry_line(memory: Memory) -> str:
+    """`- [Title](file.md) — hook`: the title is `name` (else the text's first clause), the hook its
+    `description` (else the rest of the text, else its type), so every line has Claude Code's shape."""
+    if memory.name:
+        title, rest = one_line(memory.name, TITLE_CHARS), memory.body
+    else:
+        title, rest = short_title(memory.body, TITLE_CHARS)
+    hook = one_line(memory.description or rest, HOOK_CHARS)
+    if not hook or hook == title:
+        hook = memory.type
+    target = str(memory.path)
+    link = f"<{target}>" if re.search(r"[\s()<>]", target) else target
+    escaped = re.sub(r"([\\\[\]])", r"\\\1", title)
+    return f"- [{escaped}]({link}) — {hook}"
 
 
 def footer_line(count: int) -> str:
@@ -63,7 +80,7 @@ class _Merge:
 
     def __init__(self, existing: str, ours: set[str], live: Sequence[Memory]) -> None:
         by_path = {m.path: m for m in live}
-        fresh = {m.id: entry_line(m, "") for m in live}
+        fresh = {m.id: entry_line(m) for m in live}
         current = set(fresh.values())
         self.parts: list[tuple[str, str]] = []  # ("hand", line) or ("slot", memory id)
         self.covered: set[str] = set()  # memories a hand line links to
@@ -125,7 +142,7 @@ def render_claude_index(existing: str | None, ours: Iterable[str], memories: Seq
     """
     live = [m for m in memories if m.status == "active" and not m.is_expired(now) and m.path]
     merge = _Merge(existing or "", set(ours), live)
-    fresh = {m.id: entry_line(m, "") for m in live}
+    fresh = {m.id: entry_line(m) for m in live}
     ordered = [m for m in priority_order(live, importance, now=now, recent_days=settings.recent_days)
                if m.id not in merge.covered]
 

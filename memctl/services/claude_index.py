@@ -6,11 +6,12 @@ the same `render` and `refresh`, but one index for the whole folder and never a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.models import Memory
 from memctl.store.layout import INDEX_FILE
 from memctl.store.repository import Repository
 
@@ -62,3 +63,12 @@ class ClaudeIndexService:
         if (touched is not None and not set(touched)) or self.repo.read_memory_md("") is None:
             return []
         return [INDEX_FILE] if self.render_folder()["changed"] else []
+
+
+def flat_index(memories: Sequence[Memory], config: Config) -> str:
+    """A new MEMORY.md listing `memories` (an exported Claude Code folder's)."""
+    from memctl.prompt.claude_index import render_claude_index
+    from memctl.services.memory_md import stable_importance
+
+    return render_claude_index(None, (), memories, stable_importance(memories), settings=config.index,
+                               now=clock.now()).text
