@@ -51,16 +51,18 @@ class ClaudeIndexService:
             changed = existing != result.text
             if write and changed:
                 self.records.write_index(result.text, result.generated)
+        over = result.lines > self.config.index.max_lines or result.bytes > self.config.index.max_bytes
         return {"path": INDEX_FILE, "changed": changed, "listed": result.listed, "omitted": result.omitted,
-                "kept": result.kept, "lines": result.lines, "bytes": result.bytes}
+                "kept": result.kept, "lines": result.lines, "bytes": result.bytes, "over_budget": over}
 
     def render(self, users: list[str], projects: list[str], all_: bool) -> list[dict[str, Any]]:
         """The folder's one MEMORY.md (a flat folder has one index, whichever scope is named)."""
         return [self.render_folder()]
 
     def refresh(self, touched: Iterable[str] | None = None) -> list[str]:
-        """After a change: re-render MEMORY.md if the folder has one."""
-        if (touched is not None and not set(touched)) or self.repo.read_memory_md("") is None:
+        """After a change: re-render MEMORY.md, creating it if need be (Claude Code finds topic files
+        through it, so a memory it does not list is one Claude Code does not know about)."""
+        if touched is not None and not set(touched):
             return []
         return [INDEX_FILE] if self.render_folder()["changed"] else []
 

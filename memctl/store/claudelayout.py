@@ -1,6 +1,7 @@
 """The flat layout of a Claude Code memory folder: where its topic files are, and how to recognise one.
 
-Every `*.md` but MEMORY.md at the top of the folder is a memory and its file name is its handle;
+Every `*.md` at the top of the folder but MEMORY.md (and memctl's own extract_prompt.md, should one
+be put there) is a memory, and its file name is its handle;
 an archived one moves to `archive/` under the same name. Paths and scanning only: the repository
 that writes them is store/claude.py.
 """
@@ -19,6 +20,7 @@ from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE, PROMPT_NAM
 
 _WORD = re.compile(r"[a-z0-9]+")
 _TOPIC_PATH = re.compile(r"(archive/)?[A-Za-z0-9][A-Za-z0-9._@-]*\.md")
+_NOT_MEMORIES = (INDEX_FILE, PROMPT_NAME)  # the index, and memctl's editable extraction prompt
 _DETECT_FILES = 20  # topic files read (their first 2 KB) to recognise a Claude Code folder
 
 
@@ -51,7 +53,7 @@ def looks_like_claude(root: Path) -> bool:
         return False
     if (root / INDEX_FILE).is_file():
         return True
-    topics = sorted(p for p in root.glob("*.md") if p.name not in (INDEX_FILE, PROMPT_NAME))
+    topics = sorted(p for p in root.glob("*.md") if p.name not in _NOT_MEMORIES)
     return any(_has_topic_frontmatter(p) for p in topics[:_DETECT_FILES])
 
 
@@ -110,7 +112,7 @@ class ClaudeLayout:
         archived = memory.status != "active"
         rel = memory.path or ""
         name = rel.rsplit("/", 1)[-1]
-        if _TOPIC_PATH.fullmatch(rel) and name not in (INDEX_FILE, PROMPT_NAME) and is_archived(rel) == archived:
+        if _TOPIC_PATH.fullmatch(rel) and name not in _NOT_MEMORIES and is_archived(rel) == archived:
             target = self.root / (ARCHIVE_DIR if archived else "") / name
             if not target.exists() and not (self.root / name).exists() and not (self.root / ARCHIVE_DIR / name).exists():
                 return target
@@ -129,7 +131,7 @@ class ClaudeLayout:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name.startswith(".") or not entry.name.endswith(".md") or entry.name == INDEX_FILE:
+                if entry.name.startswith(".") or not entry.name.endswith(".md") or entry.name in _NOT_MEMORIES:
                     continue
                 try:
                     if entry.is_file():

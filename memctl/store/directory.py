@@ -67,7 +67,8 @@ def init_directory(path: str | os.PathLike[str], preset: str | None = None) -> l
         config = _existing_config(root, preset)
         if _is_claude(root, config):
             return []
-    elif preset == "claude" or (preset is None and root.is_dir() and _looks_like_claude(root)):
+    elif (preset == "claude" and not any((root / d).is_dir() for d in ACTIVE_DIRS)) or (
+            preset is None and root.is_dir() and _looks_like_claude(root)):
         return _adopt_claude(root)
     created: list[str] = []
     root.mkdir(parents=True, exist_ok=True)

@@ -2,11 +2,12 @@
 
 A mem0 export or any JSON is read as text; a MemoryService database as the rows of its
 `structured_memories` table (read-only); a folder of memory files (memctl's layout or Claude Code's)
-as the memories its catalog finds, without writing a cache into it. An export writes a new folder.
+as the memories its files hold, without reading or writing a cache. An export writes a new folder.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from memctl.core.models import Memory
 from memctl.errors import UsageError
 from memctl.store.catalog import MEMCTL_SCAN, Scan, load_snapshot
 from memctl.store.files import write_atomic
-from memctl.store.layout import ACTIVE_DIRS, CACHE_DIR, INDEX_FILE, Layout, MemctlLayout
+from memctl.store.layout import ACTIVE_DIRS, INDEX_FILE, Layout, MemctlLayout
 
 MEMORYSERVICE_TABLE = "structured_memories"
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -101,12 +102,14 @@ def folder_format(kind: str, root: Path, default_type: str) -> FolderFormat:
 
 def read_folder(path: str | Path, kind: str | None = None, default_type: str = "fact") -> FolderContents:
     """Every memory in a folder (active and archived), read through its layout's catalog scan (`kind`,
-    else recognised); nothing is written into the folder (a cache it has is only read)."""
+    else recognised); nothing is written into the folder."""
     root = Path(path)
     if not root.is_dir():
         raise UsageError(f"{path} is not a folder", code="bad_input")
     form = folder_format(kind or folder_layout(root), root, default_type)
-    snapshot = load_snapshot(root, root / CACHE_DIR, write_cache=False, scan=form.scan)
+    # No cache is read or written: a folder someone hands over is parsed from its files alone
+    # (marshal, the catalog's format, is not meant for data from elsewhere).
+    snapshot = load_snapshot(root, Path(os.devnull), write_cache=False, scan=form.scan)
     memories = snapshot.memories
     broken = list(snapshot.broken) + [(b, f"{b}: the same id as {a}") for a, b in snapshot.duplicates]
     return FolderContents(form.kind, memories, broken)

@@ -111,3 +111,22 @@ def test_the_catalog_follows_the_folders_project(folder: Path) -> None:
     MemoryStore(folder).list()
     MemoryStore(folder).set_setting("layout.project", "ingest")
     assert {m.project for m in MemoryStore(folder).list()} == {"ingest"}
+
+
+def test_a_folder_without_an_index_gets_one_on_the_first_write(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    init_directory(root, "claude")
+    assert sorted(p.name for p in root.iterdir()) == [".memctl", "memctl.toml"]
+    (root / "extract_prompt.md").write_text("memctl's prompt, not a memory\n")
+    store = MemoryStore(root)
+    added = store.add("The user wants answers in British English", type="user").memory
+    assert added is not None and [m.path for m in store.list()] == [added.path]
+    assert (root / "MEMORY.md").read_text().startswith(f"- [The user wants answers in British English]({added.path}) — ")
+
+
+def test_the_claude_preset_on_a_memctl_tree_keeps_the_memctl_layout(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    (root / "users").mkdir(parents=True)
+    init_directory(root, "claude")
+    store = MemoryStore(root)
+    assert (store.config.layout.kind, store.config.memory.preset) == ("memctl", "claude")
