@@ -18,17 +18,19 @@ from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
 from memctl.errors import Forbidden, NotFound, UsageError
+from memctl.store.backends import open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config
-from memctl.store.filerepo import FileRepository
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
+    from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
     from memctl.services.edit import EditService
     from memctl.services.imports import ImportReport, ImportService
     from memctl.services.memory_md import MemoryMdService
+    from memctl.services.migrate import MigrationReport, MigrationService
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
@@ -60,8 +62,9 @@ class MemoryStore:
     def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
                  embedder: "Embedder | None" = None, actor: str | None = None) -> None:
         self.root = Path(root)
-        self.repo = FileRepository(self.root)
-        self.config = config or read_config(self.root)
+        config = config or read_config(self.root)
+        self.config = config.model_copy(update={"layout": resolve_layout(self.root, config.layout)})
+        self.repo = open_repository(self.root, self.config)
         self._embedder = embedder
         self.actor = name_arg(actor, "actor") if actor else None
         self.access = Access.of(self.actor, self.config.members) if self.actor else None
@@ -127,6 +130,12 @@ class MemoryStore:
         return ImportService(self._writer)
 
     @cached_property
+    def _migrator(self) -> "MigrationService":
+        from memctl.services.migrate import MigrationService
+
+        return MigrationService(self.repo, self._importer, self.access)
+
+    @cached_property
     def _transcripts(self) -> "TranscriptService":
         from memctl.services.transcripts import TranscriptService
 
@@ -145,7 +154,13 @@ class MemoryStore:
         return DedupeService(self.repo, self.search, self.config, self.access)
 
     @cached_property
-    def _memory_md(self) -> "MemoryMdService":
+    def _memory_md(self) -> "MemoryMdService | ClaudeIndexService":
+        from memctl.store.claude import ClaudeRepository
+
+        if isinstance(self.repo, ClaudeRepository):  # a flat folder has one index, merged with hand edits
+            from memctl.services.claude_index import ClaudeIndexService
+
+            return ClaudeIndexService(self.repo, self.repo, self.config)
         from memctl.services.memory_md import MemoryMdService
 
         return MemoryMdService(self.repo, self.config)
@@ -284,6 +299,38 @@ class MemoryStore:
             self._changed()
 
     @_acting
+    def import_from(self, source: str, path: str | None = None, *, text: str | None = None, user: str | None = None,
+                    project: str | None = None, session: str | None = None, llm: str | None = None) -> "MigrationReport":
+        """Import another store: mem0 (its get_all / export JSON), memoryservice (a SQLite file with the
+        structured_memories table, or its rows as JSON), claude (a Claude Code folder), jsonl or folder
+        (memctl's own exports, restored whole). Idempotent; source timestamps kept."""
+        from memctl.services.imports import ImportDefaults
+        from memctl.services.migrate import SOURCES
+
+        if source not in SOURCES:
+            raise UsageError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})", code="bad_source")
+        user, project, session = (name_arg(v, w) if v else None for v, w in
+                                  ((user, "user"), (project, "project"), (session, "session")))
+        defaults = ImportDefaults(user=user, project=project, session=session, source="import")
+        try:
+            return self._migrator.import_from(source, path, text, defaults, llm)
+        finally:
+            self._changed()
+
+    def export_records(self) -> List[str]:
+        """Every memory (active and archived) as a JSON Lines record that `import --from jsonl` restores."""
+        return self._migrator.records()
+
+    def export_folder(self, target: str | os.PathLike[str], layout: str = "memctl") -> dict[str, Any]:
+        """Every memory as files in a new or empty folder, in the memctl layout (same relative paths and
+        bytes as a canonical directory) or Claude Code's (topic files and a MEMORY.md)."""
+        from memctl.services.migrate import LAYOUTS
+
+        if layout not in LAYOUTS:
+            raise UsageError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})", code="bad_layout")
+        return self._migrator.export_folder(str(target), layout)
+
+    @_acting
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         memory = self._editor.edit(id_arg(memory_id), sets, body)
@@ -408,6 +455,20 @@ class MemoryStore:
         report = doctor(self.repo)
         report["removed"] = repaired
         return report
+
+    def get_setting(self, key: str) -> Any:
+        """The effective value of one setting (`section.name`, e.g. `memory.preset`)."""
+        from memctl.store.configfile import get_setting
+
+        return get_setting(self.config, key)
+
+    def set_setting(self, key: str, value: str) -> Any:
+        """Change one setting in memctl.toml (value as TOML, else a word), keeping the file's comments;
+        validated before it is written. Returns the value stored; it applies to stores opened later."""
+        from memctl.store.configfile import write_setting
+
+        _, stored = write_setting(self.root, self.config, key, value)
+        return stored
 
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving)."""

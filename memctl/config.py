@@ -33,6 +33,13 @@ class MemorySettings(_Section):
     language: Literal["en", "zh"] = "en"
 
 
+class LayoutSettings(_Section):
+    """How the directory keeps its memories (store/backends.py picks the repository from this)."""
+
+    kind: Literal["auto", "memctl", "claude"] = "auto"
+    project: str = ""
+
+
 class GateSettings(_Section):
     """The gate's limits: memctl.toml, then MEMORY_* environment variables, then flags."""
 
@@ -101,6 +108,7 @@ class ProjectSettings(_Section):
 
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    layout: LayoutSettings = Field(default_factory=LayoutSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -151,6 +159,15 @@ preset = "default"
 types = []
 # Language of MEMORY.md headings and type labels: "en" or "zh".
 language = "en"
+
+[layout]
+# How memories are stored: "memctl" (users/<u>/ and projects/<p>/ folders), "claude" (Claude Code's
+# flat folder of topic files and one MEMORY.md), or "auto" (claude for a folder of topic files with
+# no users/ or projects/, else memctl). `memctl init` writes the layout it set up.
+kind = "memctl"
+# Memories that name no user or project belong to this project (empty: none, except in the claude
+# layout, where it is the folder's name).
+project = ""
 
 [gate]
 # Writes below this confidence are refused (env MEMORY_MIN_CONFIDENCE).

@@ -39,3 +39,15 @@ def use_hashing_embedder(root: Path) -> Path:
     config = root / "memctl.toml"
     config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', 'model = "hashing"'))
     return root
+
+
+CLAUDE_FIXTURE = TESTS / "fixtures" / "claude"  # a hand-written Claude Code memory folder
+
+
+def claude_folder(tmp_path: Path, name: str = "memory") -> Path:
+    """A private copy of the fixture Claude Code folder (not yet adopted), safe to change."""
+    import shutil
+
+    target = tmp_path / "projects" / "-home-dana-code-ingest" / name
+    shutil.copytree(CLAUDE_FIXTURE, target)
+    return target

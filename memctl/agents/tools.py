@@ -120,7 +120,7 @@ def _recall(store: Any, a: dict) -> dict:
 
 
 def _add(store: Any, a: dict) -> dict:
-    fields = {k: a[k] for k in ("user", "project", "session", "key") if k in a}
+    fields = {k: a[k] for k in ("user", "project", "session", "key", "name", "description") if k in a}
     return store.add(a["content"], type=a.get("type", store.config.default_type), confidence=a.get("confidence", 1.0),
                      source=a.get("source", "ai"), tags=a.get("tags", []), **fields).to_data()
 
@@ -170,6 +170,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
                          "description": "How sure you are, 0..1 (default 1.0); below 0.7 is refused."},
           "source": {"type": "string", "description": "Who stated it: 'user' if the user said it, else 'ai' (default)."},
           "key": {"type": "string", "description": "A stable slot such as 'home.city': a new value replaces the old."},
+          "name": {"type": "string", "description": "Optional short title (derived from the content if omitted)."},
+          "description": {"type": "string", "description": "Optional one-line description of what it is about."},
           "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags."}},
          _add, required=("content",), fill="owner"),
     Tool("memory_context",

@@ -101,6 +101,11 @@ def message(text: str) -> None:
     sys.stdout.write(safe(text) + "\n")
 
 
+def lines(items: list[str]) -> None:
+    """Machine lines (JSON Lines), one per item, exactly as given: the caller made them safe to print."""
+    sys.stdout.write("".join(f"{item}\n" for item in items))
+
+
 def ids(data: Any) -> None:
     """`-q`: only the ids of the memories a command returned, one per line."""
     found: list[str] = []

@@ -141,3 +141,36 @@ def compose(front: dict[str, Any], body: str) -> str:
     """File text from a frontmatter mapping (kept in its order) and a body, for validation by parse_memory."""
     meta = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100000)
     return f"---\n{meta}---\n{body}\n"
+
+
+def load_fields(front: str, label: str) -> dict[str, Any]:
+    """A frontmatter block's YAML as a mapping (timestamps kept as text); InvalidMemory otherwise."""
+    try:
+        meta = yaml.load(front, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}") from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise InvalidMemory(f"{label}: frontmatter is not a mapping of fields")
+    return meta
+
+
+def dump_fields(front: dict[str, Any]) -> str:
+    """Frontmatter YAML in memctl's style (block mapping, flow lists of scalars, no wrapping), in the
+    mapping's order."""
+    return yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                     width=100000)
+
+
+def memory_from_fields(meta: dict[str, Any], body: str, label: str, path: str | None = None) -> Memory:
+    """A validated Memory from a frontmatter mapping and a body; InvalidMemory with a one-line reason."""
+    known, extra = split_fields(meta)
+    try:
+        return Memory(**known, body=body, extra=extra, path=path)
+    except ValidationError as exc:
+        raise InvalidMemory(f"{label}: {_first_error(exc)}") from None
+    except TypeError as exc:
+        raise InvalidMemory(f"{label}: {exc}") from None

@@ -34,6 +34,8 @@ def build_memory(repo: Repository, config: Config, text: str, *, type: str, user
     if not text or not text.strip():
         raise InvalidMemory("empty content: nothing to remember", code="empty_content")
     if not (user or project):
+        project = config.layout.project or None  # the directory's own project, when it has one
+    if not (user or project):
         raise UsageError("say whose memory this is: --user or --project", code="no_owner")
     check_type(config, type)
     now = clock.now()

@@ -205,7 +205,8 @@ class WriteService:
         detail = {"source": candidate.source, "session": rate_session or candidate.session}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
-            data.update(body=decision.text or candidate.body, updated=clock.now(),
+            # the candidate's own time: now for an add, the source's for an import (never going back)
+            data.update(body=decision.text or candidate.body, updated=max(matched.updated, candidate.updated),
                         confidence=max(matched.confidence, candidate.confidence),
                         tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
                         source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))

@@ -18,7 +18,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -154,7 +154,7 @@ def _write_catalog(path: Path, entries: dict[str, Entry]) -> None:
         write_bytes_atomic(path, marshal.dumps((_HEADER, files)), durable=False)
 
 
-class Scan(NamedTuple):
+class ScanResult(NamedTuple):
     """What a stat scan found: memory files, folders (for change detection), files set aside."""
 
     files: dict[str, Signature]
@@ -172,7 +172,15 @@ def _inside(root_real: str, path: str) -> bool:
     return real == root_real or real.startswith(root_real + os.sep)
 
 
-def _walk(scan: Scan, root: str, root_real: str, rel: str, seen: set[str]) -> None:
+Accept = Callable[[str], bool]  # which file names are memory files
+
+
+def _is_memory_file(name: str) -> bool:
+    return name.endswith(".md") and name != INDEX_FILE
+
+
+def _walk(scan: ScanResult, root: str, root_real: str, rel: str, seen: set[str], accept: Accept = _is_memory_file,
+          deep: bool = True) -> None:
     folder = os.path.join(root, rel)
     real = os.path.realpath(folder)
     if real in seen:  # a link back to a folder already walked: a loop
@@ -186,10 +194,11 @@ def _walk(scan: Scan, root: str, root_real: str, rel: str, seen: set[str]) -> No
         return
     for entry in entries:
         with contextlib.suppress(OSError):  # a file that vanishes mid-scan is simply not there
-            _visit(scan, root, root_real, f"{rel}/{entry.name}", entry, seen)
+            _visit(scan, root, root_real, f"{rel}/{entry.name}" if rel else entry.name, entry, seen, accept, deep)
 
 
-def _visit(scan: Scan, root: str, root_real: str, child: str, entry: os.DirEntry, seen: set[str]) -> None:
+def _visit(scan: ScanResult, root: str, root_real: str, child: str, entry: os.DirEntry, seen: set[str],
+           accept: Accept, deep: bool) -> None:
     name = entry.name
     if name.startswith("."):
         if name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
@@ -199,9 +208,10 @@ def _visit(scan: Scan, root: str, root_real: str, child: str, entry: os.DirEntry
         scan.skipped.append((child, "symbolic link to outside the memory directory; not followed"))
         return
     if entry.is_dir():
-        _walk(scan, root, root_real, child, seen)
+        if deep:
+            _walk(scan, root, root_real, child, seen, accept, deep)
         return
-    if not name.endswith(".md") or name == INDEX_FILE:
+    if not accept(name):
         return
     st = entry.stat()
     if not stat.S_ISREG(st.st_mode):
@@ -212,22 +222,57 @@ def _visit(scan: Scan, root: str, root_real: str, child: str, entry: os.DirEntry
         scan.files[child] = _signature(st)
 
 
-def scan_files(root_path: Path) -> Scan:
-    """Every memory file's signature and every folder's mtime, by relative path, plus what was set aside."""
-    scan = Scan({}, {}, [], [])
+def scan_files(root_path: Path, tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR),
+               accept: Accept = _is_memory_file, deep: bool = True) -> ScanResult:
+    """Every memory file's signature and every folder's mtime, by relative path, plus what was set
+    aside. `tops` are the folders scanned ("" is the root itself); `deep=False` stays in them."""
+    scan = ScanResult({}, {}, [], [])
     root = str(root_path)
     root_real = os.path.realpath(root)
     seen: set[str] = set()
-    for top in (*ACTIVE_DIRS, ARCHIVE_DIR):
+    for top in tops:
         path = os.path.join(root, top)
         if os.path.islink(path) and not _inside(root_real, path):
             scan.skipped.append((top, "symbolic link to outside the memory directory; not followed"))
         elif os.path.isdir(path):
-            _walk(scan, root, root_real, top, seen)
+            _walk(scan, root, root_real, top, seen, accept, deep)
     return scan
 
 
-def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
+class Scan(Protocol):
+    """What a folder layout tells the catalog: its cache file, its top folders, how files are found and parsed."""
+
+    catalog_name: str
+    tops: tuple[str, ...]
+
+    def stat_files(self, root: Path) -> ScanResult:
+        """Every memory file's signature and every scanned folder's mtime, by relative path."""
+        ...
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        """One file's text as a Memory; InvalidMemory with a one-line reason otherwise."""
+        ...
+
+
+class MemctlScan:
+    """The `memctl` layout: every `*.md` but MEMORY.md under users/, projects/ and archive/."""
+
+    catalog_name: str = CATALOG_FILE
+    tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
+
+    def stat_files(self, root: Path) -> ScanResult:
+        return scan_files(root, self.tops)
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
+
+        return parse_memory(text, rel)
+
+
+MEMCTL_SCAN = MemctlScan()
+
+
+def folders_unchanged(root_path: Path, folders: dict[str, int], tops: tuple[str, ...] = MemctlScan.tops) -> bool:
     """True when no folder's mtime moved: nothing was added, removed, renamed or atomically replaced."""
     root = str(root_path)
     for rel, mtime in folders.items():
@@ -236,7 +281,7 @@ def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
                 return False
         except OSError:
             return False
-    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in (*ACTIVE_DIRS, ARCHIVE_DIR))
+    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in tops)
 
 
 def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -254,9 +299,7 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
 
 
-def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None) -> Entry:
-    from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
-
+def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None, scan: Scan) -> Entry:
     try:
         path = root / rel
         raw = read_regular(path) if not path.is_symlink() else read_regular(path.resolve())
@@ -266,7 +309,7 @@ def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None) -> Ent
     if old is not None and old.hash == digest:
         return Entry(sig, digest, old.data, old.error)
     try:
-        memory = parse_memory(raw.decode("utf-8"), rel)
+        memory = scan.parse(raw.decode("utf-8"), rel, sig[0])
     except UnicodeDecodeError:
         return Entry(sig, digest, error=f"{rel}: not UTF-8 text")
     except InvalidMemory as exc:
@@ -276,28 +319,29 @@ def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None) -> Ent
     return Entry(sig, digest, data=data)
 
 
-def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
+def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None,
+                  scan: Scan = MEMCTL_SCAN) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
     With `previous` (a warm process), its entries and parsed memories are reused, so an
-    unchanged directory costs one stat per file and nothing else.
+    unchanged directory costs one stat per file and nothing else. `scan` is the folder layout.
     """
-    catalog_path = cache / CATALOG_FILE
+    catalog_path = cache / scan.catalog_name
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
-    scan = scan_files(root)
-    on_disk = scan.files
+    found = scan.stat_files(root)
+    on_disk = found.files
     report = plan_file_changes(on_disk, cached)
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:
-        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel))
+        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel), scan)
     objects = dict(previous.objects) if previous is not None else {}
     # Objects the previous snapshot had not re-validated since their file changed are stale too.
     stale = set(changed_paths) | (previous.unvalidated() if previous is not None else set())
     snapshot = _assemble(entries, objects, stale)
-    snapshot.folders = scan.folders
-    snapshot.broken.extend((rel, f"{rel}: {reason}") for rel, reason in scan.skipped)
-    snapshot.temps = scan.temps
+    snapshot.folders = found.folders
+    snapshot.broken.extend((rel, f"{rel}: {reason}") for rel, reason in found.skipped)
+    snapshot.temps = found.temps
     if write_cache and (report.dirty or not catalog_path.exists()) and root.exists():
         with contextlib.suppress(OSError):
             cache.mkdir(parents=True, exist_ok=True)

@@ -17,13 +17,13 @@ from typing import Any, Sequence
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import Conflict, NotFound, UsageError
-from memctl.store.catalog import CATALOG_FILE, Snapshot, folders_unchanged, load_snapshot, read_regular
+from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
 from memctl.store.files import content_hash, file_lock, move, write_atomic
 from memctl.store.filters import MemoryFilter, filter_records
 from memctl.store.journal import Journal
-from memctl.store.layout import CACHE_DIR, MemctlLayout, is_archived
+from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
 from memctl.store.repair import INTENT_OP, find_leftovers, finish, last_intent
 from memctl.store.transcripts import TranscriptStore
 from memctl.store.usage import UsageLog
@@ -35,14 +35,15 @@ RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this
 
 
 class FileRepository:
-    """One memory directory on disk (the `memctl` layout)."""
+    """One memory directory on disk (the `memctl` layout; store/claude.py has Claude Code's)."""
 
     kind = "files"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, layout: Layout | None = None, scan: Scan = MEMCTL_SCAN) -> None:
         self.root = Path(root)
         self.cache = self.root / CACHE_DIR
-        self.layout = MemctlLayout(self.root)
+        self.layout: Layout = layout or MemctlLayout(self.root)
+        self.scan = scan
         self.journal = Journal(self.cache / "journal.jsonl", lambda: self.actor)
         self.usage_log = UsageLog(self.cache)
         self.compactions = CompactionRecords(self.cache / "compactions")
@@ -67,9 +68,9 @@ class FileRepository:
         """
         snap = self._snapshot
         if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
-                or not folders_unchanged(self.root, snap.folders)):
+                or not folders_unchanged(self.root, snap.folders, self.scan.tops)):
             self._scanned_at = time.monotonic()
-            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap)
+            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan)
             self._stale = False
             self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
             self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
@@ -170,11 +171,15 @@ class FileRepository:
                                  code="symlink")
         return path
 
-    def _save(self, memory: Memory, path: Path) -> str:
-        """Serialise and write atomically; returns the new content hash."""
+    def render(self, memory: Memory, path: Path) -> str:
+        """The text of a memory's file: the canonical serialisation (a layout may keep a file's own form)."""
         from memctl.core.fileformat import serialise_memory  # yaml: only paid by writers
 
-        text = serialise_memory(memory)
+        return serialise_memory(memory)
+
+    def _save(self, memory: Memory, path: Path) -> str:
+        """Serialise and write atomically; returns the new content hash."""
+        text = self.render(memory, path)
         write_atomic(self._writable(path), text)
         memory.path = self.layout.relative(path)
         self._stale = True
@@ -184,6 +189,13 @@ class FileRepository:
     def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
         """Write a new memory file and journal it."""
         after = self._save(memory, self.layout.new_path(memory))
+        self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+        return memory
+
+    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+        """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records.
+        It keeps its relative path when that fits this layout and is free."""
+        after = self._save(memory, self.layout.place(memory))
         self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
         return memory
 
@@ -386,6 +398,6 @@ class FileRepository:
 
     def drop_caches(self) -> None:
         """Forget the catalog (the next read re-parses every file)."""
-        (self.cache / CATALOG_FILE).unlink(missing_ok=True)
+        (self.cache / self.scan.catalog_name).unlink(missing_ok=True)
         self._snapshot = None
         self._stale = True

@@ -119,6 +119,10 @@ class Repository(Protocol):
         """Store a new memory and journal it."""
         ...
 
+    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+        """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records."""
+        ...
+
     def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
         """Replace a stored memory in place, journaling the content before and after."""
         ...

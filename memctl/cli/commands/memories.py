@@ -31,8 +31,11 @@ def add(
     text: Text = None,
     user: User = None, project: Project = None, session: Session = None,
     type: Annotated[Optional[str], typer.Option("--type", "-t", metavar="TYPE",
-                                                help="Memory type (default: fact, else the preset's first).")] = None,
+                                                help="Memory type (default: fact, else the preset's first type).")] = None,
     subtype: Annotated[Optional[str], typer.Option(metavar="SUBTYPE", help="Finer category.")] = None,
+    name: Annotated[Optional[str], typer.Option(metavar="TITLE", help="A short title (the claude layout derives one).")] = None,
+    description: Annotated[Optional[str], typer.Option(metavar="TEXT",
+                                                       help="A one-line description (the claude layout derives one).")] = None,
     confidence: Annotated[float, typer.Option(metavar="0..1", min=0.0, max=1.0,
                                               help="Below the gate's minimum is refused.")] = 1.0,
     source: Annotated[str, typer.Option(metavar="SOURCE", help="user, ai, auto, import, ...")] = "user",
@@ -51,7 +54,8 @@ def add(
     def action() -> dict:
         store = open_store()
         return store.add(read_text(text), type=type or store.config.default_type, user=user, project=project,
-                         session=session, subtype=subtype, confidence=confidence, source=source, tags=tag or [],
+                         session=session, subtype=subtype, name=name, description=description,
+                         confidence=confidence, source=source, tags=tag or [],
                          key=key, ttl=ttl, importance=importance, redact=redact, llm=llm).to_data()
 
     run("add", json_, action, render_write, quiet)
