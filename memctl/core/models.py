@@ -144,7 +144,9 @@ class Memory(BaseModel):
     @field_validator("body")
     @classmethod
     def _check_body(cls, value: str) -> str:
-        if not value or not value.strip():
+        """The body without surrounding whitespace and with one kind of line ending (files are LF)."""
+        value = re.sub(r"\r\n?", "\n", value or "")
+        if not value.strip():
             raise ValueError("the memory has no content")
         return value.strip()
 

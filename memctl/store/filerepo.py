@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
-from memctl.errors import Conflict, NotFound, UsageError
+from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
 from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
@@ -178,8 +178,12 @@ class FileRepository:
         return serialise_memory(memory)
 
     def _save(self, memory: Memory, path: Path) -> str:
-        """Serialise and write atomically; returns the new content hash."""
+        """Serialise, check the text reads back, and write atomically; returns the new content hash."""
         text = self.render(memory, path)
+        try:
+            self.scan.parse(text, self.layout.relative(path), 0)
+        except InvalidMemory as exc:  # never write a file the next scan would call broken
+            raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
         write_atomic(self._writable(path), text)
         memory.path = self.layout.relative(path)
         self._stale = True
