@@ -20,7 +20,7 @@ from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
 from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
-from memctl.store.files import content_hash, file_lock, move, write_atomic
+from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
 from memctl.store.filters import MemoryFilter, filter_records
 from memctl.store.journal import Journal
 from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
@@ -225,6 +225,7 @@ class FileRepository:
         target = self._free(self._writable(self.layout.archive_path(source)), memory)
         self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, **links)
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path"})
         data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
         archived = Memory(**data)
@@ -240,6 +241,7 @@ class FileRepository:
         target = self._free(self._writable(self.layout.active_path(source)), memory)
         self.journal.append(INTENT_OP, memory.id, before, None, status="active")
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
         data["status"] = "active"
         restored = Memory(**data)
