@@ -269,7 +269,8 @@ class MemoryStore:
     @_acting
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
-        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, redact, llm."""
+        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
+        state, valid_until, part_of, redact, llm."""
         try:
             return self._writer.add(text, **_without_none(fields))
         finally:

@@ -53,6 +53,7 @@ class FileRepository:
         self._scanned_at = 0.0
         self._warnings: dict[str, None] = {}
         self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
+        self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
         self._lock_depth = 0
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
@@ -109,8 +110,18 @@ class FileRepository:
         if cached is not None and cached[2] is snap and now_s < cached[1]:
             return cached[0]
         pool, next_expiry = filter_records(snap.records(), flt, now)
-        self._pools = {flt: (pool, next_expiry, snap)}
+        self._pools = {f: c for f, c in self._pools.items() if c[2] is snap and f != flt}
+        self._pools[flt] = (pool, next_expiry, snap)  # a few filters: a recall also asks for linked parts
+        while len(self._pools) > 8:
+            self._pools.pop(next(iter(self._pools)))
         return pool
+
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of`; memoised per snapshot."""
+        snap = self.snapshot()
+        if self._wholes is None or self._wholes[1] is not snap:
+            self._wholes = (frozenset(str(d["part_of"]) for _, d in snap.records() if d.get("part_of")), snap)
+        return self._wholes[0]
 
     def load(self, handle: str) -> Memory:
         """The validated memory of one file (by its relative path, from the snapshot `candidates`

@@ -44,6 +44,14 @@ def add(
     ttl: Annotated[Optional[str], typer.Option(metavar="DURATION", help="Expire after e.g. 7d, 12h.")] = None,
     importance: Annotated[Optional[float], typer.Option(metavar="0..1", min=0.0, max=1.0,
                                                         help="Explicit importance (1 = pinned).")] = None,
+    occurred: Annotated[Optional[str], typer.Option(metavar="DATE", help=(
+        "When it happens or happened: 2026-03-02, 2026-03 or 2026-03-02..2026-03-09 (default: read from "
+        "'tomorrow', 'next week'... in the text)."))] = None,
+    state: Annotated[Optional[str], typer.Option(metavar="STATE", help=(
+        "active, inactive, planned, done, cancelled ([facts] states); not in force ranks lower."))] = None,
+    valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
+    part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
+        "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
     redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
     llm: Annotated[Optional[str], typer.Option(metavar="COMMAND",
                                                help="Command deciding ambiguous cases (reads stdin, writes stdout).")] = None,
@@ -56,7 +64,8 @@ def add(
         return store.add(read_text(text), type=type or store.config.default_type, user=user, project=project,
                          session=session, subtype=subtype, name=name, description=description,
                          confidence=confidence, source=source, tags=tag or [],
-                         key=key, ttl=ttl, importance=importance, redact=redact, llm=llm).to_data()
+                         key=key, ttl=ttl, importance=importance, occurred=occurred, state=state,
+                         valid_until=valid_until, part_of=part_of, redact=redact, llm=llm).to_data()
 
     run("add", json_, action, render_write, quiet)
 
@@ -67,6 +76,8 @@ def render_write(data: dict) -> None:
     memory = data.get("memory") or {}
     output.message(f"{decision.get('action', 'add')}: {memory.get('id')} {memory.get('path')}"
                    + (f" ({decision.get('reason')})" if decision.get("reason") else ""))
+    for note in data.get("notes") or ():
+        output.message(f"note: {note}")
 
 
 def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,
