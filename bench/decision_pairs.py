@@ -44,6 +44,10 @@ DISTINCT: list[Pair] = [
     ("李四去了北京出差", "李四去了上海出差", "event", 0.9, "distinct"),
     ("工单PAY-1234是关于重复扣款的", "工单PAY-1302是关于重复扣款的", "fact", 0.96, "distinct"),
     ("王五在周一见了客户", "王五在周四见了客户", "event", 0.91, "distinct"),
+    ("Loan quote from Acme Bank: 6.1% APR for 30 years, never accepted",
+     "Mortgage loan contract with First Bank: 5.2% APR, 30 years, signed and active", "fact", 0.8, "distinct"),
+    ("I drive a 2019 Toyota Camry, plate 7ABC123", "I also have a 2022 Tesla Model 3 that my partner drives",
+     "fact", 0.7, "distinct"),
 ]
 
 CHANGES: list[Pair] = [

@@ -178,11 +178,17 @@ def _same_thing(old: str, new: str, replaced: str) -> bool:
     if is_occurrence(old) and is_occurrence(new) and not announces_change(new):
         return False
     attribute = attribute_of(new)
-    if names(old) != names(new) and attribute not in NAMED_VALUES:
+    if _other_thing(old, new):
         return False  # another person or place named, where a name is not the value: another thing
     if replaced == "number":
         return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
     return attribute is not None and attribute == attribute_of(old)
+
+
+def _other_thing(old: str, new: str) -> bool:
+    """Texts that name different things (identifiers, or people and places where a name is not the
+    value): similar, never in conflict."""
+    return names_other_things(old, new) or (names(old) != names(new) and attribute_of(new) not in NAMED_VALUES)
 
 
 def only_numbers_changed(old: str, new: str) -> bool:
@@ -344,7 +350,7 @@ def decide(
     related_ids = [n.id for n in related]
     conflicts = [n.id for n, action, _ in judged if n.id != target and (
         action == "supersede"
-        or (n.id in related_ids and looks_conflicting(n.text, candidate.text))
+        or (n.id in related_ids and looks_conflicting(n.text, candidate.text) and not _other_thing(n.text, candidate.text))
         or announces_change_of(n.text, candidate.text))]
     if best is None:
         return Decision(action="add", similar=related_ids, conflicts_with=conflicts,

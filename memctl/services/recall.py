@@ -174,7 +174,8 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
     newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys), newest_first)
+    lapsed = {i for i, _ in scored if not in_force(by_id[i], now, in_force_states)}
+    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys, lapsed), newest_first)
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -189,8 +190,10 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
     return hits
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str]) -> dict[str, set[str]]:
-    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key."""
+def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],
+                lapsed: set[str] = frozenset()) -> dict[str, set[str]]:  # type: ignore[assignment]
+    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key.
+    A memory no longer in force (`lapsed`) is never lifted above one in force."""
     out: dict[str, set[str]] = {}
     by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
@@ -199,7 +202,8 @@ def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: froze
             by_key.setdefault((m.owner, m.key), []).append(m)
         for other in m.conflicts_with:
             o = by_id.get(other)
-            if o is not None and other in present and (m.created, m.id) > (o.created, o.id):
+            if o is not None and other in present and (m.created, m.id) > (o.created, o.id) \
+                    and not (doc_id in lapsed and other not in lapsed):
                 out.setdefault(doc_id, set()).add(other)
     for versions in by_key.values():
         versions.sort(key=lambda v: (v.created, v.id))

@@ -154,6 +154,7 @@ class WriteService:
         may not add it."""
         actor = self.access.actor if self.access else None
         fields.setdefault("author", actor or fields.get("user"))
+        fields["type"] = fields.get("type") or self.config.default_type
         if fields.get("part_of"):  # an id or a unique prefix of one
             fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id
         candidate = build_memory(self.repo, self.config, text, **fields)
@@ -263,10 +264,21 @@ class WriteService:
                               superseded_by=written.id)
             return written
         candidate.conflicts_with = list(decision.conflicts_with)
+        _after_linked(self.repo, candidate)
         written = self.repo.create(candidate, "add", **detail)
         for other in decision.conflicts_with:
             link_conflict(self.repo, other, written.id)
         return written
+
+
+def _after_linked(repo: Repository, candidate: Memory) -> None:
+    """A memory written in the same second as one it conflicts with is dated a second later, so
+    "newer first" between the two never depends on their random ids (times are kept to the second)."""
+    if not candidate.conflicts_with:
+        return
+    latest = max(repo.get(other).created for other in candidate.conflicts_with)
+    if candidate.created == latest:
+        candidate.created = candidate.updated = latest + timedelta(seconds=1)
 
 
 def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: Decision) -> Decision:

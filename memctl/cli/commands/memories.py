@@ -149,18 +149,47 @@ def parse_sets(items: list[str]) -> dict[str, str]:
     return out
 
 
+WithParts = Annotated[bool, typer.Option("--with-parts", help="Also the memories that are part of it (part_of).")]
+
+
 def forget(memory_id: MemoryId,
            reason: Annotated[Optional[str], typer.Option(metavar="TEXT", help="Why (kept in the archived file).")] = None,
-           json_: Json = False) -> None:
-    """Archive a memory (status forgotten); `restore` brings it back."""
-    run("forget", json_, lambda: {"memory": open_store().forget(memory_id, reason).to_public()},
-        lambda d: output.message(f"forgotten {d['memory']['id']} -> {d['memory']['path']}"))
+           with_parts: WithParts = False, json_: Json = False) -> None:
+    """Archive a memory (status forgotten); `restore` brings it back. A whole's parts are offered."""
+
+    def action() -> dict:
+        s = open_store()
+        done = s.forget_all(memory_id, reason, with_parts)
+        left = [m for m in s.parts(done[0].id) if m.status == "active" and not (m.path or "").startswith("archive/")]
+        return _moved(done, left)
+
+    run("forget", json_, action, lambda d: _render_moved("forgotten", d, "forget"))
 
 
-def restore(memory_id: MemoryId, json_: Json = False) -> None:
-    """Bring an archived memory back to its active folder."""
-    run("restore", json_, lambda: {"memory": open_store().restore(memory_id).to_public()},
-        lambda d: output.message(f"restored {d['memory']['id']} -> {d['memory']['path']}"))
+def restore(memory_id: MemoryId, with_parts: WithParts = False, json_: Json = False) -> None:
+    """Bring an archived memory back to its active folder. A whole's forgotten parts are offered."""
+
+    def action() -> dict:
+        s = open_store()
+        done = s.restore_all(memory_id, with_parts)
+        left = [m for m in s.parts(done[0].id) if m.status == "forgotten"]
+        return _moved(done, left)
+
+    run("restore", json_, action, lambda d: _render_moved("restored", d, "restore"))
+
+
+def _moved(done: list, left: list) -> dict:
+    return {"memory": done[0].to_public(), "parts": [m.to_public() for m in done[1:]],
+            "parts_left": [m.to_public() for m in left]}
+
+
+def _render_moved(verb: str, d: dict, command: str) -> None:
+    for m in [d["memory"], *d["parts"]]:
+        output.message(f"{verb} {m['id']} -> {m['path']}")
+    if d["parts_left"]:
+        ids = " ".join(m["id"] for m in d["parts_left"])
+        output.message(f"note: {len(d['parts_left'])} part(s) of {d['memory']['id']} left as they are: {ids} "
+                       f"(memctl {command} {d['memory']['id']} --with-parts takes them too)")
 
 
 def history(memory_id: MemoryId, json_: Json = False) -> None:
