@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from decision_pairs import PAIRS  # noqa: E402
+from decision_pairs import PAIRS
 
-from memctl.policy.decide import Candidate, Neighbor, decide  # noqa: E402
+from memctl.policy.decide import Candidate, Neighbor, decide
 
 
 def detected(old: str, new: str, type_: str, cosine: float) -> bool:

@@ -100,7 +100,7 @@ def test_recall_brings_the_family_along_once(store):
     store.add("Kim likes jazz", user="u")
     hits = store.recall("Return flight UA 5678", users=["u"], k=1).hits
     assert hits[0].id == parts[1].id and hits[0].linked_to is None
-    linked = [h for h in hits[1:]]
+    linked = list(hits[1:])
     assert {h.id for h in linked} == {trip.id, parts[0].id, parts[2].id}
     assert all(h.linked_to == parts[1].id for h in linked)
     assert len({h.id for h in hits}) == len(hits)
