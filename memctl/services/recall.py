@@ -120,7 +120,7 @@ class RecallService:
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
         in_force_states = frozenset(self.config.facts.in_force)
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states, q.session)
         hits = self._with_parts(hits, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
@@ -158,7 +158,8 @@ def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
 
 
 def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
-         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"})) -> list[Hit]:
+         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"}),
+         session: str | None = None) -> list[Hit]:
     """Final scores (less `not_in_force_penalty` for memories no longer in force), newer-first within
     conflicting pairs, de-duplicated within a type, top k.
 
@@ -167,7 +168,7 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
     scored = []
     for s in fused:
         m = by_id[s.id]
-        score, comp = final_score(s.similarity, m.confidence, m.scope, weights, m.created, now)
+        score, comp = final_score(s.similarity, m.confidence, _scope_of(m, session), weights, m.created, now)
         if not in_force(m, now, in_force_states):
             score = max(score - weights.not_in_force_penalty, 0.0)
             comp["not_in_force_penalty"] = weights.not_in_force_penalty
@@ -188,6 +189,13 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
         if len(hits) == k:
             break
     return hits
+
+
+def _scope_of(m: Memory, session: str | None) -> str:
+    """The scope priority a memory ranks with: another session's memory ranks as its owner's long-term one."""
+    if m.scope != "session" or session is None or m.session == session:
+        return m.scope
+    return "user" if m.user else "project"
 
 
 def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],

@@ -45,15 +45,16 @@ class MemoryFilter:
 
 
 def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> bool:
-    """The user's own memories, their projects', and the session's; no scope flags = everything."""
+    """The user's own memories (their session memories from any of their sessions included, so use
+    across sessions can be counted), their projects', and the session's; no scope flags = everything."""
     if not f.scoped:
         return True
     scope = m.get("scope", "user")
     if scope == "session":  # a session belongs to its owner: the same id in another user's session is not ours
         owned = m.get("user") in f.users or (m.get("project") is not None and m.get("project") in f.projects)
-        if f.session is not None:
-            return m.get("session") == f.session and (owned or not (f.users or f.projects))
-        return m.get("user") in f.users
+        if f.session is not None and m.get("session") == f.session:
+            return owned or not (f.users or f.projects)
+        return m.get("user") in f.users  # the user's other sessions are theirs too (ranked as long-term)
     if scope == "project":
         return m.get("project") in f.projects or m.get("project") in user_projects
     return m.get("user") in f.users
