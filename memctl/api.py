@@ -55,10 +55,21 @@ class MemoryStore:
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
     def search(self) -> "SearchIndex":
-        """The keyword + vector search over this directory's memories."""
+        """The keyword + vector search over this directory's memories (with a second model's
+        vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
+        from memctl.search.embedders import get_embedder, second_model_name
         from memctl.search.engine import Engine
 
-        return Engine(self.repo, self._make_embedder)
+        primary = Engine(self.repo, self._make_embedder)
+        settings = self.config.embedding
+        second = None if self._embedder is not None else second_model_name(settings.second_model, settings.model)
+        if second is None:
+            return primary
+        from memctl.search.fused import TwoModelSearch
+
+        cache = self.repo.cache / "models"
+        return TwoModelSearch(primary, Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size),
+                                              vectors="vectors-second"))
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:

@@ -180,6 +180,7 @@ class Hit(BaseModel):
     session: str | None = None
     content: str
     score: float
+    relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
     components: dict[str, float] = Field(default_factory=dict)
     memory: Memory | None = Field(default=None, exclude=True)
