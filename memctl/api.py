@@ -57,7 +57,7 @@ class MemoryStore:
     def search(self) -> "SearchIndex":
         """The keyword + vector search over this directory's memories (with a second model's
         vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
-        from memctl.search.embedders import get_embedder, second_model_name
+        from memctl.search.embedders import get_embedder, recall_uses_primary, second_model_name
         from memctl.search.engine import Engine
 
         primary = Engine(self.repo, self._make_embedder)
@@ -68,8 +68,8 @@ class MemoryStore:
         from memctl.search.fused import TwoModelSearch
 
         cache = self.repo.cache / "models"
-        return TwoModelSearch(primary, Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size),
-                                              vectors="vectors-second"))
+        engine = Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size), vectors="vectors-second")
+        return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:

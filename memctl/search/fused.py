@@ -17,9 +17,10 @@ Run = list[tuple[str, float]]
 class TwoModelSearch:
     """The SearchIndex of a directory whose recall fuses two embedding models."""
 
-    def __init__(self, primary: Engine, second: Engine) -> None:
+    def __init__(self, primary: Engine, second: Engine, recall_primary: bool = True) -> None:
         self.primary = primary
         self.second = second
+        self.recall_primary = recall_primary  # False: recall uses the second model's cosines alone
 
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> Run:
         """BM25F scores, from the primary engine."""
@@ -34,8 +35,9 @@ class TwoModelSearch:
         return self.primary.semantic_search(query, limit, allowed)
 
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, Run]]:
-        """(identity, cosine run) of both models, the primary first."""
-        return self.primary.semantic_runs(query, limit, allowed) + self.second.semantic_runs(query, limit, allowed)
+        """(identity, cosine run) of both models, the primary first (or the second alone)."""
+        second = self.second.semantic_runs(query, limit, allowed)
+        return self.primary.semantic_runs(query, limit, allowed) + second if self.recall_primary else second
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosines of the primary model."""
