@@ -47,7 +47,9 @@ def warn(message: str) -> None:
 
 
 def note(message: str) -> None:
-    """A remark for people beside the output (how many hits were held back): stderr, like warnings."""
+    """A remark for people beside the output (how many hits were held back): stderr, like warnings,
+    after what stdout holds so far (so a terminal shows it below the table)."""
+    sys.stdout.flush()
     sys.stderr.write(f"memctl: {safe(message)}\n")
 
 
