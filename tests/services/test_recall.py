@@ -163,4 +163,3 @@ def test_month_and_year_are_searchable(store: MemoryStore) -> None:
     hit = store.add_raw("Alice gave the design review", type="event", user="alice", created=march, updated=march)
     store.add_raw("Alice gave the budget review", type="event", user="alice", created=july, updated=july)
     assert ids(store, "review in March 2026", mode="keyword")[0] == hit.id
-
