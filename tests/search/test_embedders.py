@@ -323,6 +323,8 @@ multilingual = pytest.mark.skipif(not embed.multilingual_installed(), reason="th
 @multilingual
 def test_multilingual_model_ranks_a_chinese_paraphrase_first(tmp_path: Path) -> None:
     embedder = get_embedder(embed.MULTILINGUAL_MODEL, tmp_path)
+    embedder.embed_query("warm up")
+    assert os.environ.get("OMP_WAIT_POLICY")  # PASSIVE unless the user set it: no spinning threads
     docs = embedder.embed(["我对花生过敏。", "我们团队每周五发布支付服务。", "Alice prefers window seats on flights."])
     assert docs.shape == (3, 384) and np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
     sims = docs @ embedder.embed_query("吃哪种坚果会让身体不适？")
