@@ -7,7 +7,7 @@ write path's thresholds, which are the primary model's, never change meaning.
 
 from __future__ import annotations
 
-from typing import Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from memctl.search.engine import Engine
 
@@ -21,6 +21,12 @@ class TwoModelSearch:
         self.primary = primary
         self.second = second
         self.recall_primary = recall_primary  # False: recall uses the second model's cosines alone
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything not listed here (what the write path and maintenance call) is the primary's."""
+        if name in ("primary", "second"):  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.primary, name)
 
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> Run:
         """BM25F scores, from the primary engine."""

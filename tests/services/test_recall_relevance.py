@@ -80,3 +80,11 @@ def test_hybrid_recall_without_a_second_model_never_imports_the_multilingual_eng
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False"]
+
+
+def test_a_second_model_leaves_every_other_search_call_to_the_primary(payments: MemoryStore) -> None:
+    payments.config.embedding.second_model = "multilingual-e5-small"
+    search = MemoryStore(payments.root, config=payments.config).search
+    assert search.sync_keyword.__self__ is search.primary  # type: ignore[attr-defined]
+    ids = [m.id for m in payments.active()]
+    assert search.similarities("payment service", ids) == search.primary.similarities("payment service", ids)  # type: ignore[attr-defined]
