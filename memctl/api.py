@@ -92,10 +92,21 @@ class MemoryStore:
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
     def search(self) -> "SearchIndex":
-        """The keyword + vector search over this directory's memories."""
+        """The keyword + vector search over this directory's memories (with a second model's
+        vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
+        from memctl.search.embedders import get_embedder, recall_uses_primary, second_model_name
         from memctl.search.engine import Engine
 
-        return Engine(self.repo, self._make_embedder)
+        primary = Engine(self.repo, self._make_embedder)
+        settings = self.config.embedding
+        second = None if self._embedder is not None else second_model_name(settings.second_model, settings.model)
+        if second is None:
+            return primary
+        from memctl.search.fused import TwoModelSearch
+
+        cache = self.repo.cache / "models"
+        engine = Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size), vectors="vectors-second")
+        return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:
@@ -255,7 +266,8 @@ class MemoryStore:
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage."""
+        mode (hybrid|keyword|semantic), record_usage, min_relevance (default `[recall]
+        min_relevance`; 0 holds nothing back). Hits carry a calibrated `relevance`."""
         from memctl.services.recall import parse_query
 
         return self._recaller.recall(parse_query(query, options))

@@ -215,6 +215,15 @@ class SearchIndex(Protocol):
         """Cosine similarity to the query's embedding among `allowed` ids."""
         ...
 
+    def semantic_runs(self, query: str, limit: int,
+                      allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(model identity, cosine run) for every embedding model recall fuses, the primary first."""
+        ...
+
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
+        ...
+
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids` that has a vector."""
         ...
