@@ -282,7 +282,8 @@ class MemoryStore:
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
         project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
-        state, valid_until, part_of, redact, llm."""
+        state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
+        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
         try:
             return self._writer.add(text, **_without_none(fields))
         finally:

@@ -164,8 +164,12 @@ class Repository(Protocol):
         """Journal entries about one memory, oldest first."""
         ...
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes (source auto/ai) a session made in the window (timestamps as text)."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        ...
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in the session after `since` (extract skips their turns)."""
         ...
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
