@@ -235,6 +235,7 @@ class TranscriptService:
         for cand in candidates:
             cand.source_ids = [i for i in cand.source_ids if i in known]
             cand.replaces = _replaced_id(cand.replaces, similar)
+            cand.occurred = cand.occurred or _dated(cand, todo)
         # Long-term memories of the user, rate-limited per session (the session is kept in source_ids).
         defaults = ImportDefaults(user=user, source=EXTRACT_SOURCE, rate_session=session)
         forced = [(n, c.model_copy(update={"user": user, "project": None, "session": None, "source": EXTRACT_SOURCE}))
@@ -263,6 +264,16 @@ class TranscriptService:
         fused = fuse(search.keyword_search(text, SIMILAR_IN_PROMPT, pool),
                      search.semantic_search(text, SIMILAR_IN_PROMPT, pool), self.config.recall)
         return [self.repo.load(pool[s.id]) for s in fused[:SIMILAR_IN_PROMPT] if s.id in pool]
+
+
+def _dated(cand: CandidateIn, todo: list[Message]) -> str | None:
+    """A relative date left in a candidate ("tomorrow") read against when its messages were sent."""
+    from memctl.policy.when import resolve_occurred
+
+    times = [m.time for m in todo if m.time and (m.id in cand.source_ids or not cand.source_ids)]
+    if not times:
+        return None
+    return resolve_occurred(cand.content, clock.parse_timestamp(max(times)).date())[0]
 
 
 def _replaced_id(number: Any, similar: list[Memory]) -> str | None:

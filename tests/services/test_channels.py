@@ -81,3 +81,10 @@ def test_automatic_writes_without_a_session_are_limited_per_owner(memdir: Path):
     store.add("Alice reads poetry", user="alice")  # explicit writes are never limited
     clock.set_now(START + timedelta(hours=25))
     store.add("Alice swims", user="alice", source="auto", confidence=0.9)  # the window moved on
+
+
+def test_a_relative_date_left_by_the_extractor_is_read_against_the_message_time(store: MemoryStore):
+    say(store, "remember:event: Alice flies to Rome tomorrow")
+    clock.set_now(START + timedelta(days=5))  # extracted days later
+    store.extract("alice", "s1", f"{FAKE_LLM} extract")
+    assert [m.occurred for m in store.list(user="alice")] == ["2026-03-02"]
