@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -22,7 +22,11 @@ from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
+from memctl.services.kinds import typed_input
 from memctl.store.repository import Repository, SearchIndex
+
+if TYPE_CHECKING:
+    from memctl.store.kinds import KindFiles
 
 
 class WriteResult(BaseModel):
@@ -109,11 +113,13 @@ def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+                 kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None,
@@ -156,6 +162,8 @@ class WriteService:
         may not add it."""
         actor = self.access.actor if self.access else None
         fields.setdefault("author", actor or fields.get("user"))
+        if self.kinds is not None:
+            fields.update(typed_input(self.kinds.schemas, fields, self.config.types))
         fields["type"] = fields.get("type") or self.config.default_type
         if fields.get("part_of"):  # an id or a unique prefix of one
             fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id

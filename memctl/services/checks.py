@@ -1,0 +1,85 @@
+"""`memctl check`: run every rule over the typed memories in force and report the findings.
+
+Rules that do not compile are reported (`file:line: rule NAME: what`) and skipped; the others
+still run. Findings are computed, never stored: they go to stdout, the context block and recall.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from functools import cached_property
+from typing import Any, Sequence
+
+from pydantic import BaseModel
+
+from memctl import clock
+from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read
+from memctl.core.models import Memory, name_arg
+from memctl.policy.checks import Finding, Rule, RuleError, compile_rule, evaluate
+from memctl.policy.validity import in_force
+from memctl.store.kinds import KindFiles
+from memctl.store.repository import Repository
+
+
+class CheckReport(BaseModel):
+    """What `check` found on a day, and the rules that could not be read."""
+
+    at: date
+    findings: list[Finding]
+    rules: int
+    problems: list[str] = []
+
+    def to_data(self) -> dict[str, Any]:
+        """The `check --json` data."""
+        return {"at": self.at.isoformat(), "rules": self.rules, "count": len(self.findings),
+                "findings": [f.to_data() for f in self.findings], "problems": self.problems}
+
+
+class CheckService:
+    """Compile the directory's rules once, then evaluate them on demand."""
+
+    def __init__(self, repo: Repository, kinds: KindFiles, config: Config, access: Access | None = None) -> None:
+        self.repo = repo
+        self.kinds = kinds
+        self.config = config
+        self.access = access
+
+    @cached_property
+    def compiled(self) -> tuple[list[Rule], list[str]]:
+        """The rules that compile, and a `file:line: rule NAME: what` line for each that does not."""
+        rules, problems = [], []
+        schemas = self.kinds.schemas
+        for item in self.kinds.rules:
+            try:
+                rule = compile_rule(item.name, item.table, schemas)
+            except RuleError as exc:
+                problems.append(f"{item.where(exc.key)}: rule {item.name!r}: {exc}")
+                continue
+            if rule is not None:
+                rules.append(rule)
+        return rules, self.kinds.drain_problems() + problems
+
+    def subjects(self, now: datetime, user: str | None = None) -> list[Memory]:
+        """The typed memories in force that the actor may see (one user's, when given)."""
+        states = self.config.facts.in_force
+        return [m for m in self.repo.active(now) if m.kind and can_read(self.access, access_view(m))
+                and in_force(m, now, states) and (user is None or m.user == user)]
+
+    def check(self, at: date | None = None, user: str | None = None) -> CheckReport:
+        """Every finding on `at` (default today) for `user` (default everyone the actor may see)."""
+        now = clock.now()
+        day = at or now.date()
+        user = name_arg(user, "user") if user else None
+        rules, problems = self.compiled
+        findings = evaluate(rules, self.subjects(now, user), self.kinds.schemas, day)
+        return CheckReport(at=day, findings=findings, rules=len(rules), problems=problems)
+
+    def touching(self, memories: Sequence[Memory], users: Sequence[str] = ()) -> list[Finding]:
+        """Today's findings that involve any of these memories (recall's hits): nothing is evaluated
+        unless one of them is typed."""
+        ids = {m.id for m in memories if m.kind}
+        if not ids:
+            return []
+        report = self.check(user=users[0] if len(users) == 1 else None)
+        return [f for f in report.findings if ids.intersection(f.memories)]
