@@ -140,6 +140,11 @@ def _list(store: Any, a: dict) -> dict:
     return {"count": len(memories), "memories": [m.to_public() for m in memories]}
 
 
+def _query(store: Any, a: dict) -> dict:
+    return store.query(a["op"], a["kind"], where=a.get("where", []), field=a.get("field"),
+                       user=a.get("user"), project=a.get("project")).to_data()
+
+
 _USER = {"type": "string", "description": "Whose memories: a user name (default: the server's --user)."}
 _PROJECT = {"type": "string", "description": "A project name, for project-wide memories (default: the server's --project)."}
 _SESSION = {"type": "string", "description": "The current conversation id; session memories are short-term."}
@@ -193,4 +198,16 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
           "type": {"type": "string", "description": "Only this type (e.g. preference, decision)."},
           "limit": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "At most this many (default 50; 0 = all)."}},
          _list, fill="owner"),
+    Tool("memory_query",
+         "Answer exactly from typed facts instead of counting or adding up recalled text: how many trips in "
+         "2025, the total spent, the latest passport. Returns the value and the memories it used.",
+         {"op": {"type": "string", "enum": ["count", "sum", "latest", "earliest", "list"],
+                 "description": "count, sum (of --field), latest or earliest (by field), list."},
+          "kind": {"type": "string", "minLength": 1, "description": "The kind asked about: trip, expense, passport..."},
+          "where": {"type": "array", "items": {"type": "string"}, "description": (
+              "Conditions that must all hold, e.g. 'departs in 2025', 'international = true', "
+              "'amount > 100 EUR', 'expires within 90 days'.")},
+          "field": {"type": "string", "description": "What sum adds and latest/earliest order by."},
+          "user": _USER, "project": _PROJECT},
+         _query, required=("op", "kind"), fill="owner"),
 )}
