@@ -164,16 +164,16 @@ def _json_line(number: int, line: str) -> Any:
 class TranscriptService:
     """Log conversation messages and extract memories from the ones not yet extracted."""
 
-    def _kinds_text(self) -> str:
-        """`passport: country (country, required), expires (date, required)`, one kind a line."""
-        kinds = self.importer.writer.kinds
-        return "\n".join(f"- {name}: {s.field_list()}" for name, s in kinds.schemas.items()) if kinds else ""
-
     def __init__(self, repo: Repository, config: Config, importer: ImportService, access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.importer = importer
         self.access = access
+
+    def _kinds_text(self) -> str:
+        """`passport: country (country, required), expires (date, required)`, one kind a line."""
+        kinds = self.importer.writer.kinds
+        return "\n".join(f"- {name}: {s.field_list()}" for name, s in kinds.schemas.items()) if kinds else ""
 
     def _names(self, user: str, session: str) -> tuple[str, str]:
         """Checked names; with an actor, a transcript is only the actor's own."""
