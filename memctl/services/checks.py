@@ -6,7 +6,7 @@ still run. Findings are computed, never stored: they go to stdout, the context b
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, time, timezone
 from functools import cached_property
 from typing import Any, Sequence
 
@@ -60,11 +60,11 @@ class CheckService:
                 rules.append(rule)
         return rules, self.kinds.drain_problems() + problems
 
-    def subjects(self, now: datetime, user: str | None = None) -> list[Memory]:
-        """The typed memories in force that the actor may see (one user's, when given)."""
+    def subjects(self, when: datetime, user: str | None = None) -> list[Memory]:
+        """The typed memories in force at `when` that the actor may see (one user's, when given)."""
         states = self.config.facts.in_force
-        return [m for m in self.repo.active(now) if m.kind and can_read(self.access, access_view(m))
-                and in_force(m, now, states) and (user is None or m.user == user)]
+        return [m for m in self.repo.active(clock.now()) if m.kind and can_read(self.access, access_view(m))
+                and in_force(m, when, states) and (user is None or m.user == user)]
 
     def check(self, at: date | None = None, user: str | None = None) -> CheckReport:
         """Every finding on `at` (default today) for `user` (default everyone the actor may see)."""
@@ -72,7 +72,8 @@ class CheckService:
         day = at or now.date()
         user = name_arg(user, "user") if user else None
         rules, problems = self.compiled
-        findings = evaluate(rules, self.subjects(now, user), self.kinds.schemas, day)
+        when = now if at is None else datetime.combine(day, time(12), tzinfo=timezone.utc)  # in force on that day
+        findings = evaluate(rules, self.subjects(when, user), self.kinds.schemas, day)
         return CheckReport(at=day, findings=findings, rules=len(rules), problems=problems)
 
     def touching(self, memories: Sequence[Memory], users: Sequence[str] = ()) -> list[Finding]:

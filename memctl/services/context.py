@@ -32,12 +32,14 @@ class ContextService:
         self.access = access
         self.checks = checks  # built on first use, and only when typed memories exist
 
-    def findings(self, user: str | None, touched: list[dict[str, Any]]) -> list[tuple[str, str]]:
-        """Today's findings for the user as (severity, message): those the recall touched first, then the
-        rest, most severe and soonest first. Checks are not loaded unless some memory is typed."""
-        if self.checks is None or not any(m.kind for m in self.repo.active(clock.now())):
+    def findings(self, user: str | None, project: str | None, touched: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """Today's findings about the user's (and the project's) own memories as (severity, message):
+        those the recall touched first, then the rest, most severe and soonest first. Checks are not
+        loaded unless some memory is typed."""
+        owners = {f"users/{user}" if user else "", f"projects/{project}" if project else ""} - {""}
+        if self.checks is None or not owners or not any(m.kind for m in self.repo.active(clock.now())):
             return []
-        found = [f.to_data() for f in self.checks().check(user=user).findings]
+        found = [f.to_data() for f in self.checks().check().findings if f.owner in owners]
         first = {(f["rule"], tuple(f["memories"])) for f in touched}
         found.sort(key=lambda f: (f["rule"], tuple(f["memories"])) not in first)  # sorted() is stable
         return [(f["severity"], f["message"]) for f in found]
@@ -80,7 +82,7 @@ class ContextService:
         result = self.recaller.recall(q)
         profile = self.profile(user, project, plan.profile_lines_per_section)
         block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=chosen,
-                               language=self.config.memory.language, warnings=self.findings(user, result.findings))
+                               language=self.config.memory.language, warnings=self.findings(user, project, result.findings))
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
         data["held_back"] = result.held_back  # recalled but below [recall] min_relevance: not injected

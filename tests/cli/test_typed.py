@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import cli, cli_json
 
 FLIGHT_QUERY = "book an international flight for March"
@@ -53,6 +55,9 @@ def test_passport_scenario_end_to_end(memdir):
     for fmt, marker in (("xml", '<warning severity="warning">Passport (US)'), ("json", '"severity": "warning"')):
         code, env = cli_json(memdir, *JAN_20, "context", FLIGHT_QUERY, "-u", "alice", "-f", fmt)
         assert code == 0 and marker in env["data"]["text"].replace('":"', '": "').replace('","', '", "')
+
+    other = cli(memdir, *JAN_20, "context", FLIGHT_QUERY, "-u", "bob")
+    assert other.exit_code == 0 and "Warnings" not in other.stdout  # only one's own findings
 
     code, env = cli_json(memdir, *JAN_20, "recall", FLIGHT_QUERY, "-u", "alice", "-k", "1")
     assert code == 0
@@ -229,3 +234,18 @@ def test_memctl_toml_checks_and_schemas(memdir):
     assert env["data"]["findings"][0]["message"] == "Gym membership renews 2026-02-01 (39.90 EUR), in 12 days"
     code, env = cli_json(memdir, "kinds")
     assert env["data"]["kinds"]["gym"]["fields"]["fee"]["type"] == "money"
+
+
+@pytest.mark.model
+def test_passport_scenario_with_the_real_model(memdir):
+    """The issue's report: with the shipped model, recall for the flight query returns the passport."""
+    passport, _ = passport_and_trip(memdir)
+    add(memdir, "Alice prefers aisle seats on long flights")
+    add(memdir, "Alice's favourite restaurant in Berlin is a Vietnamese place")
+    add(memdir, "Alice runs 10 km every Sunday morning")
+    code, env = cli_json(memdir, *JAN_20, "recall", FLIGHT_QUERY, "-u", "alice")
+    assert code == 0
+    ids = [h["id"] for h in env["data"]["hits"]]
+    assert passport["id"] in ids and env["data"]["findings"][0]["rule"] == "passport_before_trip"
+    block = cli(memdir, *JAN_20, "context", FLIGHT_QUERY, "-u", "alice")
+    assert block.stdout.split("<memories>", 1)[1].lstrip().startswith("## Warnings")
