@@ -51,7 +51,8 @@ class EditService:
             check_type(self.config, updated.type)
             if updated.state is not None:
                 check_state(self.config, updated.state)
-            if self.kinds is not None and (updated.kind or updated.fields):
+            typed_edit = (updated.kind, updated.fields) != (memory.kind, memory.fields)
+            if self.kinds is not None and typed_edit:  # other edits leave a hand-made kind alone
                 updated = updated.model_copy(update=typed_input(self.kinds.schemas, updated.model_dump()))
             if updated.part_of and updated.part_of != memory.part_of:
                 check_whole(self.repo, self.access, updated.part_of, memory.id)

@@ -1,12 +1,15 @@
 """Typed input for writes: `--kind passport --field expires=2026-04-02` checked against the kind's
-schema before anything is written (add, import, extract, edit)."""
+schema before anything is written (add, import, extract, edit), and the write decision for typed
+memories, which their fields make rather than their wording."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from memctl.core.models import Memory
 from memctl.core.schemas import Schema, validate_fields
 from memctl.errors import InvalidMemory
+from memctl.policy.decide import Decision
 
 
 def typed_input(schemas: Mapping[str, Schema], fields: dict[str, Any], types: Iterable[str] = ()) -> dict[str, Any]:
@@ -25,3 +28,46 @@ def typed_input(schemas: Mapping[str, Schema], fields: dict[str, Any], types: It
     if not fields.get("type") and schema.type in tuple(types):
         out["type"] = schema.type
     return out
+
+
+def same_fields(a: Memory, b: Memory) -> bool:
+    """Whether two memories hold the same field values (a date read from YAML equals its text)."""
+    return {k: str(v) for k, v in a.fields.items()} == {k: str(v) for k, v in b.fields.items()}
+
+
+def identity_of(schema: Schema | None, memory: Memory) -> tuple[Any, ...] | None:
+    """The values of the kind's identity fields (None when the kind has none or one is missing)."""
+    if schema is None or not schema.identity or any(memory.fields.get(f) is None for f in schema.identity):
+        return None
+    return tuple(str(memory.fields[f]).casefold() for f in schema.identity)
+
+
+def typed_change(decision: Decision, candidate: Memory, matched: Memory | None, schemas: Mapping[str, Schema],
+                 stored: Iterable[Memory]) -> Decision:
+    """The write decision for a typed memory, decided by its fields rather than its wording: a new
+    passport of the same country supersedes the old one; a trip with other dates is another trip,
+    never an update of the last (which would keep the old fields); a typed memory replaces an
+    untyped one it updates. `stored` are the owner's active memories."""
+    if not candidate.kind:
+        return decision
+    schema = schemas.get(candidate.kind)
+    key = identity_of(schema, candidate)
+    same = next((m for m in stored if key is not None and m.id != candidate.id and m.kind == candidate.kind
+                 and m.owner == candidate.owner and identity_of(schema, m) == key), None)
+    if decision.action == "noop":  # a repeat of the words is a repeat only of a memory with the same fields
+        twin = next((m for m in stored if m.kind == candidate.kind and same_fields(m, candidate)), None)
+        if twin is not None:
+            return decision.model_copy(update={"target": twin.id})
+    if same is not None:
+        return decision.model_copy(update={"action": "supersede", "target": same.id, "decided_by": "rules", "text": None,
+                                           "reason": f"the same {candidate.kind} ({', '.join(key or ())}): "
+                                                     "the new one replaces it"})
+    if matched is None or decision.action == "add":
+        return decision
+    if not matched.kind and decision.action == "update":
+        return decision.model_copy(update={"action": "supersede", "text": None,
+                                           "reason": f"{decision.reason}; the typed {candidate.kind} replaces it"})
+    if matched.kind and (matched.kind != candidate.kind or not same_fields(matched, candidate)):
+        return decision.model_copy(update={"action": "add", "target": None, "text": None,
+                                           "reason": f"another {candidate.kind}: its fields differ from {matched.id}'s"})
+    return decision

@@ -22,7 +22,7 @@ from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
-from memctl.services.kinds import typed_input
+from memctl.services.kinds import typed_change, typed_input
 from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:
@@ -136,7 +136,9 @@ class WriteService:
             candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
-            decision = self._within_rights(self._reported_change(decision, candidate, replaces))
+            decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
+            if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
+                verdict = _without_duplicate(verdict)
             matched = self.repo.get(decision.target) if decision.target else None
             result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
                                  notes=date_notes(candidate, fields.get("occurred")))
@@ -187,6 +189,14 @@ class WriteService:
         return decision.model_copy(update={"action": "supersede", "target": old.id, "decided_by": "llm",
                                            "conflicts_with": [c for c in decision.conflicts_with if c != old.id],
                                            "reason": f"the extractor reports it replaces {old.id}"})
+
+    def _typed(self, decision: Decision, candidate: Memory) -> Decision:
+        """A typed memory's decision made by its fields (services/kinds.py: typed_change)."""
+        if not candidate.kind or self.kinds is None:
+            return decision
+        matched = self.repo.get(decision.target) if decision.target else None
+        stored = [m for m in self.repo.active() if m.kind == candidate.kind and m.owner == candidate.owner]
+        return typed_change(decision, candidate, matched, self.kinds.schemas, stored)
 
     def _within_rights(self, decision: Decision) -> Decision:
         """An update or supersede of a memory the actor may not change becomes a plain add."""
@@ -317,6 +327,13 @@ def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: 
     if answer is None:
         return fallback.model_copy(update={"reason": f"{fallback.reason} (llm answer malformed; rules decided)"})
     return answer
+
+
+def _without_duplicate(verdict: GateVerdict) -> GateVerdict:
+    remaining = [f for f in verdict.failures if f.code != "duplicate"]
+    if len(remaining) == len(verdict.failures):
+        return verdict
+    return verdict.model_copy(update={"passed": not remaining, "failures": remaining})
 
 
 def _with_duplicate(verdict: GateVerdict, target: str | None) -> GateVerdict:

@@ -249,3 +249,28 @@ def test_passport_scenario_with_the_real_model(memdir):
     assert passport["id"] in ids and env["data"]["findings"][0]["rule"] == "passport_before_trip"
     block = cli(memdir, *JAN_20, "context", FLIGHT_QUERY, "-u", "alice")
     assert block.stdout.split("<memories>", 1)[1].lstrip().startswith("## Warnings")
+
+
+def test_a_renewed_passport_supersedes_the_old_one(memdir):
+    old, _ = passport_and_trip(memdir)
+    new = cli_json(memdir, "add", "-u", "alice", "My US passport expires on 1 April 2036", "--kind", "passport",
+                   "--field", "expires=2036-04-01", "--field", "country=US")[1]["data"]
+    assert new["decision"]["action"] == "supersede" and new["decision"]["target"] == old["id"], new["decision"]
+    assert cli_json(memdir, "check", "--at", "2026-01-20")[0] == 0  # the old passport no longer warns
+    other = add(memdir, "My Japanese residence card", "--kind", "passport", "--field", "expires=2027-01-01",
+                "--field", "country=JP")
+    assert cli_json(memdir, "query", "count", "--kind", "passport")[1]["data"]["value"] == 2 and other["id"]
+
+
+def test_trips_with_the_same_words_but_other_dates_are_all_kept(memdir):
+    ids = set()
+    for year in (2023, 2024, 2025):
+        code, env = cli_json(memdir, "add", "-u", "alice", "Trip to Tokyo in March", "--kind", "trip",
+                             "--field", f"departs={year}-03-10")
+        assert code == 0 and env["data"]["decision"]["action"] == "add", env
+        ids.add(env["data"]["memory"]["id"])
+    code, env = cli_json(memdir, "add", "-u", "alice", "Trip to Tokyo in March", "--kind", "trip",
+                         "--field", "departs=2025-03-10")
+    assert code == 3 and env["errors"][0]["code"] == "duplicate"  # the very same trip is a repeat
+    assert cli_json(memdir, "query", "count", "--kind", "trip", "--where", "departs in 2024")[1]["data"]["value"] == 1
+    assert len(ids) == 3
