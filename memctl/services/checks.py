@@ -7,7 +7,6 @@ still run. Findings are computed, never stored: they go to stdout, the context b
 from __future__ import annotations
 
 from datetime import date, datetime, time, timezone
-from functools import cached_property
 from typing import Any, Sequence
 
 from pydantic import BaseModel
@@ -16,9 +15,10 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read
 from memctl.core.models import Memory, name_arg
+from memctl.core.schemas import Schema
 from memctl.policy.checks import Finding, Rule, RuleError, compile_rule, evaluate
 from memctl.policy.validity import in_force
-from memctl.store.kinds import KindFiles
+from memctl.store.kinds import Declared, KindFiles
 from memctl.store.repository import Repository
 
 
@@ -44,13 +44,20 @@ class CheckService:
         self.kinds = kinds
         self.config = config
         self.access = access
+        self._compiled: tuple[int, tuple[list[Rule], list[str]]] | None = None  # (files' generation, result)
 
-    @cached_property
+    @property
     def compiled(self) -> tuple[list[Rule], list[str]]:
-        """The rules that compile, and a `file:line: rule NAME: what` line for each that does not."""
+        """The rules that compile, and a `file:line: rule NAME: what` line for each that does not
+        (compiled again when a rule or kind file changed)."""
+        schemas, declared = self.kinds.schemas, self.kinds.rules
+        if self._compiled is None or self._compiled[0] != self.kinds.generation:
+            self._compiled = (self.kinds.generation, self._compile(declared, schemas))
+        return self._compiled[1]
+
+    def _compile(self, declared: list[Declared], schemas: dict[str, Schema]) -> tuple[list[Rule], list[str]]:
         rules, problems = [], []
-        schemas = self.kinds.schemas
-        for item in self.kinds.rules:
+        for item in declared:
             try:
                 rule = compile_rule(item.name, item.table, schemas)
             except RuleError as exc:

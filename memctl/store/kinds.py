@@ -9,6 +9,7 @@ line, and skipped; so is a symlink or an oversized file (nothing outside the dir
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from dataclasses import dataclass, field
@@ -87,12 +88,33 @@ def _declared(text: str, name: str, table: Any, file: str, prefix: str) -> Decla
 
 
 class KindFiles:
-    """The kinds and checks a memory directory declares (read once per store, on first use)."""
+    """The kinds and checks a memory directory declares: read on first use, and again when a file
+    in schemas/ or checks/ changes (a long-running server sees an edited rule)."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
         self.config = config
         self.problems: list[str] = []
+        self.generation = 0  # bumped each time the files are read again
+        self._seen = self._signature()
+
+    def _signature(self) -> tuple[tuple[str, str, int, int], ...]:
+        """Name, mtime and size of every file in the folders: a change means reading them again."""
+        out = []
+        for folder in (SCHEMAS_DIR, CHECKS_DIR):
+            path = self.root / folder
+            for item in sorted(path.glob("*.toml")) if path.is_dir() else ():
+                with contextlib.suppress(OSError):
+                    stat = item.lstat()
+                    out.append((folder, item.name, stat.st_mtime_ns, stat.st_size))
+        return tuple(out)
+
+    def _fresh(self) -> None:
+        seen = self._signature()
+        if seen != self._seen:
+            self._seen, self.generation = seen, self.generation + 1
+            for name in ("_schemas", "_rules"):
+                self.__dict__.pop(name, None)
 
     def _declared(self, shipped: str, folder: str, section: str) -> list[Declared]:
         out, problems = parse_tables(files("memctl").joinpath("data", shipped).read_text(encoding="utf-8"),
@@ -123,9 +145,20 @@ class KindFiles:
             self.problems.append(f"{shown}:1: cannot read it as UTF-8 text ({exc.__class__.__name__})")
             return None
 
-    @cached_property
+    @property
     def schemas(self) -> dict[str, Schema]:
         """Every kind by name; a kind that does not validate is reported (file:line) and left out."""
+        self._fresh()
+        return self._schemas
+
+    @property
+    def rules(self) -> list[Declared]:
+        """Every rule as declared (checked by policy/checks.py), a later one replacing an earlier of its name."""
+        self._fresh()
+        return self._rules
+
+    @cached_property
+    def _schemas(self) -> dict[str, Schema]:
         out: dict[str, Schema] = {}
         for item in self._declared("kinds.toml", SCHEMAS_DIR, "schemas"):
             try:
@@ -135,8 +168,7 @@ class KindFiles:
         return out
 
     @cached_property
-    def rules(self) -> list[Declared]:
-        """Every rule as declared (checked by policy/checks.py), a later one replacing an earlier of its name."""
+    def _rules(self) -> list[Declared]:
         by_name: dict[str, Declared] = {}
         for item in self._declared("checks.toml", CHECKS_DIR, "checks"):
             by_name.pop(item.name, None)

@@ -72,3 +72,16 @@ def test_symlinks_and_oversized_files_are_skipped(tmp_path: Path):
     problems = files.drain_problems()
     assert any("checks/link.toml:1: skipped: not a regular file" in p for p in problems)
     assert any("checks/big.toml:1: skipped: larger than 256 KiB" in p for p in problems)
+
+
+def test_an_edited_rule_file_is_read_again(store):
+    store.add_raw("Trip to Oslo", user="alice", kind="trip", fields={"departs": "2026-02-01"})
+    assert store.check(at="2026-01-20").findings == []
+    (store.root / "checks").mkdir()
+    rule = store.root / "checks" / "soon.toml"
+    rule.write_text('[trip_soon]\nkinds = ["trip"]\nwhen = "trip.departs within 14 days"\nmessage = "{when}"\n')
+    assert [f.message for f in store.check(at="2026-01-20").findings] == ["in 12 days"]
+    rule.write_text('[trip_soon]\nkinds = ["trip"]\nwhen = "trip.departs within 7 days"\nmessage = "{when}!"\n')
+    os.utime(rule, ns=(1, 1))  # a rewrite within the same clock tick still changes the size or mtime
+    assert store.check(at="2026-01-20").findings == []
+    assert [f.message for f in store.check(at="2026-01-27").findings] == ["in 5 days!"]
