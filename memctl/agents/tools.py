@@ -52,7 +52,8 @@ class Tool:
 
 # -- arguments -------------------------------------------------------------------
 
-_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list,
+                             "object": dict}
 
 
 def _problem(name: str, spec: dict, value: Any) -> str | None:
@@ -120,7 +121,7 @@ def _recall(store: Any, a: dict) -> dict:
 
 
 def _add(store: Any, a: dict) -> dict:
-    fields = {k: a[k] for k in ("user", "project", "session", "key", "name", "description") if k in a}
+    fields = {k: a[k] for k in ("user", "project", "session", "key", "name", "description", "kind", "fields") if k in a}
     return store.add(a["content"], type=a.get("type", store.config.default_type), confidence=a.get("confidence", 1.0),
                      source=a.get("source", "ai"), tags=a.get("tags", []), **fields).to_data()
 
@@ -177,7 +178,12 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
           "key": {"type": "string", "description": "A stable slot such as 'home.city': a new value replaces the old."},
           "name": {"type": "string", "description": "Optional short title (derived from the content if omitted)."},
           "description": {"type": "string", "description": "Optional one-line description of what it is about."},
-          "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags."}},
+          "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags."},
+          "kind": {"type": "string", "description": "For a typed fact: its kind (passport, trip, medication, allergy, "
+                                                    "birthday, contract...), so memory_query can count it and checks "
+                                                    "can warn about it."},
+          "fields": {"type": "object", "description": "The kind's typed values, e.g. {\"expires\": \"2026-04-02\", "
+                                                      "\"country\": \"US\"} (dates as 2026-04-02, money as \"120.50 EUR\")."}},
          _add, required=("content",), fill="owner"),
     Tool("memory_context",
          "Get a ready-made memory block for the current task: the user's profile plus the memories most "

@@ -106,3 +106,13 @@ def test_query_cli_json(memdir):
         assert code == 0, env
     code, env = cli_json(memdir, "query", "count", "--kind", "visit", "--where", "on in 2025")
     assert code == 0 and env["data"]["value"] == 2
+
+
+def test_memory_add_tool_takes_kind_and_fields(store):
+    from memctl.agents.tools import InvalidArguments, call_tool
+
+    data = call_tool(store, "memory_add", {"content": "Alice's passport expires 2 April 2026", "user": "alice",
+                                           "kind": "passport", "fields": {"expires": "2026-04-02", "country": "US"}})
+    assert data["memory"]["kind"] == "passport" and data["memory"]["fields"]["country"] == "US"
+    with pytest.raises(InvalidArguments, match="fields must be an object"):
+        call_tool(store, "memory_add", {"content": "x y z", "user": "alice", "kind": "passport", "fields": "US"})
