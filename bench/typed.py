@@ -8,7 +8,8 @@ top: trips (departures over 2023-2025, some international), passports, birthdays
 20 users, written directly as files. Then:
 - exact: `query count --kind trip --where 'departs in YEAR'` (and with `international = true`) for
   each year against a plain Python count of the generated trips (must be 1.0: every answer right);
-- warm: `check` the first time in a process (compiling the rules) and again, and `query count`, in ms;
+- warm: `check` the first time in a process (compiling the rules) and again, `query count`, and a
+  keyword recall that hits trips (its findings evaluated) and one that hits untyped memories, in ms;
 - fresh: `memctl check`, `memctl query count` and `memctl recall --mode keyword` as new processes
   (p50 seconds), the recall once for a query that hits a trip (so its findings are evaluated) and
   once for one that hits untyped memories only.
@@ -118,7 +119,11 @@ def warm(root: Path) -> dict[str, float]:
     again = timed_ms(lambda: store.check(at="2025-03-01"))
     queries = [timed_ms(lambda: store.query("count", "trip", where=["departs in 2024", "international = true"]))
                for _ in range(10)]
-    return {"check_first_ms": first, "check_again_ms": again, "query_count_p50_ms": statistics.median(queries)}
+    recalls = {name: statistics.median(timed_ms(lambda q=q: store.recall(q, mode="keyword", record_usage=False))
+                                       for _ in range(10))
+               for name, q in (("recall_typed_hit_p50_ms", "trip to Tokyo"), ("recall_untyped_p50_ms", "espresso in Lisbon"))}
+    return {"check_first_ms": first, "check_again_ms": again, "query_count_p50_ms": statistics.median(queries),
+            **recalls}
 
 
 def fresh(root: Path, runs: int) -> dict[str, float]:
@@ -192,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in results:
         sys.stdout.write(f"{r['memories']} memories ({r['typed']} typed): query exact {r['query_exact']:.0%}, "
                          f"{r['findings']} findings; warm check {r['warm']['check_first_ms']} ms first, "
-                         f"{r['warm']['check_again_ms']} ms again, query {r['warm']['query_count_p50_ms']} ms; fresh "
+                         f"{r['warm']['check_again_ms']} ms again, query {r['warm']['query_count_p50_ms']} ms, recall "
+                         f"{r['warm']['recall_typed_hit_p50_ms']} / {r['warm']['recall_untyped_p50_ms']} ms; fresh "
                          + ", ".join(f"{k} {v}" for k, v in r["fresh"].items()) + "\n")
     return 0
 

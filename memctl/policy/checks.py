@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from itertools import product
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -149,26 +149,45 @@ class Finding(BaseModel):
 
 
 def evaluate(rules: Sequence[Rule], memories: Iterable[Memory], schemas: Mapping[str, Schema],
-             today: date) -> list[Finding]:
-    """Every finding of every rule over these memories on `today`, most severe and soonest first."""
+             today: date, focus: Collection[str] | None = None) -> list[Finding]:
+    """Every finding of every rule over these memories on `today`, most severe and soonest first;
+    with `focus` (ids), only the findings those memories take part in (what recall needs, at the
+    cost of their owners' memories only)."""
+    memories = list(memories)
+    if focus is not None:
+        owners_of = {m.owner for m in memories if m.id in focus}
+        memories = [m for m in memories if m.owner in owners_of]
     by_kind: dict[tuple[str, str], list[Subject]] = {}
     for memory in memories:
         if memory.kind:
             by_kind.setdefault((memory.owner, memory.kind), []).append(subject(memory, schemas))
     owners = sorted({owner for owner, _ in by_kind})
     found = [finding for rule in rules for owner in owners
-             for finding in _rule_findings(rule, owner, by_kind, today)]
+             for finding in _rule_findings(rule, owner, by_kind, today, focus)]
     return sorted(found, key=lambda f: (-SEVERITIES.index(f.severity), f.days if f.days is not None else 10**6,
                                         f.rule, f.memories))
 
 
 def _rule_findings(rule: Rule, owner: str, by_kind: Mapping[tuple[str, str], list[Subject]],
-                   today: date) -> Iterable[Finding]:
+                   today: date, focus: Collection[str] | None = None) -> Iterable[Finding]:
     groups = [by_kind.get((owner, kind), []) for kind in rule.kinds]
-    for bound in product(*groups):
+    bindings: Iterable[tuple[Subject, ...]] = product(*groups) if focus is None else _focused(groups, focus)
+    for bound in bindings:
         env = dict(zip(rule.kinds, bound))
         if holds(rule.condition, env, today, rule.kinds[0] if len(rule.kinds) == 1 else None):
             yield _finding(rule, owner, env, today)
+
+
+def _focused(groups: list[list[Subject]], focus: Collection[str]) -> list[tuple[Subject, ...]]:
+    """The bindings with at least one focused memory: each focused one in its place, the others
+    ranging over their whole group (each binding once)."""
+    out: dict[tuple[str, ...], tuple[Subject, ...]] = {}
+    for place, group in enumerate(groups):
+        for chosen in (s for s in group if s.memory.id in focus):
+            others = [[chosen] if i == place else g for i, g in enumerate(groups)]
+            for bound in product(*others):
+                out.setdefault(tuple(s.memory.id for s in bound), bound)
+    return list(out.values())
 
 
 def _finding(rule: Rule, owner: str, env: Mapping[str, Subject], today: date) -> Finding:

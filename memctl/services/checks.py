@@ -7,7 +7,7 @@ still run. Findings are computed, never stored: they go to stdout, the context b
 from __future__ import annotations
 
 from datetime import date, datetime, time, timezone
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from pydantic import BaseModel
 
@@ -73,14 +73,15 @@ class CheckService:
         return [m for m in self.repo.active(clock.now()) if m.kind and can_read(self.access, access_view(m))
                 and in_force(m, when, states) and (user is None or m.user == user)]
 
-    def check(self, at: date | None = None, user: str | None = None) -> CheckReport:
-        """Every finding on `at` (default today) for `user` (default everyone the actor may see)."""
+    def check(self, at: date | None = None, user: str | None = None, focus: Collection[str] | None = None) -> CheckReport:
+        """Every finding on `at` (default today) for `user` (default everyone the actor may see); with
+        `focus`, only those the memories with these ids take part in."""
         now = clock.now()
         day = at or now.date()
         user = name_arg(user, "user") if user else None
         rules, problems = self.compiled
         when = now if at is None else datetime.combine(day, time(12), tzinfo=timezone.utc)  # in force on that day
-        findings = evaluate(rules, self.subjects(when, user), self.kinds.schemas, day)
+        findings = evaluate(rules, self.subjects(when, user), self.kinds.schemas, day, focus)
         return CheckReport(at=day, findings=findings, rules=len(rules), problems=problems)
 
     def touching(self, memories: Sequence[Memory], users: Sequence[str] = ()) -> list[Finding]:
@@ -89,5 +90,4 @@ class CheckService:
         ids = {m.id for m in memories if m.kind}
         if not ids:
             return []
-        report = self.check(user=users[0] if len(users) == 1 else None)
-        return [f for f in report.findings if ids.intersection(f.memories)]
+        return self.check(user=users[0] if len(users) == 1 else None, focus=ids).findings

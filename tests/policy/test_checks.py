@@ -161,3 +161,18 @@ def test_evaluation_reads_no_files(tmp_path: Path, monkeypatch):
                 memory(2, "trip", departs="2026-03-10", international=True)]
     assert len(evaluate([rule], memories, SCHEMAS, date(2026, 1, 20))) == 1
     assert os.listdir(tmp_path) == []
+
+
+def test_focus_gives_only_the_findings_those_memories_take_part_in():
+    rule = compile_rule("p", PASSPORT_RULE, SCHEMAS)
+    memories = [memory(1, "passport", country="US", expires="2026-04-02"),
+                memory(2, "trip", departs="2026-03-10", international=True),
+                memory(3, "trip", departs="2026-03-20", international=True),
+                memory(4, "passport", user="bob", country="US", expires="2026-04-02"),
+                memory(5, "trip", user="bob", departs="2026-03-10", international=True)]
+    everything = evaluate([rule], memories, SCHEMAS, date(2026, 1, 20))
+    assert [f.memories for f in everything] == [["00000001", "00000002"], ["00000004", "00000005"],
+                                                ["00000001", "00000003"]]
+    for focus in ({"00000002"}, {"00000001"}, {"00000003", "00000005"}, set()):
+        focused = evaluate([rule], memories, SCHEMAS, date(2026, 1, 20), focus)
+        assert focused == [f for f in everything if focus.intersection(f.memories)]
