@@ -274,3 +274,22 @@ def test_trips_with_the_same_words_but_other_dates_are_all_kept(memdir):
     assert code == 3 and env["errors"][0]["code"] == "duplicate"  # the very same trip is a repeat
     assert cli_json(memdir, "query", "count", "--kind", "trip", "--where", "departs in 2024")[1]["data"]["value"] == 1
     assert len(ids) == 3
+
+
+def test_hostile_rule_files_run_nothing_end_to_end(memdir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "PWNED"
+    (memdir / "checks").mkdir()
+    (memdir / "checks" / "evil.toml").write_text("\n".join([
+        '[imp]', 'kinds = ["trip"]', f'when = "__import__(\'os\').system(\'touch {marker}\')"', 'message = "x"', '',
+        '[opener]', 'kinds = ["trip"]', 'when = "open(\'/etc/passwd\')"', 'message = "x"', '',
+        '[shell]', 'kinds = ["trip"]', f'when = "os.system(\'touch {marker}\')"', 'message = "x"', '',
+        '[fmt]', 'kinds = ["trip"]', 'when = "trip.departs within 30 days"', 'message = "{0.__class__.__init__.__globals__}"',
+        '', '[dunder]', 'kinds = ["trip"]', 'when = "trip.departs within 30 days"', 'message = "{trip.__class__}"', '']))
+    add(memdir, "Trip to Oslo soon", "--kind", "trip", "--field", "departs=2026-01-25")
+    code, env = cli_json(memdir, "check", "--at", "2026-01-20")
+    assert code == 2 and not marker.exists()
+    refused = {p.split("rule '")[1].split("'")[0] for p in env["data"]["problems"]}
+    assert refused == {"imp", "opener", "shell"}  # the template rules compile: their braces are inert text
+    messages = {f["rule"]: f["message"] for f in env["data"]["findings"]}
+    assert messages["fmt"] == "{0.__class__.__init__.__globals__}" and messages["dunder"] == "{trip.__class__}"
