@@ -13,11 +13,12 @@ from pydantic import BaseModel
 
 from memctl import clock
 from memctl.config import Config
-from memctl.core.access import Access, access_view, can_read
+from memctl.core.access import Access
 from memctl.core.models import Memory, name_arg
 from memctl.core.schemas import Schema
 from memctl.policy.checks import Finding, Rule, RuleError, compile_rule, evaluate
 from memctl.policy.validity import in_force
+from memctl.services.kinds import typed_memories
 from memctl.store.kinds import Declared, KindFiles
 from memctl.store.repository import Repository
 
@@ -67,27 +68,36 @@ class CheckService:
                 rules.append(rule)
         return rules, self.kinds.drain_problems() + problems
 
-    def subjects(self, when: datetime, user: str | None = None) -> list[Memory]:
-        """The typed memories in force at `when` that the actor may see (one user's, when given)."""
+    def subjects(self, when: datetime, kinds: Collection[str], users: Sequence[str] = (),
+                 projects: Sequence[str] = ()) -> list[Memory]:
+        """The memories of these kinds in force at `when` that the actor may see (of these users and
+        projects, when given; a user's own, not those of the projects they share)."""
         states = self.config.facts.in_force
-        return [m for m in self.repo.active(clock.now()) if m.kind and can_read(self.access, access_view(m))
-                and in_force(m, when, states) and (user is None or m.user == user)]
+        memories = typed_memories(self.repo, kinds, clock.now(), users=users, projects=projects, access=self.access)
+        return [m for m in memories if in_force(m, when, states)
+                and (not users or m.user in users or (projects and m.project in projects))]
 
-    def check(self, at: date | None = None, user: str | None = None, focus: Collection[str] | None = None) -> CheckReport:
-        """Every finding on `at` (default today) for `user` (default everyone the actor may see); with
-        `focus`, only those the memories with these ids take part in."""
+    def check(self, at: date | None = None, user: str | None = None) -> CheckReport:
+        """Every finding on `at` (default today) for `user` (default everyone the actor may see)."""
+        return self._run(at, [name_arg(user, "user")] if user else [], [], None)
+
+    def _run(self, at: date | None, users: Sequence[str], projects: Sequence[str],
+             focus: Collection[str] | None) -> CheckReport:
         now = clock.now()
         day = at or now.date()
-        user = name_arg(user, "user") if user else None
         rules, problems = self.compiled
         when = now if at is None else datetime.combine(day, time(12), tzinfo=timezone.utc)  # in force on that day
-        findings = evaluate(rules, self.subjects(when, user), self.kinds.schemas, day, focus)
+        kinds = {k for rule in rules for k in rule.kinds}
+        memories = self.subjects(when, kinds, users, projects) if kinds else []
+        findings = evaluate(rules, memories, self.kinds.schemas, day, focus)
         return CheckReport(at=day, findings=findings, rules=len(rules), problems=problems)
 
-    def touching(self, memories: Sequence[Memory], users: Sequence[str] = ()) -> list[Finding]:
+    def touching(self, memories: Sequence[Memory]) -> list[Finding]:
         """Today's findings that involve any of these memories (recall's hits): nothing is evaluated
         unless one of them is typed."""
-        ids = {m.id for m in memories if m.kind}
-        if not ids:
+        typed = [m for m in memories if m.kind]
+        if not typed:
             return []
-        return self.check(user=users[0] if len(users) == 1 else None, focus=ids).findings
+        owners = sorted({m.user for m in typed if m.user and m.owner.startswith("users/")})
+        projects = sorted({m.project for m in typed if m.project and m.owner.startswith("projects/")})
+        return self._run(None, owners, projects, {m.id for m in typed}).findings

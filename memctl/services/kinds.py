@@ -4,12 +4,16 @@ memories, which their fields make rather than their wording."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Iterable, Mapping
 
+from memctl.core.access import Access
 from memctl.core.models import Memory
 from memctl.core.schemas import Schema, validate_fields
 from memctl.errors import InvalidMemory
 from memctl.policy.decide import Decision
+from memctl.store.filters import MemoryFilter
+from memctl.store.repository import Repository
 
 
 def typed_input(schemas: Mapping[str, Schema], fields: dict[str, Any], types: Iterable[str] = ()) -> dict[str, Any]:
@@ -71,3 +75,12 @@ def typed_change(decision: Decision, candidate: Memory, matched: Memory | None, 
         return decision.model_copy(update={"action": "add", "target": None, "text": None,
                                            "reason": f"another {candidate.kind}: its fields differ from {matched.id}'s"})
     return decision
+
+
+def typed_memories(repo: Repository, kinds: Iterable[str], now: datetime, *, users: Iterable[str] = (),
+                   projects: Iterable[str] = (), access: Access | None = None) -> list[Memory]:
+    """The active memories of these kinds (of these users and projects, when given) the actor may
+    see: chosen from the catalog, so only they are loaded (not every memory of the directory)."""
+    flt = MemoryFilter(users=tuple(users), projects=tuple(projects), kinds=tuple(sorted(set(kinds))) or ("",),
+                       access=access)
+    return [repo.load(handle) for handle in repo.candidates(flt, now).values()]

@@ -15,13 +15,14 @@ from pydantic import BaseModel
 
 from memctl import clock
 from memctl.config import Config
-from memctl.core.access import Access, access_view, can_read
+from memctl.core.access import Access
 from memctl.core.models import Memory, name_arg
 from memctl.core.schemas import Schema
 from memctl.core.typed import DateRange, Money, Quantity, Value, canonical, plain_number
 from memctl.errors import UsageError
 from memctl.policy.conditions import Scope, Subject, compare, compile_condition, holds, subject
 from memctl.policy.expr import Node, ParseError, Ref
+from memctl.services.kinds import typed_memories
 from memctl.store.kinds import KindFiles
 from memctl.store.repository import Repository
 
@@ -77,8 +78,9 @@ class QueryService:
         user = name_arg(user, "user") if user else None
         project = name_arg(project, "project") if project else None
         schemas = self.kinds.schemas
-        return [subject(m, schemas) for m in self.repo.active(clock.now()) if m.kind == kind
-                and can_read(self.access, access_view(m)) and (user is None or m.user == user)
+        memories = typed_memories(self.repo, [kind], clock.now(), users=[user] if user else [],
+                                  projects=[project] if project else [], access=self.access)
+        return [subject(m, schemas) for m in memories if (user is None or m.user == user)
                 and (project is None or m.project == project)]
 
 

@@ -153,7 +153,7 @@ class RecallService:
         ranked = [h.memory for h in [*hits, *held] if h.memory is not None]
         if self.checks is None or not any(m.kind for m in ranked):
             return hits, []
-        findings = self.checks().touching(ranked, q.users)
+        findings = self.checks().touching(ranked)
         out, shown = list(hits), {h.id for h in hits}
         for finding in findings:
             anchor = next((i for i in finding.memories if i in shown), finding.memories[0])
