@@ -85,3 +85,16 @@ def test_an_edited_rule_file_is_read_again(store):
     os.utime(rule, ns=(1, 1))  # a rewrite within the same clock tick still changes the size or mtime
     assert store.check(at="2026-01-20").findings == []
     assert [f.message for f in store.check(at="2026-01-27").findings] == ["in 5 days!"]
+
+
+def test_the_kinds_filter_picks_typed_memories_from_the_catalog(store):
+    from memctl import clock
+    from memctl.store.filters import MemoryFilter
+
+    trip = store.add_raw("Trip to Oslo", user="alice", kind="trip", fields={"departs": "2026-02-01"})
+    store.add_raw("Alice likes tea", user="alice")
+    passport = store.add_raw("Bob's passport", user="bob", kind="passport", fields={"expires": "2030-01-01", "country": "US"})
+    pick = lambda **kw: set(store.repo.candidates(MemoryFilter(**kw), clock.now()))  # noqa: E731
+    assert pick(kinds=("trip",)) == {trip.id}
+    assert pick(kinds=("trip", "passport")) == {trip.id, passport.id}
+    assert pick(kinds=("passport",), users=("alice",)) == set()
