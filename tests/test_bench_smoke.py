@@ -207,3 +207,13 @@ def test_speed_generates_valid_memories(tmp_path: Path) -> None:
     snap = MemoryStore(tmp_path / "mem").repo.snapshot()
     assert len(snap.memories) == 40 and not snap.broken
     assert len({m.user for m in snap.memories}) > 5 and len({m.type for m in snap.memories}) > 4
+
+
+def test_typed_json_shape() -> None:
+    out = run_script("typed", "--sizes", "80", "--fresh-runs", "1")
+    (size,) = out["sizes"]
+    assert size["memories"] == 80 and size["typed"] == 16 and size["query_exact"] == 1.0
+    assert set(size["warm"]) == {"check_first_ms", "check_again_ms", "query_count_p50_ms", "recall_typed_hit_p50_ms",
+                                 "recall_untyped_p50_ms"}
+    assert set(size["fresh"]) == {"check_p50_s", "query_count_p50_s", "recall_typed_hit_p50_s", "recall_untyped_p50_s"}
+    assert all(v > 0 for v in size["fresh"].values())

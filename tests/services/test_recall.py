@@ -11,7 +11,7 @@ import pytest
 
 from memctl import clock
 from memctl.api import MemoryStore
-from tests.helpers import cli_json
+from tests.helpers import cli_json, use_hashing_embedder
 
 
 def ids(store: MemoryStore, query: str, **kw) -> list[str]:
@@ -173,3 +173,21 @@ def test_a_session_id_never_reaches_another_users_memories(store: MemoryStore) -
     block = store.context("my appointment on Friday", user="alice", session="s1")
     assert "medical" not in block["text"]
     assert bob.id in [h.id for h in store.recall("appointment", users=["bob"], session="s1").hits]
+
+
+CHECK_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+s = MemoryStore(sys.argv[1])
+s.recall("jazz", mode="keyword")
+s.context("jazz", user="alice")
+print(*(name in sys.modules for name in ("memctl.services.checks", "memctl.store.kinds", "memctl.policy.checks")))
+"""
+
+
+def test_recall_and_context_load_no_checks_without_typed_memories(filled: MemoryStore) -> None:
+    use_hashing_embedder(filled.root)
+    out = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "False"]
