@@ -7,58 +7,110 @@ that change memories then keep existing MEMORY.md files current (`[index] auto_r
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 from collections.abc import Iterable
+from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List
+from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.errors import NotFound, UsageError
+from memctl.errors import Forbidden, NotFound, UsageError
+from memctl.store.backends import open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config
-from memctl.store.filerepo import FileRepository
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
+    from memctl.services.checks import CheckReport, CheckService
+    from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
     from memctl.services.edit import EditService
     from memctl.services.imports import ImportReport, ImportService
     from memctl.services.memory_md import MemoryMdService
+    from memctl.services.migrate import MigrationReport, MigrationService
+    from memctl.services.query import QueryResult, QueryService
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
+    from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
 
 __all__ = ["MemoryStore", "init_directory"]
+F = TypeVar("F", bound=Callable[..., Any])
 SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
+
+
+def _acting(method: F) -> F:
+    """Journal what the method writes under the store's actor (the repository is shared by
+    `as_actor` views, so the actor is set for the call only)."""
+
+    @functools.wraps(method)
+    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
+        previous, self.repo.actor = self.repo.actor, self.actor
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.repo.actor = previous
+
+    return cast(F, wrapper)
 
 
 class MemoryStore:
     """One memory directory: everything memctl can do with it."""
 
     def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
-                 embedder: "Embedder | None" = None) -> None:
+                 embedder: "Embedder | None" = None, actor: str | None = None) -> None:
         self.root = Path(root)
-        self.repo = FileRepository(self.root)
-        self.config = config or read_config(self.root)
+        config = config or read_config(self.root)
+        self.config = config.model_copy(update={"layout": resolve_layout(self.root, config.layout)})
+        self.repo = open_repository(self.root, self.config)
         self._embedder = embedder
+        self.actor = name_arg(actor, "actor") if actor else None
+        self.access = Access.of(self.actor, self.config.members) if self.actor else None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
-        """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml."""
+        """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml; the actor is
+        `actor=`, else MEMCTL_ACTOR, else none (nothing restricted)."""
+        kwargs.setdefault("actor", os.environ.get("MEMCTL_ACTOR") or None)
         return cls(find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd()), **kwargs)
+
+    def as_actor(self, actor: str | None) -> "MemoryStore":
+        """The same store (shared caches and model) acting for another person: what a server does
+        for each authenticated request."""
+        view = object.__new__(MemoryStore)
+        view.root, view.repo, view.config, view._embedder = self.root, self.repo, self.config, self._embedder
+        view.actor = name_arg(actor, "actor") if actor else None
+        view.access = Access.of(view.actor, self.config.members) if view.actor else None
+        view.__dict__["search"] = self.search
+        return view
+
+    def _visible(self, memory: Memory) -> bool:
+        return can_read(self.access, access_view(memory))
 
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
     def search(self) -> "SearchIndex":
-        """The keyword + vector search over this directory's memories."""
+        """The keyword + vector search over this directory's memories (with a second model's
+        vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
+        from memctl.search.embedders import get_embedder, recall_uses_primary, second_model_name
         from memctl.search.engine import Engine
 
-        return Engine(self.repo, self._make_embedder)
+        primary = Engine(self.repo, self._make_embedder)
+        settings = self.config.embedding
+        second = None if self._embedder is not None else second_model_name(settings.second_model, settings.model)
+        if second is None:
+            return primary
+        from memctl.search.fused import TwoModelSearch
+
+        cache = self.repo.cache / "models"
+        engine = Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size), vectors="vectors-second")
+        return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:
@@ -72,19 +124,37 @@ class MemoryStore:
     def _writer(self) -> "WriteService":
         from memctl.services.write import WriteService
 
-        return WriteService(self.repo, self.search, self.config)
+        return WriteService(self.repo, self.search, self.config, self.access, self._kinds)
 
     @cached_property
     def _recaller(self) -> "RecallService":
         from memctl.services.recall import RecallService
 
-        return RecallService(self.repo, self.search, self.config)
+        return RecallService(self.repo, self.search, self.config, self.access, lambda: self._checks)
 
     @cached_property
     def _editor(self) -> "EditService":
         from memctl.services.edit import EditService
 
-        return EditService(self.repo, self.config)
+        return EditService(self.repo, self.config, self.access, self._kinds)
+
+    @cached_property
+    def _kinds(self) -> "KindFiles":
+        from memctl.store.kinds import KindFiles  # TOML files of kinds and checks: read on first use
+
+        return KindFiles(self.root, self.config)
+
+    @cached_property
+    def _checks(self) -> "CheckService":
+        from memctl.services.checks import CheckService
+
+        return CheckService(self.repo, self._kinds, self.config, self.access)
+
+    @cached_property
+    def _queries(self) -> "QueryService":
+        from memctl.services.query import QueryService
+
+        return QueryService(self.repo, self._kinds, self.config, self.access)
 
     @cached_property
     def _importer(self) -> "ImportService":
@@ -93,25 +163,37 @@ class MemoryStore:
         return ImportService(self._writer)
 
     @cached_property
+    def _migrator(self) -> "MigrationService":
+        from memctl.services.migrate import MigrationService
+
+        return MigrationService(self.repo, self._importer, self.access)
+
+    @cached_property
     def _transcripts(self) -> "TranscriptService":
         from memctl.services.transcripts import TranscriptService
 
-        return TranscriptService(self.repo, self.config, self._importer)
+        return TranscriptService(self.repo, self.config, self._importer, self.access)
 
     @cached_property
     def _compactor(self) -> "CompactService":
         from memctl.services.compact import CompactService
 
-        return CompactService(self.repo, self.search, self.config)
+        return CompactService(self.repo, self.search, self.config, self.access)
 
     @cached_property
     def _deduper(self) -> "DedupeService":
         from memctl.services.dedupe import DedupeService
 
-        return DedupeService(self.repo, self.search, self.config)
+        return DedupeService(self.repo, self.search, self.config, self.access)
 
     @cached_property
-    def _memory_md(self) -> "MemoryMdService":
+    def _memory_md(self) -> "MemoryMdService | ClaudeIndexService":
+        from memctl.store.claude import ClaudeRepository
+
+        if isinstance(self.repo, ClaudeRepository):  # a flat folder has one index, merged with hand edits
+            from memctl.services.claude_index import ClaudeIndexService
+
+            return ClaudeIndexService(self.repo, self.repo, self.config)
         from memctl.services.memory_md import MemoryMdService
 
         return MemoryMdService(self.repo, self.config)
@@ -120,7 +202,7 @@ class MemoryStore:
     def _contexts(self) -> "ContextService":
         from memctl.services.context import ContextService
 
-        return ContextService(self.repo, self.config, self._recaller)
+        return ContextService(self.repo, self.config, self._recaller, self.access, lambda: self._checks)
 
     def _changed(self) -> list[str]:
         """After a command that wrote: refresh the existing MEMORY.md files of the folders it touched."""
@@ -133,12 +215,16 @@ class MemoryStore:
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
-        """A memory by id or unique id prefix (at least 4 characters)."""
-        return self.repo.get(id_arg(memory_id))
+        """A memory by id or unique id prefix (at least 4 characters); one the actor may not see is
+        not found."""
+        memory = self.repo.get(id_arg(memory_id))
+        if not self._visible(memory):
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return memory
 
     def active(self) -> list[Memory]:
-        """Active memories that have not expired."""
-        return self.repo.active()
+        """Active memories that have not expired (those the actor may see)."""
+        return [m for m in self.repo.active() if self._visible(m)]
 
     def is_active(self, memory: Memory) -> bool:
         """True for a memory in force (status active, not in the archive)."""
@@ -158,7 +244,7 @@ class MemoryStore:
         user, project, session = (name_arg(v, w) if v else None for v, w in
                                   ((user, "user"), (project, "project"), (session, "session")))
         out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)
-               and (subtype is None or m.subtype == subtype)]
+               and (subtype is None or m.subtype == subtype) and self._visible(m)]
         if status and status != "all":
             out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
         out = self._sorted(out, sort)
@@ -211,19 +297,24 @@ class MemoryStore:
     def history(self, memory_id: str) -> List[JournalEntry]:
         """Every journal entry about this memory, oldest first."""
         id_arg(memory_id)
-        with contextlib.suppress(NotFound):  # a memory no longer on disk still has its history
+        try:
             memory_id = self.get(memory_id).id
+        except NotFound:
+            if self.access is not None:
+                raise  # an actor sees the history of memories they may see, nothing else
         return self.repo.history(memory_id)
 
     def stats(self) -> dict[str, Any]:
         """Counts by status, type, scope and owner; broken files."""
         from memctl.services.maintenance import stats
 
-        return stats(self.repo)
+        return stats(self.repo, self._visible)
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage, scopes (only user, project or session memories)."""
+        mode (hybrid|keyword|semantic), record_usage, scopes (only user, project or session memories),
+        min_relevance (default `[recall] min_relevance`; 0 holds nothing back). Hits carry a
+        calibrated `relevance`."""
         from memctl.services.recall import parse_query
 
         return self._recaller.recall(parse_query(query, options))
@@ -233,10 +324,32 @@ class MemoryStore:
         """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens."""
         return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
 
+    # -- typed memories ------------------------------------------------------------------------
+    def query(self, op: str, kind: str, *, where: Iterable[str] = (), field: str | None = None,
+              user: str | None = None, project: str | None = None, at: str | None = None) -> "QueryResult":
+        """An exact answer over typed fields: count, sum, latest, earliest or list of the `kind`
+        memories matching every `where` condition (`departs in 2025`, `international = true`);
+        `field` is what sum adds and latest/earliest order by; `at` (a day) is what `today` means."""
+        return self._queries.query(op, kind, list(where), field, user, project, _day(at))
+
+    def check(self, *, user: str | None = None, at: str | None = None) -> "CheckReport":
+        """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today): the
+        findings, and the rules that could not be read (`file:line: what`)."""
+        return self._checks.check(_day(at), user)
+
+    def kinds(self) -> dict[str, Any]:
+        """The kinds typed memories may have, with their fields (and problems reading them)."""
+        schemas = self._kinds.schemas
+        return {"kinds": {name: s.model_dump(exclude={"name"}) for name, s in schemas.items()},
+                "problems": self._kinds.drain_problems()}
+
     # -- writing -------------------------------------------------------------------------------
+    @_acting
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
-        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, redact, llm."""
+        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
+        state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
+        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
         try:
             return self._writer.add(text, **_without_none(fields))
         finally:
@@ -246,12 +359,14 @@ class MemoryStore:
         """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
         return self._writer.add(text, dry_run=True, **_without_none(fields))
 
+    @_acting
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (trusted data, tests)."""
         memory = self._writer.add_raw(text, **fields)
         self._changed()
         return memory
 
+    @_acting
     def import_text(self, text: str, *, user: str | None = None, project: str | None = None,
                     session: str | None = None, source: str = "import", llm: str | None = None) -> "ImportReport":
         """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision."""
@@ -263,29 +378,83 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
+    def import_from(self, source: str, path: str | None = None, *, text: str | None = None, user: str | None = None,
+                    project: str | None = None, session: str | None = None, llm: str | None = None) -> "MigrationReport":
+        """Import another store: mem0 (its get_all / export JSON), memoryservice (a SQLite file with the
+        structured_memories table, or its rows as JSON), claude (a Claude Code folder), jsonl or folder
+        (memctl's own exports, restored whole). Idempotent; source timestamps kept."""
+        from memctl.services.imports import ImportDefaults
+        from memctl.services.migrate import SOURCES
+
+        if source not in SOURCES:
+            raise UsageError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})", code="bad_source")
+        user, project, session = (name_arg(v, w) if v else None for v, w in
+                                  ((user, "user"), (project, "project"), (session, "session")))
+        defaults = ImportDefaults(user=user, project=project, session=session, source="import")
+        try:
+            return self._migrator.import_from(source, path, text, defaults, llm)
+        finally:
+            self._changed()
+
+    def export_records(self) -> List[str]:
+        """Every memory (active and archived) as a JSON Lines record that `import --from jsonl` restores."""
+        return self._migrator.records()
+
+    def export_folder(self, target: str | os.PathLike[str], layout: str = "memctl") -> dict[str, Any]:
+        """Every memory as files in a new or empty folder, in the memctl layout (same relative paths and
+        bytes as a canonical directory) or Claude Code's (topic files and a MEMORY.md)."""
+        from memctl.services.migrate import LAYOUTS
+
+        if layout not in LAYOUTS:
+            raise UsageError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})", code="bad_layout")
+        return self._migrator.export_folder(str(target), layout)
+
+    @_acting
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         memory = self._editor.edit(id_arg(memory_id), sets, body)
         self._changed()
         return memory
 
+    @_acting
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""
-        memory = self._editor.forget(id_arg(memory_id), reason)
-        self._changed()
-        return memory
+        return self.forget_all(memory_id, reason)[0]
 
+    @_acting
+    def forget_all(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> List[Memory]:
+        """Forget a memory and, `with_parts`, the active memories that are part of it (a trip's bookings)."""
+        try:
+            return self._editor.forget(id_arg(memory_id), reason, with_parts)
+        finally:
+            self._changed()
+
+    @_acting
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
-        memory = self._editor.restore(id_arg(memory_id))
-        self._changed()
-        return memory
+        return self.restore_all(memory_id)[0]
+
+    @_acting
+    def restore_all(self, memory_id: str, with_parts: bool = False) -> List[Memory]:
+        """Restore a memory and, `with_parts`, its forgotten parts."""
+        try:
+            return self._editor.restore(id_arg(memory_id), with_parts)
+        finally:
+            self._changed()
+
+    @_acting
+    def parts(self, memory_id: str) -> List[Memory]:
+        """The memories that are part of this one (`part_of` it), active or archived."""
+        return self._editor.parts(id_arg(memory_id))
 
     # -- transcripts ---------------------------------------------------------------------------
-    def log(self, user: str, session: str, content: str, role: str = "user") -> "Message":
-        """Append one message to a session's transcript."""
-        return self._transcripts.log(user, session, content, role)
+    @_acting
+    def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> "Message":
+        """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
+        return self._transcripts.log(user, session, content, role, keep_secrets)
 
+    @_acting
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
                 transcript: str | None = None) -> "ExtractResult":
         """Turn the session's messages not yet extracted into memories through an LLM command
@@ -299,6 +468,7 @@ class MemoryStore:
             self._changed()
 
     # -- lifecycle -------------------------------------------------------------------------------
+    @_acting
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                 llm: str | None = None, similarity: Any = None) -> dict[str, Any]:
         """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable)."""
@@ -308,6 +478,7 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
     def undo_compaction(self) -> dict[str, Any]:
         """Put back every memory the last compaction touched, byte for byte."""
         try:
@@ -315,6 +486,7 @@ class MemoryStore:
         finally:
             self._changed()
 
+    @_acting
     def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
                dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> "DedupeReport":
         """Merge repeats already stored; list conflicts (superseded only with resolve="newest" or llm)."""
@@ -330,22 +502,70 @@ class MemoryStore:
         return self._deduper.open_conflicts(user, project)
 
     # -- MEMORY.md and maintenance ---------------------------------------------------------------
+    @_acting
     def write_memory_md(self, users: Iterable[str] = (), projects: Iterable[str] = (),
                         all: bool = False) -> List[dict[str, Any]]:
-        """Regenerate MEMORY.md for users, projects, or every scope folder (`all`)."""
-        return self._memory_md.render(list(users), list(projects), all)
+        """Regenerate MEMORY.md for users, projects, or every scope folder (`all`; with an actor, every
+        folder the actor may write)."""
+        chosen_users, chosen_projects, everything = [*users], [*projects], all
+        if self.access is not None:
+            self._may_write_indexes(chosen_users, chosen_projects)
+            if everything:
+                owners = [o for o in self.repo.owners() if self._may_write_owner(o)]
+                chosen_users += [o.split("/", 1)[1] for o in owners if o.startswith("users/")]
+                chosen_projects += [o.split("/", 1)[1] for o in owners if o.startswith("projects/")]
+                if not (chosen_users or chosen_projects):
+                    return []
+                everything = False
+        return self._memory_md.render(chosen_users, chosen_projects, everything)
 
+    def _may_write_owner(self, owner: str) -> bool:
+        kind, name = owner.split("/", 1)
+        record = {"scope": "user", "user": name} if kind == "users" else {"scope": "project", "project": name}
+        return write_refusal(self.access, "create", record) is None
+
+    def _may_write_indexes(self, users: List[str], projects: List[str]) -> None:
+        for owner in [f"users/{u}" for u in users] + [f"projects/{p}" for p in projects]:
+            if not self._may_write_owner(owner):
+                raise Forbidden(f"{self.actor} may not write {owner}/MEMORY.md")
+
+    @_acting
     def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
         """Rebuild every cache (catalog, keyword index, vectors) from the memories."""
         from memctl.services.maintenance import reindex
 
         return reindex(self.repo, self.search, vectors, progress)
 
+    @_acting
     def doctor(self, fix: bool = False) -> dict[str, Any]:
-        """Check the stored memories; with fix, repair what needs no person."""
+        """Check the stored memories; with fix, repair what needs no person: leftovers of interrupted
+        writes, an interrupted compaction (finished), temp files."""
         from memctl.services.maintenance import doctor
 
-        return doctor(self.repo, fix)
+        repaired: list[str] = []
+        if fix:
+            with self.repo.locked():  # entering the lock repairs leftovers of interrupted writes
+                repaired = list(self.repo.repaired)
+                resumed = self._compactor.resume()
+                repaired += [f"finished compaction {resumed}"] if resumed else []
+            self._changed()
+        report = doctor(self.repo)
+        report["removed"] = repaired
+        return report
+
+    def get_setting(self, key: str) -> Any:
+        """The effective value of one setting (`section.name`, e.g. `memory.preset`)."""
+        from memctl.store.configfile import get_setting
+
+        return get_setting(self.config, key)
+
+    def set_setting(self, key: str, value: str) -> Any:
+        """Change one setting in memctl.toml (value as TOML, else a word), keeping the file's comments;
+        validated before it is written. Returns the value stored; it applies to stores opened later."""
+        from memctl.store.configfile import write_setting
+
+        _, stored = write_setting(self.root, self.config, key, value)
+        return stored
 
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving)."""
@@ -361,6 +581,13 @@ def _matches(m: Memory, user: str | None, project: str | None, type_: str | None
     return ((user is None or m.user == user) and (project is None or m.project == project)
             and (type_ is None or m.type == type_) and (tag is None or tag in m.tags)
             and (session is None or m.session == session))
+
+
+def _day(value: str | None) -> "date | None":
+    """A day given as `2026-01-20` (or a full ISO time); UsageError otherwise."""
+    from memctl import clock
+
+    return clock.parse_timestamp(value).date() if value else None
 
 
 def _without_none(fields: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from memctl.errors import UsageError
 
 _override: datetime | None = None
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -27,12 +26,19 @@ def parse_timestamp(value: str) -> datetime:
     return parsed.astimezone(timezone.utc)
 
 
+MAX_DURATION = timedelta(days=36500)  # a century: longer is a typo, and datetime arithmetic overflows
+
+
 def parse_duration(value: str) -> timedelta:
-    """Parse a TTL such as `7d`, `12h`, `30m`, `2w`."""
+    """Parse a TTL such as `7d`, `12h`, `30m`, `2w`: more than zero, at most a century."""
     match = _DURATION.match(value or "")
     if not match:
         raise UsageError(f"not a duration (use e.g. 7d, 12h, 30m, 2w): {value!r}", code="bad_duration")
-    return timedelta(**{_UNITS[match.group(2)]: float(match.group(1))})
+    amount = float(match.group(1))
+    seconds = amount * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[match.group(2)]
+    if not 0 < seconds <= MAX_DURATION.total_seconds():
+        raise UsageError(f"a duration must be more than 0 and at most 36500d, got {value!r}", code="bad_duration")
+    return timedelta(seconds=seconds)
 
 
 def set_now(value: datetime | None) -> None:

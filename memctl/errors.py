@@ -67,10 +67,23 @@ class Refused(MemctlError):
     exit_code = EXIT_REFUSED
 
 
+class Forbidden(Refused):
+    """The actor's role or the memory's visibility does not allow this."""
+
+    code = "forbidden"
+
+
 class ConfigError(MemctlError):
     """memctl.toml or an environment override is malformed."""
 
     code = "config"
+    exit_code = EXIT_ERROR
+
+
+class Conflict(MemctlError):
+    """A memory changed on disk between reading and writing it; nothing was written."""
+
+    code = "conflict"
     exit_code = EXIT_ERROR
 
 

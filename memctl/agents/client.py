@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
     from typing import Any
 
 CLI_PATH = "/api/cli/"
-EXIT_BY_STATUS = {200: 0, 201: 0, 400: 2, 422: 3, 404: 4, 500: 1}
+EXIT_BY_STATUS = {200: 0, 201: 0, 400: 2, 403: 3, 422: 3, 404: 4, 500: 1}
+ACTOR_HEADER = "Memctl-Actor"
 WARNINGS_HEADER = "memctl-warnings"
 CONNECT_TIMEOUT = 2.0
 READ_TIMEOUT = 120.0  # a first recall after a start may wait for the model
@@ -58,12 +59,15 @@ def server_for(directory: str | None) -> str | None:
     return record["url"] if record else None
 
 
-def call(url: str, command: str, args: dict[str, Any]) -> Reply:
-    """POST the command's arguments to the server; raises NoAnswer when there is no usable reply."""
+def call(url: str, command: str, args: dict[str, Any], actor: str | None = None) -> Reply:
+    """POST the command's arguments (and the actor it runs as) to the server; raises NoAnswer when
+    there is no usable reply."""
     host, port = _address(url)
     body = json.dumps(args, ensure_ascii=False).encode("utf-8")
     headers = [f"POST {CLI_PATH}{command} HTTP/1.1", f"Host: {_host_header(host, port)}",
                "Content-Type: application/json", f"Content-Length: {len(body)}", "Connection: close"]
+    if actor:  # JSON-escaped: a header holds only ASCII; the server checks the name
+        headers.append(f"{ACTOR_HEADER}: {json.dumps(actor)}")
     token = os.environ.get("MEMCTL_TOKEN")
     if token:
         headers.append(f"Authorization: Bearer {token}")

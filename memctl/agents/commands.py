@@ -56,12 +56,14 @@ SCOPE = {"user": TEXT, "project": TEXT, "session": TEXT}
 PARAMS: dict[str, dict[str, Param]] = {
     "recall": {"query": TEXT, "user": TEXTS, "project": TEXTS, "session": TEXT, "type": TEXTS, "tag": TEXTS,
                "since": TEXT, "until": TEXT, "status": Param("text", "active"), "k": Param("int", None, 1),
-               "mode": TEXT, "explain": FLAG},
+               "mode": TEXT, "explain": FLAG, "all_": FLAG},
     "context": {"query": TEXT, **SCOPE, "budget": Param("int", 800, 1), "format": Param("text", "markdown"),
                 "explain": FLAG},
-    "add": {"text": TEXT, **SCOPE, "type": TEXT, "subtype": TEXT, "confidence": Param("float", 1.0, 0.0, 1.0),
-            "source": Param("text", "user"), "tag": TEXTS, "key": TEXT, "ttl": TEXT,
-            "importance": Param("float", None, 0.0, 1.0), "redact": Param("switch"), "llm": TEXT},
+    "add": {"text": TEXT, **SCOPE, "type": TEXT, "subtype": TEXT, "name": TEXT, "description": TEXT,
+            "confidence": Param("float", 1.0, 0.0, 1.0), "source": Param("text", "user"), "tag": TEXTS, "key": TEXT,
+            "ttl": TEXT, "importance": Param("float", None, 0.0, 1.0), "occurred": TEXT, "state": TEXT,
+            "valid_until": TEXT, "part_of": TEXT, "kind": TEXT, "field": TEXTS, "during": TEXT,
+            "redact": Param("switch"), "llm": TEXT},
     "list": {**SCOPE, "type": TEXT, "tag": TEXT, "status": Param("text", "active"),
              "sort": Param("text", "created"), "limit": Param("int", 0, 0)},
     "show": {"memory_id": TEXT},
@@ -100,7 +102,7 @@ def recall(store: Any, a: dict[str, Any]) -> dict[str, Any]:
     result = store.recall(a["query"], users=a["user"], projects=a["project"], session=a["session"],
                           types=a["type"], tags=a["tag"], status=a["status"], since=_time(a["since"]),
                           until=_time(a["until"]), k=store.config.recall.k if a["k"] is None else a["k"],
-                          mode=a["mode"] or store.config.recall.mode)
+                          mode=a["mode"] or store.config.recall.mode, min_relevance=0.0 if a["all_"] else None)
     return result.to_data(a["explain"])
 
 
@@ -112,10 +114,17 @@ def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
     """`memctl add --json` data."""
-    result = store.add(a["text"], type=a["type"] or store.config.default_type, user=a["user"],
-                       project=a["project"], session=a["session"], subtype=a["subtype"],
-                       confidence=a["confidence"], source=a["source"], tags=a["tag"], key=a["key"],
-                       ttl=a["ttl"], importance=a["importance"], redact=a["redact"], llm=a["llm"])
+    fields = None
+    if a["field"]:
+        from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
+
+        fields = parse_field_pairs(a["field"])
+    result = store.add(a["text"], type=a["type"], user=a["user"], project=a["project"], kind=a["kind"],
+                       fields=fields, session=a["session"], subtype=a["subtype"], name=a["name"],
+                       description=a["description"], confidence=a["confidence"], source=a["source"],
+                       tags=a["tag"], key=a["key"], ttl=a["ttl"], importance=a["importance"],
+                       occurred=a["occurred"], state=a["state"], valid_until=a["valid_until"],
+                       part_of=a["part_of"], rate_session=a["during"], redact=a["redact"], llm=a["llm"])
     return result.to_data()
 
 

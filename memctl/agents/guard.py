@@ -2,9 +2,11 @@
 
 On a loopback address the server checks Host and Origin, so a web page the user visits cannot
 read or write memories through DNS rebinding or a cross-site request. On any other address it
-needs a token (MEMCTL_TOKEN, sent as `Authorization: Bearer`), and refuses to start without one;
-a token, when set, is required on loopback too. `authenticate` is the one place a request's
-identity is decided (roles will plug in there). The ASGI middleware bounds request bodies
+needs a token (MEMCTL_TOKEN, sent as `Authorization: Bearer`, or MEMCTL_TOKENS, one token per
+person: `name=token,name=token`), and refuses to start without one; a token, when set, is
+required on loopback too. `authenticate` is the one place a request's identity is decided: the
+actor is the person a MEMCTL_TOKENS token names, else the server's `--actor` (MEMCTL_ACTOR), and
+every request runs as that actor (roles and visibility apply). The ASGI middleware bounds request bodies
 (chunked ones too, counted as they arrive), answers HEAD like GET without the body, and OPTIONS
 with the methods a path allows, each as the JSON envelope.
 """
@@ -39,6 +41,13 @@ class Access:
     token: str | None = None
     loopback_only: bool = True
     defaults: Defaults = field(default_factory=Defaults)
+    actor: str | None = None  # the server's --actor: who a request acts for unless its token names someone
+    tokens: tuple[tuple[str, str], ...] = ()  # (token, actor) from MEMCTL_TOKENS
+
+    @property
+    def guarded(self) -> bool:
+        """Whether requests need a bearer token."""
+        return bool(self.token or self.tokens)
 
 
 def is_loopback(host: str) -> bool:
@@ -52,17 +61,39 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind_host(host: str, token: str | None) -> None:
+def check_bind_host(host: str, token: str | None, tokens: tuple[tuple[str, str], ...] = ()) -> None:
     """A non-loopback address needs a token that is hard to guess; else the server does not start."""
     if is_loopback(host):
         return
-    if not token:
+    if not (token or tokens):
         raise UsageError(f"refusing to listen on {host!r} without a token: memories would be open to anyone "
-                         "who can reach it (set MEMCTL_TOKEN; clients send it as Authorization: Bearer)",
-                         code="remote_refused")
-    if len(token) < MIN_TOKEN_LENGTH:
+                         "who can reach it (set MEMCTL_TOKEN or MEMCTL_TOKENS; clients send it as "
+                         "Authorization: Bearer)", code="remote_refused")
+    if token and len(token) < MIN_TOKEN_LENGTH:
         raise UsageError(f"MEMCTL_TOKEN is too short to guard {host!r} (at least {MIN_TOKEN_LENGTH} characters)",
                          code="weak_token")
+
+
+def parse_tokens(text: str | None) -> tuple[tuple[str, str], ...]:
+    """MEMCTL_TOKENS (`name=token,name=token`) as (token, actor) pairs; UsageError naming a bad entry.
+    Every token is at least MIN_TOKEN_LENGTH characters and names one person."""
+    from memctl.core.models import check_name
+
+    pairs: list[tuple[str, str]] = []
+    for entry in (text or "").split(","):
+        if not entry.strip():
+            continue
+        name, eq, token = (part.strip() for part in entry.partition("="))
+        if not eq or not name:
+            raise UsageError("MEMCTL_TOKENS: each entry is name=token, separated by commas", code="bad_tokens")
+        check_name(name, "actor")
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise UsageError(f"MEMCTL_TOKENS: the token of {name!r} is too short (at least {MIN_TOKEN_LENGTH} "
+                             "characters)", code="weak_token")
+        if any(hmac.compare_digest(token.encode(), t.encode()) for t, _ in pairs):
+            raise UsageError(f"MEMCTL_TOKENS: the token of {name!r} is another person's too", code="bad_tokens")
+        pairs.append((token, name))
+    return tuple(pairs)
 
 
 def _header_host(value: str) -> str:
@@ -79,12 +110,25 @@ def authenticate(request: Request) -> Caller:
             raise HTTPException(403, f"host {host!r} is not a loopback address")
         if origin and not is_loopback(_header_host(origin)):  # "null" too: sandboxed pages send it
             raise HTTPException(403, f"origin {origin!r} is not allowed")
-    if access.token:
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), access.token.encode()):
-            raise HTTPException(401, "a valid token is required (Authorization: Bearer $MEMCTL_TOKEN)",
-                                headers={"WWW-Authenticate": "Bearer"})
-    return Caller(identity="token" if access.token else "local", defaults=access.defaults, trust_source=True)
+    actor = access.actor
+    if access.guarded:
+        actor = _bearer_actor(request, access)
+    return Caller(identity="token" if access.guarded else "local", defaults=access.defaults, trust_source=True,
+                  actor=actor)
+
+
+def _bearer_actor(request: Request, access: Access) -> str | None:
+    """The actor of the request's bearer token (MEMCTL_TOKENS names one; MEMCTL_TOKEN the server's
+    --actor), or 401. Every token is compared, so the time taken says nothing about which matched."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    sent = given.strip().encode()
+    matched = [name for token, name in access.tokens if hmac.compare_digest(sent, token.encode())]
+    if scheme.lower() == "bearer" and access.token and hmac.compare_digest(sent, access.token.encode()):
+        matched.append(access.actor or "")
+    if scheme.lower() != "bearer" or not matched:
+        raise HTTPException(401, "a valid token is required (Authorization: Bearer $MEMCTL_TOKEN)",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return matched[0] or None
 
 
 def allowed_methods(app: Any, path: str) -> list[str]:

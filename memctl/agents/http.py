@@ -7,12 +7,14 @@ The seed MemoryService shape, for a user and the same for a project (`/api/proje
                                           201 written, 200 noop (already stored), 422 refused
     GET    /api/memory/{user}/search      recall: q, k, type, mode
     GET    /api/memory/{user}/tree        active memories by type and subtype
+    POST   /api/memory/{user}/query       an exact answer over typed facts: op, kind, where, field
     GET    /api/memory/{user}/{id}        one memory; PUT changes the fields it names; DELETE forgets it
     GET    /api/context                   the prompt block: q, user, project, session, budget, format
     GET    /api/health                    status, version, root
     POST   /api/cli/{command}             the CLI's forwarding (recall, context, add, list, show)
 
-Every answer, errors included, is the JSON envelope; the operations are the agent tools of
+Every request runs as the actor guard.authenticate decides (403 `forbidden` for what their role
+does not allow). Every answer, errors included, is the JSON envelope; the operations are the agent tools of
 agents/tools.py, so HTTP and MCP answer alike. OpenAPI is at /openapi.json, docs at /docs.
 The store is not thread-safe: requests use it one at a time.
 """
@@ -37,12 +39,13 @@ from memctl.agents.guard import Access, allowed_methods, authenticate, failure
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
 from memctl.core.models import name_arg
-from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, NotFound
+from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
 
 STATUS_BY_EXIT = {EXIT_USAGE: 400, EXIT_REFUSED: 422, EXIT_NOT_FOUND: 404}
 WARNINGS_HEADER = "Memctl-Warnings"
+ACTOR_HEADER = "Memctl-Actor"  # the actor a forwarded CLI command runs as (its --actor / MEMCTL_ACTOR)
 CODE_BY_STATUS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 
 
@@ -67,6 +70,17 @@ class MemoryIn(BaseModel):
     @classmethod
     def _listify(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+
+class QueryIn(BaseModel):
+    """An exact question over typed facts (memctl query): the owner comes from the path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: str = Field(description="count, sum, latest, earliest or list.")
+    kind: str = Field(description="The kind asked about: trip, expense, passport...")
+    where: list[str] = Field(default_factory=list, description="Conditions that must all hold: 'departs in 2025'.")
+    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
 
 
 class MemoryChange(BaseModel):
@@ -95,20 +109,19 @@ class Served:
         self.access = access
         self.lock = threading.Lock()
 
-    def answer(self, command: str, work: Callable[[Any], Any], status: Callable[[Any], int] = lambda _: 200,
-               warnings_header: bool = False) -> JSONResponse:
-        """Run `work(store)` under the lock; its data, or its MemctlError, as the envelope."""
+    def answer(self, command: str, work: Callable[[Any], Any], caller: Caller,
+               status: Callable[[Any], int] = lambda _: 200, warnings_header: bool = False) -> JSONResponse:
+        """Run `work(store)` under the lock, as the caller's actor; its data, or its MemctlError, as the envelope."""
         warnings: list[str] = []
         try:
             with self.lock:
                 try:
-                    data = work(self.store)
+                    data = work(self.for_actor(caller.actor))
                 finally:
                     warnings = self.store.drain_warnings()
             response = JSONResponse(envelope(command, True, data), status_code=status(data))
         except MemctlError as exc:
-            response = JSONResponse(failure(command, exc.code, exc.message, exc.data),
-                                    status_code=STATUS_BY_EXIT.get(exc.exit_code, 500))
+            response = JSONResponse(failure(command, exc.code, exc.message, exc.data), status_code=status_of(exc))
         except Exception as exc:  # a bug costs one request, not the server
             log.exception("internal error in %s", command)
             response = JSONResponse(failure(command, "internal", str(exc) or type(exc).__name__), status_code=500)
@@ -118,12 +131,23 @@ class Served:
             response.headers[WARNINGS_HEADER] = json.dumps(warnings)  # ASCII-escaped: any text fits a header
         return response
 
+    def for_actor(self, actor: str | None) -> Any:
+        """The store acting for `actor` (the warm store itself when it already does)."""
+        return self.store if actor == self.store.actor else self.store.as_actor(actor)
+
     def tool(self, name: str, arguments: dict[str, Any], caller: Caller, command: str,
              status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
         """Run an agent tool (memctl.agents.tools) on arguments taken from the request."""
         tool = TOOLS[name]
         return self.answer(command, lambda store: run_tool(store, tool, parse_arguments(tool, store.config, arguments),
-                                                          caller), status)
+                                                          caller), caller, status)
+
+
+def status_of(exc: MemctlError) -> int:
+    """The HTTP status of an error: 403 for what the actor's role does not allow, else by exit code."""
+    if isinstance(exc, Forbidden):
+        return 403
+    return STATUS_BY_EXIT.get(exc.exit_code, 500)
 
 
 def served(request: Request) -> Served:
@@ -181,18 +205,22 @@ def owner_routes(app: FastAPI, kind: str) -> None:
         return app.tool("memory_search", {"query": q, "k": k, "memory_type": type, "mode": mode, kind: name},
                         caller, "search")
 
+    @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly")
+    def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[QueryIn, Body()]) -> JSONResponse:
+        return app.tool("memory_query", {**body.model_dump(exclude_none=True), kind: name}, caller, "query")
+
     @router.get("/tree", name="tree", summary=f"A {kind}'s memories by type and subtype")
-    def tree(name: Name, app: Shared) -> JSONResponse:
+    def tree(name: Name, app: Shared, caller: Authenticated) -> JSONResponse:
         def work(store: Any) -> dict[str, Any]:
             grouped = store.tree(**{kind: name})
             types = {t: {sub: [m.to_public() for m in ms] for sub, ms in subs.items()} for t, subs in grouped.items()}
             return {kind: name, "count": sum(len(ms) for subs in grouped.values() for ms in subs.values()),
                     "types": types}
-        return app.answer("tree", work)
+        return app.answer("tree", work, caller)
 
     @router.get("/{memory_id}", name="show", summary="One memory, with its importance")
-    def show(name: Name, memory_id: MemoryIdPath, app: Shared) -> JSONResponse:
-        return app.answer("show", lambda store: {"memory": store.show(owned(store, kind, name, memory_id).id)})
+    def show(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.answer("show", lambda store: {"memory": store.show(owned(store, kind, name, memory_id).id)}, caller)
 
     @router.put("/{memory_id}", name="update", summary="Change the fields the body names")
     def update(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
@@ -206,7 +234,7 @@ def owner_routes(app: FastAPI, kind: str) -> None:
             fields["memory_type"] = fields.pop("type", None)
             tool = TOOLS["memory_update"]
             return run_tool(store, tool, parse_arguments(tool, store.config, {**fields, "id": memory.id}), caller)
-        return app.answer("update", work)
+        return app.answer("update", work, caller)
 
     @router.delete("/{memory_id}", name="forget", summary="Forget a memory (archived; `memctl restore` brings it back)")
     def forget(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
@@ -215,7 +243,7 @@ def owner_routes(app: FastAPI, kind: str) -> None:
             memory = owned(store, kind, name, memory_id)
             return run_tool(store, TOOLS["memory_forget"], parse_arguments(
                 TOOLS["memory_forget"], store.config, {"id": memory.id, "reason": reason}), caller)
-        return app.answer("forget", work)
+        return app.answer("forget", work, caller)
 
 
 def general_routes(app: FastAPI) -> None:
@@ -223,8 +251,9 @@ def general_routes(app: FastAPI) -> None:
     router = _Routes(app, "/api", None)
 
     @router.get("/health", name="health", tags=["server"], summary="Is the server up, and for which directory")
-    def health(app: Shared) -> JSONResponse:
-        return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root)})
+    def health(app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root)},
+                          caller)
 
     @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt")
     def context(app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
@@ -234,9 +263,13 @@ def general_routes(app: FastAPI) -> None:
                                            "budget": budget, "format": format}, caller, "context")
 
     @router.post("/cli/{command}", name="cli", include_in_schema=False)
-    async def cli(command: str, request: Request, app: Shared) -> JSONResponse:
+    async def cli(command: str, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
         raw = await request.body()
         label = command if command in commands.PARAMS else "cli"
+        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER))
+        if runs_as is None:  # the CLI's actor is not the one this server answers as: it runs in-process
+            return JSONResponse(failure(label, "other_actor", "this server answers as another actor"),
+                                status_code=409)
 
         def work(store: Any) -> dict[str, Any]:
             try:
@@ -245,7 +278,24 @@ def general_routes(app: FastAPI) -> None:
                 raise InvalidArguments("the request body is not JSON", code="bad_json") from None
             return commands.run(store, command, commands.normalise(command, arguments, remote=True))
 
-        return await run_in_threadpool(app.answer, label, work, warnings_header=True)
+        return await run_in_threadpool(app.answer, label, work, runs_as, warnings_header=True)
+
+
+def forwarded_caller(caller: Caller, claimed: str | None) -> Caller | None:
+    """The caller a forwarded CLI command runs as. A server that decides the actor itself (a token
+    that names one, or `--actor`) answers only the same actor, so the command's output is what it
+    would be in-process; one that does not runs it as the CLI's own --actor, which the user could
+    as well have run in-process. None: the actors differ."""
+    try:
+        claimed = json.loads(claimed) if claimed else None  # JSON in the header: any name fits in ASCII
+    except ValueError:
+        return None
+    if claimed is not None and not isinstance(claimed, str):
+        return None
+    claimed = claimed or None
+    if caller.actor is not None or caller.identity == "token":
+        return caller if claimed == caller.actor else None
+    return Caller(caller.identity, caller.defaults, caller.trust_source, actor=claimed)
 
 
 class _Routes:

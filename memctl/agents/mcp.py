@@ -22,10 +22,12 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from memctl._version import __version__
 from memctl.agents.tools import TOOLS, Caller, parse_arguments, run_tool
 from memctl.config import Config
+from memctl.core.jsonsafe import MAX_DEPTH, too_deep
 from memctl.errors import MemctlError
 
 log = logging.getLogger("memctl.agents.mcp")
@@ -157,13 +159,49 @@ def build_server(tools: MemoryTools) -> Server[Any]:
                   on_list_resource_templates=list_templates, on_read_resource=read_resource)
 
 
+class BoundedLines:
+    """stdin's lines for the SDK's reader, except a message nested deeper than MAX_DEPTH: its JSON
+    parser would recurse that deep, and a line it cannot parse gets no answer at all. Such a line
+    is answered here (JSON-RPC -32600, the request's id when it can be read) and goes no further."""
+
+    _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.reply: Any = None  # the SDK's write stream, once stdio_server hands it over
+        self.ready = anyio.Event()
+
+    def __aiter__(self) -> Any:
+        return self._bounded()
+
+    async def _bounded(self) -> Any:
+        async for line in self.lines:
+            if not too_deep(line):
+                yield line
+                continue
+            await self.ready.wait()
+            error = types.ErrorData(code=types.INVALID_REQUEST, message=f"invalid request: JSON nested deeper "
+                                                                       f"than {MAX_DEPTH} levels")
+            await self.reply.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self._id(line), error=error)))
+
+    def _id(self, line: str) -> int | str | None:
+        found = self._ID.search(line[:4096])
+        return None if found is None else json.loads(found.group(1))
+
+
 def serve_stdio(opener: Callable[[], Any], caller: Caller = Caller()) -> int:
     """Serve MCP on stdin/stdout until EOF; returns the exit code. Only protocol messages reach
     stdout: anything printed while serving goes to stderr, where the logs go too."""
+    import io
+
     server = build_server(MemoryTools(opener, caller))
+    lines = BoundedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
 
     async def main() -> None:
-        async with stdio_server() as (read, write):  # it takes the real stdout for the protocol...
+        # it takes the real stdout for the protocol (stdin is ours, to bound what its parser reads)...
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            lines.reply = write
+            lines.ready.set()
             saved, sys.stdout = sys.stdout, sys.stderr  # ...and a stray print goes to stderr
             try:
                 await server.run(read, write, server.create_initialization_options())

@@ -77,6 +77,14 @@ class AddArgs(Arguments):
     source: str = Field("ai", description="Who stated it (user, ai, ...). Counted as ai for the rate limit "
                                           "unless the server trusts sources.")
     source_ids: list[str] = Field(default_factory=list, description="Ids of the messages this came from.")
+    name: Optional[str] = Field(None, description="Optional short title (derived from the content if omitted).")
+    description: Optional[str] = Field(None, description="Optional one-line description of what it is about.")
+    kind: Optional[str] = Field(None, description="For a typed fact: its kind (passport, trip, medication, allergy, "
+                                                  "birthday, contract...), so memory_query can count it and checks "
+                                                  "can warn about it.")
+    fields: Optional[dict[str, Any]] = Field(None, description="The kind's typed values, e.g. {\"expires\": "
+                                                               "\"2026-04-02\", \"country\": \"US\"} (dates as "
+                                                               "2026-04-02, money as \"120.50 EUR\").")
 
 
 class ContextArgs(Arguments):
@@ -116,6 +124,18 @@ class ListArgs(Arguments):
         "active", description="active (in force), an archived status, or all.")
     limit: int = Field(50, ge=0, le=1000, description="At most this many (0: all).")
     offset: int = Field(0, ge=0, description="Skip this many first (for paging).")
+
+
+class QueryArgs(Arguments):
+    op: Literal["count", "sum", "latest", "earliest", "list"] = Field(
+        description="count, sum (of field), latest or earliest (by field), list.")
+    kind: Text = Field(description="The kind asked about: trip, expense, passport...")
+    where: list[str] = Field(default_factory=list, description=(
+        "Conditions that must all hold, e.g. 'departs in 2025', 'international = true', "
+        "'amount > 100 EUR', 'expires within 90 days'."))
+    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
+    user: UserName = None
+    project: ProjectName = None
 
 
 def bind(model: type[Arguments], types: tuple[str, ...], default_type: str) -> type[Arguments]:
@@ -182,3 +202,13 @@ class MemoryOut(BaseModel):
 class ListOut(BaseModel):
     count: int
     memories: list[Record] = Field(description="Newest first.")
+
+
+class QueryOut(BaseModel):
+    op: str
+    kind: str
+    where: list[str]
+    field: Optional[str]
+    value: Any = Field(description="The answer: a count, a sum, a memory's field, or the list.")
+    count: int = Field(description="How many memories matched.")
+    memories: list[Record] = Field(description="The memories the answer used.")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import uvicorn
 
 from memctl._version import __version__
-from memctl.agents.guard import Access, HttpEdges, check_bind_host, is_loopback
+from memctl.agents.guard import Access, HttpEdges, check_bind_host, is_loopback, parse_tokens
 from memctl.agents.http import create_app
 from memctl.errors import MemctlError
 from memctl.store import server_record
@@ -70,14 +70,17 @@ def _address(url: str) -> tuple[str, int]:
 
 
 def serve(store: Any, host: str, port: int, token: str | None, access_defaults: Any,
-          announce: Callable[[str], None] = lambda url: None) -> str:
-    """Serve until Ctrl-C or SIGTERM; returns the URL it served. Raises MemctlError before serving
-    (a refused host, a taken port, another server for this directory)."""
-    check_bind_host(host, token)
+          announce: Callable[[str], None] = lambda url: None, tokens: str | None = None) -> str:
+    """Serve until Ctrl-C or SIGTERM; returns the URL it served. Requests act as the store's actor,
+    or as the person their MEMCTL_TOKENS token (`tokens`) names. Raises MemctlError before serving
+    (a refused host, a bad token list, a taken port, another server for this directory)."""
+    named = parse_tokens(tokens)
+    check_bind_host(host, token, named)
     refuse_if_running(store.root)
     sock = bind(host, port)
     url = url_of(sock)
-    app = create_app(store, Access(token=token, loopback_only=is_loopback(host), defaults=access_defaults))
+    app = create_app(store, Access(token=token, loopback_only=is_loopback(host), defaults=access_defaults,
+                                   actor=store.actor, tokens=named))
     try:
         store.warm_up()
         server_record.write_record(store.root, url, __version__)

@@ -17,7 +17,16 @@ from typing import Any, Callable
 from pydantic import BaseModel, ValidationError
 
 from memctl.agents import schemas
-from memctl.agents.schemas import AddArgs, Arguments, ContextArgs, ForgetArgs, ListArgs, SearchArgs, UpdateArgs
+from memctl.agents.schemas import (
+    AddArgs,
+    Arguments,
+    ContextArgs,
+    ForgetArgs,
+    ListArgs,
+    QueryArgs,
+    SearchArgs,
+    UpdateArgs,
+)
 from memctl.core.envelope import to_jsonable
 from memctl.errors import Refused, UsageError
 
@@ -44,6 +53,7 @@ class Caller:
     identity: str = "agent"
     defaults: Defaults = field(default_factory=Defaults)
     trust_source: bool = False
+    actor: str | None = None  # the person it acts for (roles and visibility apply); None: no actor
 
 
 @dataclass(frozen=True)
@@ -178,7 +188,8 @@ def _add(store: Any, a: AddArgs, caller: Caller) -> dict[str, Any]:
     source = a.source if caller.trust_source else "ai"
     try:
         result = store.add(a.content, type=a.memory_type, subtype=a.subtype, confidence=a.confidence, key=a.key,
-                           tags=a.tags, source=source, source_ids=a.source_ids or None, **_owner(a, caller.defaults))
+                           tags=a.tags, source=source, source_ids=a.source_ids or None, name=a.name,
+                           description=a.description, kind=a.kind, fields=a.fields, **_owner(a, caller.defaults))
     except Refused as exc:
         if is_noop(exc):  # already stored: not an error for an agent, just nothing new
             return dict(exc.data)  # type: ignore[call-overload]
@@ -242,6 +253,15 @@ def _list(store: Any, a: ListArgs, caller: Caller) -> dict[str, Any]:
     return {"count": len(memories), "memories": [m.to_public() for m in memories]}
 
 
+def _query(store: Any, a: QueryArgs, caller: Caller) -> dict[str, Any]:
+    user, project = a.user, a.project
+    if not (user or project):  # one owner, as for list: the default user, else the default project
+        user, project = (caller.defaults.user, None) if caller.defaults.user else (None, caller.defaults.project)
+    data: dict[str, Any] = store.query(a.op, a.kind, where=a.where, field=a.field, user=user,
+                                       project=project).to_data()
+    return data
+
+
 TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("memory_search", "Search memory",
          "Search long-term memory for facts, preferences, decisions and past events relevant to a query. "
@@ -269,4 +289,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("memory_list", "List memories",
          "List stored memories, newest first, optionally only one user's, one project's, one type or one tag.",
          ListArgs, schemas.ListOut, _list, read_only=True),
+    Tool("memory_query", "Count or add up typed facts",
+         "Answer exactly from typed facts instead of counting or adding up recalled text: how many trips in "
+         "2025, the total spent, the latest passport. Returns the value and the memories it used.",
+         QueryArgs, schemas.QueryOut, _query, read_only=True),
 )}

@@ -24,7 +24,7 @@ from memctl.errors import EXIT_USAGE, MemctlError
 if TYPE_CHECKING:
     from memctl.api import MemoryStore
 
-VALUE_GLOBALS = {"-d": "--dir", "--dir": "--dir", "--now": "--now"}  # global options that take a value
+VALUE_GLOBALS = {"-d": "--dir", "--dir": "--dir", "--now": "--now", "--actor": "--actor"}  # global options with a value
 FLAG_AFTER = ("--json",)  # command options also accepted before the command name
 
 
@@ -51,7 +51,7 @@ def hoist_globals(args: list[str], commands: set[str]) -> list[str]:
             rest += args[i:]
             break
         name = word.split("=", 1)[0]
-        if name in ("--dir", "--now") and "=" in word:
+        if name in ("--dir", "--now", "--actor") and "=" in word:
             before.append(word)
         elif word in VALUE_GLOBALS and i + 1 < len(args):
             before += args[i:i + 2]
@@ -134,6 +134,7 @@ class State:
     def __init__(self) -> None:
         self.dir: Optional[str] = None
         self.now: Optional[str] = None
+        self.actor: Optional[str] = None
         self.stores: list[MemoryStore] = []
 
 
@@ -168,6 +169,8 @@ def _global(
                                                help="Memory directory (else MEMCTL_DIR, else the nearest memctl.toml).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME",
                                                help="Evaluate expiry, decay and rate limits at this time (or MEMCTL_NOW).")] = None,
+    actor: Annotated[Optional[str], typer.Option("--actor", metavar="NAME", envvar="MEMCTL_ACTOR", show_envvar=False,
+                                                 help="Act as this person: roles and visibility apply (or MEMCTL_ACTOR).")] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
 ) -> None:
     """Readable long-term memory for AI agents."""
@@ -179,7 +182,7 @@ def _global(
     if ctx.invoked_subcommand is None:
         sys.stderr.write(ctx.get_help() + "\n")
         raise typer.Exit(EXIT_USAGE)
-    STATE.dir, STATE.now = dir, now
+    STATE.dir, STATE.now, STATE.actor = dir, now, actor
     clock.set_now(None)
     if now:
         try:
@@ -193,7 +196,7 @@ def open_store() -> "MemoryStore":
     """Open the memory directory named by --dir / MEMCTL_DIR / the working directory."""
     from memctl.api import MemoryStore
 
-    store = MemoryStore.open(STATE.dir)
+    store = MemoryStore.open(STATE.dir, actor=STATE.actor)
     STATE.stores.append(store)
     return store
 
@@ -218,7 +221,7 @@ def run_command(command: str, args: dict[str, Any], as_json: bool, quiet: bool =
     directory when one runs, else in-process; the same output either way."""
     from memctl.cli.forward import forward
 
-    code = forward(command, args, as_json, quiet, STATE.dir, pinned_time=STATE.now is not None)
+    code = forward(command, args, as_json, quiet, STATE.dir, pinned_time=STATE.now is not None, actor=STATE.actor)
     if code is not None:
         raise typer.Exit(code)
 

@@ -33,13 +33,16 @@ OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
     "recall": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
                "--tag": ("tag", None), "--since": ("since", None), "--until": ("until", None),
                "--status": ("status", None), "-k": ("k", None), "--mode": ("mode", None),
-               "--explain": ("explain", True)},
+               "--explain": ("explain", True), "--all": ("all_", True)},
     "context": {**{k: (v, None) for k, v in _SCOPE.items()}, "--budget": ("budget", None),
                 "-f": ("format", None), "--format": ("format", None), "--explain": ("explain", True)},
     "add": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
-            "--subtype": ("subtype", None), "--confidence": ("confidence", None), "--source": ("source", None),
+            "--subtype": ("subtype", None), "--name": ("name", None), "--description": ("description", None),
+            "--confidence": ("confidence", None), "--source": ("source", None),
             "--tag": ("tag", None), "--key": ("key", None), "--ttl": ("ttl", None),
-            "--importance": ("importance", None), "--redact": ("redact", True), "--no-redact": ("redact", False),
+            "--importance": ("importance", None), "--occurred": ("occurred", None), "--state": ("state", None),
+            "--valid-until": ("valid_until", None), "--part-of": ("part_of", None), "--kind": ("kind", None),
+            "--field": ("field", None), "--during": ("during", None), "--redact": ("redact", True), "--no-redact": ("redact", False),
             "--llm": ("llm", None)},
     "list": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
              "--tag": ("tag", None), "--status": ("status", None), "--sort": ("sort", None),
@@ -57,14 +60,16 @@ class Invocation:  # a plain class: `dataclasses` imports `inspect`, ~20 ms of a
     def __init__(self, command: str) -> None:
         self.command = command
         self.directory: str | None = None
+        self.actor: str | None = None
         self.as_json = False
         self.quiet = False
         self.args: dict[str, Any] = {}
 
 
 def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, directory: str | None,
-            pinned_time: bool = False) -> int | None:
-    """Run `command` on the warm server and print its answer; the exit code, or None to run in-process."""
+            pinned_time: bool = False, actor: str | None = None) -> int | None:
+    """Run `command` on the warm server as `actor` and print its answer; the exit code, or None to
+    run in-process (also when the server answers as another actor than this command's)."""
     if pinned_time or os.environ.get("MEMCTL_NOW") or (command == "add" and args.get("llm")):
         return None  # the server's clock is its own, and an LLM command would run in its process
     url = client.server_for(directory)
@@ -77,7 +82,7 @@ def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, dire
             render.error(command, as_json, exc.code, exc.message, exc.data)
             return exc.exit_code
     try:
-        reply = client.call(url, command, args)
+        reply = client.call(url, command, args, actor)
     except client.NoAnswer as exc:
         return _no_answer(command, as_json, exc, url)
     if reply.status not in client.EXIT_BY_STATUS:  # refused by the server (token, host): not the command
@@ -120,18 +125,22 @@ def fast_path(argv: list[str]) -> int | None:
     if invocation is None:
         return None
     return forward(invocation.command, invocation.args, invocation.as_json, invocation.quiet,
-                   invocation.directory)
+                   invocation.directory, actor=invocation.actor or os.environ.get("MEMCTL_ACTOR") or None)
 
 
 def parse(argv: list[str]) -> Invocation | None:
     """A command line of a forwardable command, or None when it is anything else."""
     inv: Invocation | None = None
-    directory, as_json, words = None, False, list(argv)
+    directory, actor, as_json, words = None, None, False, list(argv)
     while words:
         word = words.pop(0)
         if word in ("-d", "--dir") or word.startswith("--dir="):
             directory = word.partition("=")[2] if "=" in word else (words.pop(0) if words else None)
             if not directory or directory.startswith("-"):
+                return None
+        elif word == "--actor" or word.startswith("--actor="):
+            actor = word.partition("=")[2] if "=" in word else (words.pop(0) if words else None)
+            if not actor or actor.startswith("-"):
                 return None
         elif word == "--json":
             as_json = True
@@ -145,7 +154,7 @@ def parse(argv: list[str]) -> Invocation | None:
         return None
     for value in inv.args.pop("_positional", []):
         inv.args[POSITIONAL[inv.command]] = value
-    inv.directory, inv.as_json = directory, as_json
+    inv.directory, inv.actor, inv.as_json = directory, actor, as_json
     return inv
 
 

@@ -49,6 +49,13 @@ def warn(message: str) -> None:
     sys.stderr.write(f"memctl: warning: {safe(message)}\n")
 
 
+def note(message: str) -> None:
+    """A remark for people beside the output (how many hits were held back): stderr, like warnings,
+    after what stdout holds so far (so a terminal shows it below the table)."""
+    sys.stdout.flush()
+    sys.stderr.write(f"memctl: {safe(message)}\n")
+
+
 def error_line(message: str) -> None:
     """An error for people, on stderr."""
     sys.stderr.write(f"memctl: error: {safe(message)}\n")
@@ -102,6 +109,11 @@ def rows(columns: list[str], data: list[list[Any]], title: str | None = None) ->
 def message(text: str) -> None:
     """One line for people on stdout (never markup: memory text may contain brackets)."""
     sys.stdout.write(safe(text) + "\n")
+
+
+def lines(items: list[str]) -> None:
+    """Machine lines (JSON Lines), one per item, exactly as given: the caller made them safe to print."""
+    sys.stdout.write("".join(f"{item}\n" for item in items))
 
 
 def ids(data: Any) -> None:

@@ -17,20 +17,35 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
 
 
 def hits(data: dict[str, Any], args: dict[str, Any]) -> None:
-    """recall: a table of hits (score, id, type, owner, content), with `--explain` the components."""
+    """recall: a table of hits (score, id, type, owner, content, relevance; with `--explain` the
+    components), linked and not-in-force hits marked, then the findings and the held-back note."""
     explain = args.get("explain", False)
+    held = data.get("held_back", 0)
+    note = (f"{held} {'hit' if held == 1 else 'hits'} held back below relevance {data['min_relevance']:g} "
+            "(--all shows them)") if held else ""
     if not data["hits"]:
-        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered)")
+        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered"
+                       + (f"; {note})" if note else ")"))
         return
-    cols = ["score", "id", "type", "owner", "content"] + (["explain"] if explain else [])
-    rows = []
-    for h in data["hits"]:
-        owner = h.get("project") if h["scope"] == "project" else h.get("user")
-        row = [f"{h['score']:.3f}", h["id"], h["type"], owner, output.short(h["content"], 100)]
-        if explain:
-            row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
-        rows.append(row)
+    cols = ["score", "id", "type", "owner", "content", "relevance"] + (["explain"] if explain else [])
+    rows = [_hit_row(h, explain) for h in data["hits"]]
     output.rows(cols, rows, title=f"recall: {output.short(data['query'], 60)} ({data['mode']})")
+    for finding in data.get("findings") or ():  # checks the hits take part in: the linked hits say why
+        output.note(f"{finding['severity']}: {finding['message']}")
+    if note:
+        output.note(note)
+
+
+def _hit_row(h: dict[str, Any], explain: bool) -> list[Any]:
+    owner = h.get("project") if h["scope"] == "project" else h.get("user")
+    marks = "".join(f"[{m}] " for m in (("linked to " + h["linked_to"]) if h.get("linked_to") else None,
+                                         None if h.get("in_force", True) else h.get("state")) if m)
+    score = "linked" if h.get("linked_to") else f"{h['score']:.3f}"
+    relevance = "" if h.get("relevance") is None else f"{h['relevance']:.2f}"
+    row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100), relevance]
+    if explain:
+        row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
+    return row
 
 
 def context_block(data: dict[str, Any], args: dict[str, Any]) -> None:
@@ -39,7 +54,8 @@ def context_block(data: dict[str, Any], args: dict[str, Any]) -> None:
     if args.get("explain"):
         for rule in data["explain"] or [{"name": "none", "matched": "", "description": "no rule fired"}]:
             output.warn(f"rule {rule['name']}: {rule['description']} (matched {rule['matched']!r})")
-        output.warn(f"{data['tokens']}/{data['budget']} tokens, {len(data['items'])} memories")
+        output.warn(f"{data['tokens']}/{data['budget']} tokens, {len(data['items'])} memories, "
+                    f"{data['held_back']} held back below min_relevance")
 
 
 def write(data: dict[str, Any], args: dict[str, Any] | None = None) -> None:
@@ -48,6 +64,8 @@ def write(data: dict[str, Any], args: dict[str, Any] | None = None) -> None:
     memory = data.get("memory") or {}
     output.message(f"{decision.get('action', 'add')}: {memory.get('id')} {memory.get('path')}"
                    + (f" ({decision.get('reason')})" if decision.get("reason") else ""))
+    for note in data.get("notes") or ():
+        output.message(f"note: {note}")
 
 
 def memories(data: dict[str, Any], args: dict[str, Any] | None = None) -> None:

@@ -1,7 +1,14 @@
-"""Parse and serialise memory files: YAML frontmatter plus a Markdown body, byte-stable."""
+"""Parse and serialise memory files: YAML frontmatter plus a Markdown body, byte-stable.
+
+A memory file may come from anyone (the directory is shared through git), so parsing is contained:
+no YAML aliases (an alias bomb expands a few hundred bytes into gigabytes), nesting at most
+MAX_DEPTH levels (deep brackets would exhaust the stack), a frontmatter of at most
+MAX_FRONTMATTER_BYTES, and only YAML's plain types (SafeLoader: no tags that build objects).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import frontmatter
@@ -12,9 +19,31 @@ from pydantic import ValidationError
 from memctl.core.models import FIELD_ORDER, Memory
 from memctl.errors import InvalidMemory
 
+MAX_DEPTH = 32
+MAX_FRONTMATTER_BYTES = 64 * 1024
+_CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
+
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that keeps timestamps as strings, so unknown keys round-trip verbatim."""
+    """SafeLoader that keeps timestamps as strings (unknown keys round-trip verbatim), refuses
+    aliases and anchors, and refuses nesting deeper than MAX_DEPTH."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.events.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "YAML aliases are not allowed in a memory file",
+                                              self.peek_event().start_mark)
+        event = self.peek_event()
+        if getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(None, None, "YAML anchors are not allowed in a memory file",
+                                              event.start_mark)
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                                                  event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -36,6 +65,17 @@ def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
 
 
 _Dumper.add_representer(list, _represent_list)
+_NEEDS_QUOTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    """Strings with characters YAML reads as line breaks or drops (NEL, LS, PS, controls, BOM) are
+    double-quoted, so they come back exactly as written."""
+    style = '"' if _NEEDS_QUOTES.search(data) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 class _Handler(YAMLHandler):
@@ -57,17 +97,35 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {msg}" if where != "memory" else msg
 
 
+def _check_shape(text: str, label: str) -> None:
+    """What makes a file unreadable before YAML is even tried: no fence, a huge or unclosed
+    frontmatter, unresolved merge-conflict markers."""
+    if not text.lstrip().startswith("---"):
+        raise InvalidMemory(f"{label}: no YAML frontmatter (the file must start with ---)")
+    head = text.lstrip()[3:]
+    end = head.find("\n---")
+    if end < 0:
+        raise InvalidMemory(f"{label}: the frontmatter is not closed (no second --- line)")
+    if end > MAX_FRONTMATTER_BYTES:
+        raise InvalidMemory(f"{label}: frontmatter over {MAX_FRONTMATTER_BYTES // 1024} KB")
+    if any(line.startswith(_CONFLICT_MARKERS) for line in text.splitlines()):
+        raise InvalidMemory(f"{label}: unresolved git merge conflict (<<<<<<< / >>>>>>> lines)")
+
+
 def parse_memory(text: str, path: str | None = None) -> Memory:
     """Parse file text into a Memory; raise InvalidMemory with a one-line reason."""
     label = path or "memory"
-    if not text.lstrip().startswith("---"):
-        raise InvalidMemory(f"{label}: no YAML frontmatter (the file must start with ---)")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a BOM or CRLF from an editor is not an error
+    _check_shape(text, label)
     try:
         meta, body = frontmatter.parse(text, handler=_Handler())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}") from None
+        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}" + (f": {problem}" if problem else "")) from None
+    except RecursionError:  # a last line of defence; MAX_DEPTH stops nesting long before this
+        raise InvalidMemory(f"{label}: frontmatter nested too deeply") from None
     if not isinstance(meta, dict) or not meta:
         raise InvalidMemory(f"{label}: frontmatter is not a mapping of fields")
     known, extra = split_fields(meta)
@@ -95,3 +153,36 @@ def compose(front: dict[str, Any], body: str) -> str:
     """File text from a frontmatter mapping (kept in its order) and a body, for validation by parse_memory."""
     meta = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100000)
     return f"---\n{meta}---\n{body}\n"
+
+
+def load_fields(front: str, label: str) -> dict[str, Any]:
+    """A frontmatter block's YAML as a mapping (timestamps kept as text); InvalidMemory otherwise."""
+    try:
+        meta = yaml.load(front, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}") from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise InvalidMemory(f"{label}: frontmatter is not a mapping of fields")
+    return meta
+
+
+def dump_fields(front: dict[str, Any]) -> str:
+    """Frontmatter YAML in memctl's style (block mapping, flow lists of scalars, no wrapping), in the
+    mapping's order."""
+    return yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                     width=100000)
+
+
+def memory_from_fields(meta: dict[str, Any], body: str, label: str, path: str | None = None) -> Memory:
+    """A validated Memory from a frontmatter mapping and a body; InvalidMemory with a one-line reason."""
+    known, extra = split_fields(meta)
+    try:
+        return Memory(**known, body=body, extra=extra, path=path)
+    except ValidationError as exc:
+        raise InvalidMemory(f"{label}: {_first_error(exc)}") from None
+    except TypeError as exc:
+        raise InvalidMemory(f"{label}: {exc}") from None

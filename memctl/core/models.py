@@ -9,28 +9,46 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from memctl.clock import format_timestamp
+from memctl.core.dates import normalise_occurred
 from memctl.errors import InvalidId, UsageError
 
 STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
 SCOPES = ("user", "project", "session")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+# Names that Windows reserves in any folder (with or without an extension): a user called `con`
+# would make the directory impossible to check out there.
+RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MAX_LABEL = 128
 ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
+KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 # Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
 FIELD_ORDER = (
-    "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source", "sources",
-    "status", "importance", "created", "updated", "expires", "tags", "key", "entities",
-    "name", "description", "author", "visibility", "supersedes", "superseded_by",
+    "id", "type", "subtype", "kind", "scope", "user", "project", "session", "confidence", "source", "sources",
+    "status", "importance", "created", "updated", "expires", "occurred", "state", "valid_until", "fields", "tags", "key",
+    "entities", "name", "description", "author", "visibility", "part_of", "supersedes", "superseded_by",
     "merged_from", "merged_into", "conflicts_with", "source_ids", "archived_reason", "archived_at",
 )
-TIME_FIELDS = ("created", "updated", "expires", "archived_at")
+TIME_FIELDS = ("created", "updated", "expires", "valid_until", "archived_at")
 LIST_FIELDS = ("sources", "tags", "entities", "merged_from", "conflicts_with", "source_ids")
 
 
 def check_name(value: str, what: str) -> str:
-    """A user, project or session name: one safe path component (ValueError otherwise)."""
-    if not isinstance(value, str) or not NAME_RE.match(value) or ".." in value:
-        raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes)")
+    """A user, project or session name: one safe path component on every common filesystem
+    (letters, digits, . _ @ -; no control characters, no `..`, no reserved device names)."""
+    if (not isinstance(value, str) or not NAME_RE.fullmatch(value) or ".." in value
+            or value.split(".")[0].lower() in RESERVED_NAMES or value.endswith(".")):
+        raise ValueError(f"invalid {what} name {value!r} (letters, digits, . _ @ -; no slashes, "
+                         "no reserved names such as con or nul)")
+    return value
+
+
+def check_label(value: str, what: str) -> str:
+    """A tag, key, subtype or source: free text, but one line of at most 128 characters without
+    control characters (they would reach terminals, prompts and file names)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_LABEL or CONTROL.search(value):
+        raise ValueError(f"invalid {what} {value!r} (one line of 1-{MAX_LABEL} characters, no control characters)")
     return value
 
 
@@ -55,6 +73,7 @@ class Memory(BaseModel):
     id: str
     type: str
     subtype: str | None = None
+    kind: str | None = None  # a schema's name (passport, trip): the memory's `fields` follow it
     scope: Literal["user", "project", "session"] = "user"
     user: str | None = None
     project: str | None = None
@@ -67,6 +86,10 @@ class Memory(BaseModel):
     created: datetime
     updated: datetime
     expires: datetime | None = None
+    occurred: str | None = None  # when the event happens or happened: a day or a range of days
+    state: str | None = None  # active, inactive, planned, done, cancelled (configurable); None = active
+    valid_until: datetime | None = None  # in force until then (unlike `expires`, nothing is archived)
+    fields: dict[str, Any] = Field(default_factory=dict)  # typed values (core/typed.py), read by kind
     tags: list[str] = Field(default_factory=list)
     key: str | None = None
     entities: list[str] = Field(default_factory=list)
@@ -74,6 +97,7 @@ class Memory(BaseModel):
     description: str | None = None
     author: str | None = None
     visibility: str | None = None
+    part_of: str | None = None  # id of the whole this memory is a part of (a trip's flight)
     supersedes: str | None = None
     superseded_by: str | None = None
     merged_from: list[str] = Field(default_factory=list)
@@ -93,7 +117,40 @@ class Memory(BaseModel):
             raise ValueError(f"invalid id {value!r} (8-32 lowercase hex characters)")
         return value
 
-    @field_validator("created", "updated", "expires", "archived_at")
+    @field_validator("part_of")
+    @classmethod
+    def _check_link(cls, value: str | None) -> str | None:
+        if value is not None and not ID_RE.match(value):
+            raise ValueError(f"invalid part_of id {value!r} (8-32 lowercase hex characters)")
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _check_kind(cls, value: str | None) -> str | None:
+        if value is not None and not KIND_RE.fullmatch(value):
+            raise ValueError(f"invalid kind {value!r} (lowercase letters, digits and _)")
+        return value
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _check_fields(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+            raise ValueError("fields must be a mapping of field names to values")
+        return value
+
+    @field_validator("occurred", mode="before")
+    @classmethod
+    def _check_occurred(cls, value: Any) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalise_occurred(value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("created", "updated", "expires", "valid_until", "archived_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         # One canonical zone, so stored times compare as text and serialise identically.
@@ -115,10 +172,22 @@ class Memory(BaseModel):
             return [str(value)]
         return [str(v) for v in value] if isinstance(value, list) else value
 
+    @field_validator("subtype", "key", "source", "state")
+    @classmethod
+    def _check_labels(cls, value: str | None, info: Any) -> str | None:
+        return None if value is None else check_label(value, info.field_name)
+
+    @field_validator("tags", "sources")
+    @classmethod
+    def _check_label_lists(cls, value: list[str], info: Any) -> list[str]:
+        return [check_label(v, info.field_name.rstrip("s")) for v in value]
+
     @field_validator("body")
     @classmethod
     def _check_body(cls, value: str) -> str:
-        if not value or not value.strip():
+        """The body without surrounding whitespace and with one kind of line ending (files are LF)."""
+        value = re.sub(r"\r\n?", "\n", value or "")
+        if not value.strip():
             raise ValueError("the memory has no content")
         return value.strip()
 
@@ -153,7 +222,7 @@ class Memory(BaseModel):
         out: dict[str, Any] = {}
         for key in FIELD_ORDER:
             value = data.get(key)
-            if value is None or (key in LIST_FIELDS and not value):
+            if value is None or (key in LIST_FIELDS and not value) or (key == "fields" and not value):
                 continue
             out[key] = format_timestamp(value) if key in TIME_FIELDS else value
         for key, value in self.extra.items():
@@ -180,7 +249,13 @@ class Hit(BaseModel):
     session: str | None = None
     content: str
     score: float
+    relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
+    occurred: str | None = None
+    state: str | None = None
+    in_force: bool = True  # False: a state not in force, or past valid_until (ranked lower)
+    part_of: str | None = None
+    linked_to: str | None = None  # set on a hit that came along as a part (or the whole) of that hit
     components: dict[str, float] = Field(default_factory=dict)
     memory: Memory | None = Field(default=None, exclude=True)
 

@@ -127,18 +127,22 @@ def check_duplicate(duplicate_of: str | None) -> GateFailure | None:
 
 
 def check_rate(
-    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateSettings
+    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateSettings,
+    owner: str | None = None,
 ) -> GateFailure | None:
-    """Refuse a runaway extractor: automatic writes per session are capped; explicit writes never are."""
-    if source.strip().lower() not in AUTO_SOURCES or session is None:
+    """Refuse a runaway extractor: automatic writes are capped per session, and those with no session
+    per owner (`max_auto_writes_without_session`); explicit writes never are."""
+    if source.strip().lower() not in AUTO_SOURCES or (session is None and owner is None):
         return None
-    if auto_writes_in_window < thresholds.max_auto_writes:
+    limit = thresholds.max_auto_writes if session is not None else thresholds.max_auto_writes_without_session
+    if auto_writes_in_window < limit:
         return None
+    who = f"session {session}" if session is not None else f"{owner} (no session)"
     return GateFailure(
         code="rate_limited",
         message=(
-            f"session {session} already made {auto_writes_in_window} automatic writes in the last "
-            f"{thresholds.rate_window_hours:g} hours (limit {thresholds.max_auto_writes})"
+            f"{who} already made {auto_writes_in_window} automatic writes in the last "
+            f"{thresholds.rate_window_hours:g} hours (limit {limit})"
         ),
     )
 
@@ -148,6 +152,16 @@ def check_secrets(findings: list[SecretFinding]) -> GateFailure | None:
     if not findings:
         return None
     return GateFailure(code="sensitive", message="; ".join(describe_finding(finding) for finding in findings))
+
+
+def check_field_secrets(fields: Mapping[str, str]) -> GateFailure | None:
+    """Refuse a secret in any text field besides the body (tags, key, subtype, source, name, description).
+
+    These are never masked: a masked tag or key would be meaningless, so the write is refused."""
+    flagged = [name for name, value in fields.items() if value and find_secrets(value)]
+    if not flagged:
+        return None
+    return GateFailure(code="sensitive", message=f"the {', '.join(flagged)} field(s) hold what looks like a secret")
 
 
 def evaluate_gate(
@@ -160,16 +174,21 @@ def evaluate_gate(
     duplicate_of: str | None,
     thresholds: GateSettings,
     redact: bool = False,
+    fields: Mapping[str, str] | None = None,
+    owner: str | None = None,
 ) -> GateVerdict:
-    """Run every gate check on a candidate memory; with redact=True secrets are masked instead of refused."""
+    """Run every gate check on a candidate memory; with redact=True secrets in the body are masked
+    instead of refused. `fields` are the other text fields, checked for secrets too; `owner` is whose
+    automatic writes with no session `auto_writes_in_window` counts."""
     findings = find_secrets(text)
     stored = redact_secrets(text, findings) if redact and findings else text
     checks = [
         check_confidence(confidence, thresholds),
         None if redact else check_secrets(findings),
+        check_field_secrets(fields or {}),
         check_length(stored, thresholds),
         check_duplicate(duplicate_of),
-        check_rate(source, session, auto_writes_in_window, thresholds),
+        check_rate(source, session, auto_writes_in_window, thresholds, owner),
     ]
     failures = [failure for failure in checks if failure is not None]
     return GateVerdict(

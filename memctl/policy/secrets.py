@@ -1,42 +1,40 @@
 """Find secrets and personal identifiers in memory text, so the gate can refuse or mask them.
 
-Hand-written regexes plus checksums (Luhn, mod-97, GB 11643) and an entropy test: no
-dependency, no I/O, and every rule is tuned against a table of look-alikes that must pass
-(phone numbers, order ids, commit shas, UUIDs, dates, camelCase identifiers).
+One linear pass: the text is split into tokens once, and each token is checked against the
+provider formats and the entropy test (rules in policy/secret_rules.py). Patterns that span
+several tokens (card numbers in groups, IBANs, SSNs, `password is X`, PEM blocks) are matched only
+inside a bounded window around a cheap trigger (a run of digits, a keyword, `-----BEGIN`), so no
+rule ever scans the whole text from every position. Pure: no I/O, no dependency.
 """
 
 from __future__ import annotations
 
-import math
+import bisect
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
-# Human-readable description per kind, used in one-line gate messages.
-KIND_LABELS: dict[str, str] = {
-    "private_key": "a private key (PEM block)",
-    "url_credentials": "a password inside a URL",
-    "jwt": "a JSON Web Token",
-    "aws_access_key": "an AWS access key id",
-    "github_token": "a GitHub token",
-    "anthropic_key": "an Anthropic API key",
-    "openai_key": "an OpenAI API key",
-    "slack_token": "a Slack token",
-    "slack_webhook": "a Slack webhook URL",
-    "stripe_key": "a Stripe secret key",
-    "google_api_key": "a Google API key",
-    "iban": "an IBAN (mod-97 valid)",
-    "cn_resident_id": "a Chinese resident id number (checksum valid)",
-    "card_number": "a card number (Luhn-valid)",
-    "us_ssn": "a US social security number",
-    "uk_nino": "a UK national insurance number",
-    "password": "a password",
-    "secret": "a token or secret assignment",
-    "bearer_token": "a bearer token",
-    "high_entropy": "a high-entropy string (likely a key or token)",
-}
+from memctl.policy.secret_rules import (
+    BITCOIN,
+    COMPILED_PROVIDERS,
+    KIND_LABELS,
+    PUBLIC_KEY_MARKERS,
+    card_prefix_plausible,
+    cn_resident_id_valid,
+    iban_valid,
+    looks_high_entropy,
+    looks_random,
+    luhn_valid,
+    plausible_password,
+    plausible_secret,
+    shannon_entropy,
+    spoken_password,
+)
+
+__all__ = ["KIND_LABELS", "SecretFinding", "cn_resident_id_valid", "describe_finding", "find_secrets", "iban_valid",
+           "looks_high_entropy", "luhn_valid", "redact_secrets", "shannon_entropy"]
 
 
 class SecretFinding(BaseModel):
@@ -47,108 +45,251 @@ class SecretFinding(BaseModel):
     end: int
 
 
-Span = tuple[int, int]
-Detector = Callable[[str], Iterator[Span]]
+class _Found(NamedTuple):
+    kind: str
+    start: int
+    end: int
 
 
-def _regex(pattern: str, group: int = 0, flags: int = 0) -> Detector:
-    """Build a detector yielding the span of `group` for every match of `pattern`."""
-    compiled = re.compile(pattern, flags)
+# --- tokens ---------------------------------------------------------------------------------------
 
-    def detect(text: str) -> Iterator[Span]:
-        for match in compiled.finditer(text):
-            yield match.span(group)
-
-    return detect
+_TOKEN = re.compile(r"[^\s\"'`<>()\[\]{},;]+")
+_PART = re.compile(r"[^:=]+")
+_TRAILING = ".:!?"
+MIN_PROVIDER_LEN = 20  # every provider format is at least this long
+_URL_CREDENTIALS = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]*:([^\s/@]+)@")
 
 
-def _filtered(pattern: str, keep: Callable[[str], bool], group: int = 0, flags: int = 0) -> Detector:
-    """Like `_regex`, but only spans whose matched text passes `keep` (a checksum, a shape test)."""
-    compiled = re.compile(pattern, flags)
-
-    def detect(text: str) -> Iterator[Span]:
-        for match in compiled.finditer(text):
-            if match.group(group) and keep(match.group(group)):
-                yield match.span(group)
-
-    return detect
+class Token(NamedTuple):
+    start: int
+    text: str
+    in_url: bool  # part of a URL: its path and query hold document ids, not secrets
+    previous: str
 
 
-# --- provider token formats -------------------------------------------------------------
-
-_NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
-_NOT_ALNUM_AFTER = r"(?![A-Za-z0-9])"
-
-_PRIVATE_KEY = (
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
-)
-_URL_PASSWORD = r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@"
-_JWT = r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-_AWS = _NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _NOT_ALNUM_AFTER
-_GITHUB = _NOT_ALNUM_BEFORE + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _NOT_ALNUM_AFTER
-_ANTHROPIC = _NOT_ALNUM_BEFORE + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}"
-_OPENAI = _NOT_ALNUM_BEFORE + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"
-_SLACK = _NOT_ALNUM_BEFORE + r"xox[abposre]-[A-Za-z0-9-]{10,}"
-_SLACK_WEBHOOK = r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+"
-_STRIPE = _NOT_ALNUM_BEFORE + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _NOT_ALNUM_AFTER
-_GOOGLE = _NOT_ALNUM_BEFORE + r"AIza[A-Za-z0-9_-]{35}" + r"(?![A-Za-z0-9_-])"
-
-
-def _looks_random(value: str) -> bool:
-    """True when a provider-prefixed tail mixes letters and digits, unlike `sk-learn-style-words`."""
-    tail = value.split("-", 1)[-1]
-    return any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail)
+def tokens(text: str) -> list[Token]:
+    """The text's tokens that can hold a secret on their own: 20 characters or more, or URLs. Split at
+    spaces, quotes and brackets, and inside a token at `:` and `=` unless it is a URL; each knows
+    the token before it (a public key's type comes before the key)."""
+    out: list[Token] = []
+    previous = ""
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        if len(raw) >= MIN_PROVIDER_LEN or "://" in raw:
+            raw = raw.rstrip(_TRAILING)
+            if "://" in raw:
+                out.append(Token(match.start(), raw, True, previous))
+            elif ":" in raw or "=" in raw:
+                out.extend(Token(match.start() + part.start(), part.group().rstrip(_TRAILING), False, previous)
+                           for part in _PART.finditer(raw))
+            else:
+                out.append(Token(match.start(), raw, False, previous))
+        previous = raw
+    return out
 
 
-# --- checksummed numbers ----------------------------------------------------------------
+def _provider_table() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """First character -> the provider rules a token starting with it may match."""
+    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    starts = {"mailchimp_key": "0123456789abcdef", "discord_token": "MN", "telegram_token": "0123456789",
+              "aws_access_key": "A", "github_token": "g", "gitlab_token": "g", "square_token": "sE",
+              "service_token": "ldPgsn", "stripe_key": "srw", "digitalocean_token": "d", "vault_token": "h"}
+    for kind, pattern in COMPILED_PROVIDERS:
+        for char in starts.get(kind, pattern.pattern[0]):
+            table.setdefault(char, []).append((kind, pattern))
+    return table
 
 
-def luhn_valid(digits: str) -> bool:
-    """Luhn check over a string of digits, the checksum every payment card carries."""
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char) * (2 if index % 2 else 1)
-        total += value - 9 if value > 9 else value
-    return total % 10 == 0
+_PROVIDERS = _provider_table()
 
 
-def _card_prefix_plausible(digits: str) -> bool:
-    """Issuer ranges in use (Amex/Diners/JCB 3, Visa 4, Mastercard 5 and 2221-2720, Discover/UnionPay 6)."""
-    if digits[0] in "3456":
-        return True
-    return 2221 <= int(digits[:4]) <= 2720
-
-
-_DIGIT_RUN = re.compile(r"(?<![A-Za-z0-9])\d+(?:[ -]\d+)*(?![A-Za-z0-9])")
-
-
-def _card_candidates(run: str) -> Iterator[str]:
-    """The whole digit run, then (for grouped runs) its prefixes, longest first: '4111 ... 1111 12/28'."""
-    separators = set(re.findall(r"[ -]", run))
-    if len(separators) > 1:
-        return  # real card numbers use one separator; '+86 138-0013-8000' mixes them
-    prefixes: list[str] = []
-    digits = ""
-    for group in re.split(r"[ -]", run):
-        digits += group
-        if len(digits) > 19:
-            break  # longer prefixes cannot be card numbers; stopping keeps long runs linear
-        prefixes.append(digits)
-    yield from reversed(prefixes)
-
-
-def _detect_cards(text: str) -> Iterator[Span]:
-    """Luhn-valid 13-19 digit numbers with a plausible issuer prefix."""
-    for match in _DIGIT_RUN.finditer(text):
-        run = match.group()
-        for digits in _card_candidates(run):
-            if 13 <= len(digits) <= 19 and _card_prefix_plausible(digits) and luhn_valid(digits):
-                yield match.start(), match.start() + _span_of_digits(run, len(digits))
+def _provider_findings(text: str, toks: list[Token]) -> Iterator[_Found]:
+    """Tokens in a known provider format, and passwords inside URLs."""
+    for tok in toks:
+        if tok.in_url:
+            if tok.text.startswith("https://hooks.slack.com/") and COMPILED_PROVIDERS_BY_KIND["slack_webhook"].fullmatch(tok.text):
+                yield _Found("slack_webhook", tok.start, tok.start + len(tok.text))
+            elif "@" in tok.text:
+                yield from _url_password(tok.text, tok.start)
+            continue
+        if len(tok.text) < MIN_PROVIDER_LEN:
+            continue
+        for kind, pattern in _PROVIDERS.get(tok.text[0], ()):
+            if pattern.fullmatch(tok.text) and (kind not in ("openai_key", "anthropic_key") or looks_random(tok.text)):
+                yield _Found(kind, tok.start, tok.start + len(tok.text))
                 break
 
 
-def _span_of_digits(run: str, digit_count: int) -> int:
+COMPILED_PROVIDERS_BY_KIND = dict(COMPILED_PROVIDERS)
+
+
+def _entropy_findings(text: str, toks: list[Token]) -> Iterator[_Found]:
+    """Random-looking tokens outside URLs, public keys and cryptocurrency addresses."""
+    for tok in toks:
+        if tok.in_url or len(tok.text) < MIN_PROVIDER_LEN:
+            continue
+        core = tok.text.strip("=-_/+")
+        if tok.previous.startswith(PUBLIC_KEY_MARKERS) or tok.text.startswith(PUBLIC_KEY_MARKERS) or BITCOIN.fullmatch(core):
+            continue  # random-looking but published on purpose
+        if len(core) >= MIN_PROVIDER_LEN and looks_high_entropy(core):
+            offset = tok.start + tok.text.find(core)
+            yield _Found("high_entropy", offset, offset + len(core))
+
+
+def _url_password(token: str, start: int) -> Iterator[_Found]:
+    match = _URL_CREDENTIALS.match(token)
+    if match and plausible_password(match.group(1)):
+        yield _Found("url_credentials", start + match.start(1), start + match.end(1))
+
+
+# --- windows around triggers ----------------------------------------------------------------------
+
+_CARD_RUN = re.compile(r"(?<![A-Za-z0-9])\d{2,}(?:[ -]\d{2,}){0,5}(?![A-Za-z0-9])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
+_CN_ID = re.compile(r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])")
+_SSN = re.compile(r"(?<![0-9A-Za-z-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![0-9A-Za-z-])")
+_NINO = re.compile(r"(?<![A-Za-z0-9])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])")
+_SEPARATOR = re.compile(r"[ -]")
+_IMEI_CONTEXT = re.compile(r"(?i)\b(?:imei|meid|serial)\b")
+
+_VALUE = r"""\s*["'“]?(?P<value>[^\s"'”,;]+)["'”]?"""
+_PASSWORD_WORDS = r"pass(?:word|wd|phrase|code)?|pwd"
+_SECRET_WORDS = r"secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key|auth[_-]?token"
+_Rule = tuple[str, re.Pattern[str], Callable[[str], bool]]
+_WINDOW_RULES: tuple[_Rule, ...] = (
+    ("password", re.compile(rf"(?i)(?:{_PASSWORD_WORDS})[\"']?\s*(?::|=>?|：)" + _VALUE), plausible_password),
+    ("secret", re.compile(rf"(?i)(?:{_SECRET_WORDS})[\"']?\s*(?::|=>?)" + _VALUE), plausible_secret),
+    ("password", re.compile(rf"(?i)\b(?:{_PASSWORD_WORDS})\b(?:\s+(?:for|of|on)\s+(?:\S+\s+){{0,3}}?\S+)?\s+"
+                            r"(?:(?:(?:is|was|has been)\s+)?(?:changed|set|reset|updated)\s+to|is now|is|was|=|now)\s+"
+                            + _VALUE), spoken_password),
+    ("password", re.compile(rf"(?i)\b(?:{_PASSWORD_WORDS})\s+(?P<value>(?=\S*[A-Z])(?=\S*\d)\S{{6,}})"), spoken_password),
+    ("password", re.compile(r"(?:密码|口令)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<value>[A-Za-z0-9!-/:-@\[-`{-~]{4,})"),
+     plausible_password),
+    ("pin", re.compile(r"(?i)\bpin(?:\s*(?:code|number|no\.?))?\s*(?:is|was|:|=|of)?\s*(?P<value>\d{4,8})\b"), lambda v: True),
+    ("us_ssn", re.compile(r"(?i)\b(?:ssn|social security(?: number| no\.?)?)\s*(?:is|:|#|=)?\s*"
+                          r"(?P<value>(?!000|666|9\d\d)\d{3}(?!00)\d{2}(?!0000)\d{4})\b"), lambda v: True),
+    ("bearer_token", re.compile(r"\bBearer\s+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)"), lambda v: True),
+    ("datadog_key", re.compile(r"(?i)(?:datadog|\bdd)[\w\s-]{0,20}?(?:api|app)[\w\s-]{0,10}?key[\"']?\s*(?::|=|is)\s*[\"']?"
+                               r"(?P<value>[a-f0-9]{32}|[a-f0-9]{40})\b"), lambda v: True),
+    ("twilio_key", re.compile(r"(?i)twilio[\w\s-]{0,20}?(?:auth[\w-]{0,10}?)?token[\"']?\s*(?::|=|is)\s*[\"']?"
+                              r"(?P<value>[a-f0-9]{32})\b"), lambda v: True),
+    ("heroku_key", re.compile(r"(?i)heroku[\w\s-]{0,20}?(?:api[\w-]{0,10}?)?key[\"']?\s*(?::|=|is)\s*[\"']?"
+                              r"(?P<value>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"), lambda v: True),
+    ("azure_key", re.compile(r"AccountKey=(?P<value>[A-Za-z0-9+/]{86}==)"), lambda v: True),
+)
+_GROUPS: dict[str, tuple[_Rule, ...]] = {
+    "password": tuple(r for r in _WINDOW_RULES if r[0] == "password"),
+    "pin": tuple(r for r in _WINDOW_RULES if r[0] == "pin"),
+    "ssn": tuple(r for r in _WINDOW_RULES if r[0] == "us_ssn"),
+    "bearer": tuple(r for r in _WINDOW_RULES if r[0] == "bearer_token"),
+    "secret": tuple(r for r in _WINDOW_RULES if r[0] in ("secret", "datadog_key", "twilio_key", "heroku_key", "azure_key")),
+}
+# Where the window rules look: words that introduce a secret.
+_KEYWORD = re.compile(r"pass|pwd|secret|token|key|bearer|\bpin\b|ssn|social security|密码|口令")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_DIGITS = re.compile(r"\d{3,}|[A-Z]{2} ?\d{2}")
+_PASSPHRASE = re.compile(r"(?i)\b(?:pass(?:word|phrase)|wi-?fi password)\s+(?:is|was)\s+(?P<value>(?:[a-z]{3,}\s+){2,7}[a-z]{3,})(?=\s*(?:[.!?]|$))")
+_FUNCTION_WORDS = frozenset("""a an the in on at of to for from with by and or but not no is was are were be been my your
+    our their his her its this that these those it stored kept saved written somewhere vault manager safe same
+    secure here there please never always""".split())
+
+
+def regions(starts: Iterator[int], before: int, after: int, size: int) -> Iterator[tuple[int, int]]:
+    """Windows [start - before, start + after] around trigger positions (in increasing order),
+    merged where they overlap: each rule then runs once per region, so the work stays linear."""
+    lo = hi = -1
+    for start in starts:
+        a, b = max(0, start - before), min(size, start + after)
+        if a <= hi:
+            hi = max(hi, b)
+            continue
+        if hi > lo:
+            yield lo, hi
+        lo, hi = a, b
+    if hi > lo:
+        yield lo, hi
+
+
+def _rule_group(word: str) -> str:
+    """Which window rules a trigger word calls for."""
+    if word.startswith(("pass", "pwd", "密", "口")):
+        return "password"
+    return {"pin": "pin", "ssn": "ssn", "social security": "ssn", "bearer": "bearer"}.get(word, "secret")
+
+
+def _keyword_findings(text: str, toks: list[Token]) -> Iterator[_Found]:
+    """`password: x`, `token=…`, `my PIN is 4832`, `SSN 123456789`, `Bearer …`, prose passphrases."""
+    lowered = text.translate(_ASCII_LOWER)  # same length, so the same offsets
+    by_group: dict[str, list[int]] = {}
+    for trigger in _KEYWORD.finditer(lowered):
+        by_group.setdefault(_rule_group(trigger.group()), []).append(trigger.start())
+    for group, starts in by_group.items():
+        for lo, hi in regions(iter(starts), 40, 240, len(text)):
+            yield from _window_rules(text, lo, hi, _GROUPS[group])
+            if group == "password":
+                yield from _passphrases(text, lo, hi)
+
+
+def _window_rules(text: str, lo: int, hi: int, rules: tuple[_Rule, ...]) -> Iterator[_Found]:
+    for kind, pattern, keep in rules:
+        for match in pattern.finditer(text, lo, hi):
+            value = match.group("value").rstrip(".,")  # a sentence's full stop is not the password's
+            if keep(value):
+                yield _Found(kind, match.start("value"), match.start("value") + len(value))
+
+
+def _passphrases(text: str, lo: int, hi: int) -> Iterator[_Found]:
+    """`my wifi password is correct horse battery staple`: several plain words, none of them grammar."""
+    for match in _PASSPHRASE.finditer(text, lo, hi):
+        words = match.group("value").lower().split()
+        if not set(words) & _FUNCTION_WORDS:
+            yield _Found("password", match.start("value"), match.end("value"))
+
+
+def _number_findings(text: str, toks: list[Token]) -> Iterator[_Found]:
+    """IBANs, Chinese ids, SSNs and NINOs with separators, and Luhn-valid card numbers, near digits."""
+    for lo, hi in regions((m.start() for m in _DIGITS.finditer(text)), 12, 72, len(text)):
+        yield from _ibans(text, lo, hi)
+        for pattern, kind, keep in ((_CN_ID, "cn_resident_id", cn_resident_id_valid), (_SSN, "us_ssn", None),
+                                    (_NINO, "uk_nino", None)):
+            for match in pattern.finditer(text, lo, hi):
+                if keep is None or keep(match.group()):
+                    yield _Found(kind, match.start(), match.end())
+        yield from _cards(text, lo, hi)
+
+
+def _ibans(text: str, lo: int, hi: int) -> Iterator[_Found]:
+    for match in _IBAN.finditer(text, lo, hi):
+        candidate = match.group()
+        while candidate:
+            if iban_valid(candidate):
+                yield _Found("iban", match.start(), match.start() + len(candidate))
+                break
+            candidate = candidate[: max(candidate.rfind(" "), 0)]  # a trailing word such as BANK swallowed
+
+
+def _cards(text: str, lo: int, hi: int) -> Iterator[_Found]:
+    for match in _CARD_RUN.finditer(text, lo, hi):
+        run = match.group()
+        if " " in run and "-" in run:
+            continue  # real card numbers use one separator; '+86 138-0013-8000' mixes them
+        digits = ""
+        for group in _SEPARATOR.split(run):
+            digits += group
+            if len(digits) > 19:
+                break
+            if (13 <= len(digits) <= 19 and card_prefix_plausible(digits) and luhn_valid(digits)
+                    and not _is_imei(text, match.start(), digits)):
+                yield _Found("card_number", match.start(), match.start() + _span_of(run, len(digits)))
+                break
+
+
+def _is_imei(text: str, start: int, digits: str) -> bool:
+    """15 Luhn-valid digits after the word IMEI (or MEID, serial) identify a phone, not a card."""
+    return len(digits) == 15 and bool(_IMEI_CONTEXT.search(text, max(0, start - 24), start))
+
+
+def _span_of(run: str, digit_count: int) -> int:
     """Length of the shortest prefix of `run` that holds `digit_count` digits."""
     seen = 0
     for index, char in enumerate(run):
@@ -158,183 +299,51 @@ def _span_of_digits(run: str, digit_count: int) -> int:
     return len(run)
 
 
-# Official IBAN lengths for the countries people most often paste; others only need mod-97.
-_IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
-    "DK": 18, "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GR": 27, "HR": 21, "HU": 28,
-    "IE": 22, "IL": 23, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27,
-    "MT": 31, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "RO": 24, "SA": 24, "SE": 24, "SI": 19,
-    "SK": 24, "SM": 27, "TR": 26,
-}
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
+_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
-def iban_valid(candidate: str) -> bool:
-    """ISO 13616 check: known country length (when known) and mod-97 remainder 1."""
-    iban = candidate.replace(" ", "")
-    if len(iban) != _IBAN_LENGTHS.get(iban[:2], len(iban)) or not 15 <= len(iban) <= 34:
-        return False
-    rearranged = iban[4:] + iban[:4]
-    return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
+def _private_keys(text: str, toks: list[Token]) -> Iterator[_Found]:
+    """PEM private key blocks, from BEGIN to END (or to the end of the text when truncated)."""
+    pos = text.find("-----BEGIN")
+    while pos >= 0:
+        begin = _PEM_BEGIN.match(text, pos)
+        if begin is None:
+            pos = text.find("-----BEGIN", pos + 10)
+            continue
+        end = _PEM_END.search(text, begin.end())
+        stop = end.end() if end else len(text)
+        yield _Found("private_key", begin.start(), stop)
+        pos = text.find("-----BEGIN", stop)
 
 
-def _detect_ibans(text: str) -> Iterator[Span]:
-    """Valid IBANs, compact or in groups of four; a trailing capitalised word is trimmed off."""
-    for match in _IBAN.finditer(text):
-        candidate = match.group()
-        while candidate:
-            if iban_valid(candidate):
-                yield match.start(), match.start() + len(candidate)
-                break
-            # The greedy groups may have swallowed a following word like 'BANK'; drop a group.
-            candidate = candidate[: max(candidate.rfind(" "), 0)]
+# --- putting it together ------------------------------------------------------------------------
 
-
-_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_CN_ID = (
-    r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]"
-    r"(?![0-9A-Za-z])"
-)
-
-
-def cn_resident_id_valid(number: str) -> bool:
-    """GB 11643-1999 check character of an 18-character resident identity number."""
-    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _CN_WEIGHTS))
-    return "10X98765432"[total % 11] == number[17].upper()
-
-
-# Area 000, 666 and 900-999, group 00 and serial 0000 are never issued.
-_SSN = r"(?<![0-9A-Za-z-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![0-9A-Za-z-])"
-# First letters D F I Q U V and second letters D F I O Q U V are never used; nor these pairs.
-_NINO = (
-    r"(?<![A-Za-z0-9])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
-    r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])"
-)
-
-# --- assignments and free-form secrets --------------------------------------------------
-
-_PASSWORD_KEYS = r"password|passwd|passphrase|pwd"
-_SECRET_KEYS = (
-    r"secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key"
-)
-_ASSIGNED_VALUE = r"""["']?\s*(?::|=>?)\s*(?P<quote>["']?)(?P<value>[^\s"',;]+)(?P=quote)"""
-# Only the key's last word is matched (DB_PASSWORD matches at PASSWORD): scanning the whole
-# identifier from every start would make long tokens quadratic.
-_PASSWORD_ASSIGNMENT = r"(?i)(?:" + _PASSWORD_KEYS + r")" + _ASSIGNED_VALUE
-_SECRET_ASSIGNMENT = r"(?i)(?:" + _SECRET_KEYS + r")" + _ASSIGNED_VALUE
-_PASSWORD_IS = r"(?i)\bpassword\s+(?:is|was)\s+[\"']?([^\s\"']+?)[\"']?(?=[\s.,;!?]*(?:\s|$))"
-_CN_PASSWORD = r"(?:密码|口令)\s*(?:[:：=]|是|为)\s*[\"'“]?([A-Za-z0-9!-/:-@\[-`{-~]{4,})"
-_BEARER = r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"
-
-# Values that stand for a password rather than being one: placeholders, doc examples
-# (`postgres://user:pass@host`) and type annotations (`password: str`).
-_PLACEHOLDERS = frozenset(
-    {
-        "none", "null", "nil", "empty", "true", "false", "redacted", "hidden", "secret", "pass", "password",
-        "passwd", "example", "str", "string", "bytes", "bool", "int", "optional", "secretstr", "any",
-        "return", "required", "unknown", "username", "token", "repo",
-    }
-)
-
-
-def _plausible_password(value: str) -> bool:
-    """A value after `password:` that is no placeholder (`none`, `<...>`, `${VAR}`, `***`) nor path."""
-    if len(value) < 4 or value.lower().rstrip(")]},.:") in _PLACEHOLDERS:
-        return False
-    if value.startswith(("<", "${", "{{", "[REDACTED", "/", "~/", "./")) or set(value) <= set("*x.X"):
-        return False
-    return not _CODE_VALUE.search(value)
-
-
-# Right-hand sides of code or examples, not literals: `getpass()`, `os.environ[...]`,
-# `self.password`, `key_password`, `user:mypassword@host` (but `Password123` is a password).
-_CODE_VALUE = re.compile(
-    r"[(\[]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|(?i:^(?:\w+_|my|your)passw(?:or)?d\w*$)"
-)
-_TOKEN_VALUE = re.compile(r"[A-Za-z0-9._~+/=-]{8,}")
-
-
-def _plausible_secret(value: str) -> bool:
-    """A token value: token characters with letters and digits, so `max_token=500` and `Token(x)` pass."""
-    has_both = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-    return has_both and bool(_TOKEN_VALUE.fullmatch(value)) and _plausible_password(value)
-
-
-def _spoken_password(value: str) -> bool:
-    """'my password is hunter2' but not 'the password is in the vault': needs a digit or symbol."""
-    return len(value) >= 4 and any(not char.isalpha() for char in value)
-
-
-_URL = re.compile(r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
-_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{20,}")
-_CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_HEX = re.compile(r"[0-9a-fA-F-]+")
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character of `value`'s own character distribution."""
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-
-
-def looks_high_entropy(token: str) -> bool:
-    """Random-looking: mixed case and digits, near-maximal entropy, and no word-sized chunks."""
-    if _HEX.fullmatch(token) or not (
-        any(c.isupper() for c in token) and any(c.islower() for c in token) and any(c.isdigit() for c in token)
-    ):
-        return False  # hex covers commit shas and UUIDs; single-class strings are words or numbers
-    if sum(c in "+/_-" for c in token) > len(token) / 10:
-        return False  # paths and slugs (models/all-MiniLM-L6-v2); base64 has ~3% of these
-    chunks = _CHUNK.findall(token)
-    # camelCase identifiers split into word-length chunks (mean > 3.3); random base62 into ~1.9.
-    mean_chunk = sum(map(len, chunks)) / len(chunks)
-    return mean_chunk < 3.3 and shannon_entropy(token) >= min(4.0, math.log2(len(token)) - 1.0)
-
-
-def _detect_high_entropy(text: str) -> Iterator[Span]:
-    """Random-looking tokens outside URLs (URL paths hold document ids, not secrets)."""
-    url_spans = [match.span() for match in _URL.finditer(text)]
-    for match in _TOKEN.finditer(text):
-        inside_url = any(start <= match.start() < end for start, end in url_spans)
-        if not inside_url and looks_high_entropy(match.group().strip("=-_/+")):
-            yield match.span()
-
-
-# Most specific first: a span claimed by an earlier detector is not reported again.
-_DETECTORS: tuple[tuple[str, Detector], ...] = (
-    ("private_key", _regex(_PRIVATE_KEY)),
-    ("slack_webhook", _regex(_SLACK_WEBHOOK)),
-    ("url_credentials", _filtered(_URL_PASSWORD, _plausible_password, group=1)),
-    ("jwt", _regex(_JWT)),
-    ("aws_access_key", _regex(_AWS)),
-    ("github_token", _regex(_GITHUB)),
-    ("anthropic_key", _filtered(_ANTHROPIC, _looks_random)),
-    ("openai_key", _filtered(_OPENAI, _looks_random)),
-    ("slack_token", _regex(_SLACK)),
-    ("stripe_key", _regex(_STRIPE)),
-    ("google_api_key", _regex(_GOOGLE)),
-    ("iban", _detect_ibans),
-    ("cn_resident_id", _filtered(_CN_ID, cn_resident_id_valid)),
-    ("card_number", _detect_cards),
-    ("us_ssn", _regex(_SSN)),
-    ("uk_nino", _regex(_NINO)),
-    ("password", _filtered(_PASSWORD_ASSIGNMENT, _plausible_password, group=2)),
-    ("secret", _filtered(_SECRET_ASSIGNMENT, _plausible_secret, group=2)),
-    ("password", _filtered(_PASSWORD_IS, _spoken_password, group=1)),
-    ("password", _filtered(_CN_PASSWORD, _plausible_password, group=1)),
-    ("bearer_token", _regex(_BEARER, group=1)),
-    ("high_entropy", _detect_high_entropy),
-)
+# Most specific first: a span claimed by an earlier finder is not reported again.
+_FINDERS: tuple[Callable[[str, list[Token]], Iterator[_Found]], ...] = (
+    _private_keys, _provider_findings, _number_findings, _keyword_findings, _entropy_findings)
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
-    """Every secret or personal identifier in `text`, non-overlapping, in text order."""
-    findings: list[SecretFinding] = []
-    for kind, detect in _DETECTORS:
-        for start, end in detect(text):
-            if end > start and not any(start < f.end and f.start < end for f in findings):
-                findings.append(SecretFinding(kind=kind, start=start, end=end))
-    return sorted(findings, key=lambda finding: finding.start)
+    """Every secret or personal identifier in `text`, non-overlapping, in text order; linear time."""
+    starts: list[int] = []
+    chosen: list[_Found] = []
+    toks = tokens(text)
+    for finder in _FINDERS:
+        for found in finder(text, toks):
+            if found.end > found.start and not _overlaps(starts, chosen, found):
+                index = bisect.bisect(starts, found.start)
+                starts.insert(index, found.start)
+                chosen.insert(index, found)
+    return [SecretFinding(kind=f.kind, start=f.start, end=f.end) for f in chosen]
+
+
+def _overlaps(starts: list[int], chosen: list[_Found], found: _Found) -> bool:
+    """Whether `found` overlaps a finding already chosen (they are kept sorted by start)."""
+    index = bisect.bisect(starts, found.start)
+    before = chosen[index - 1] if index else None
+    after = chosen[index] if index < len(chosen) else None
+    return (before is not None and before.end > found.start) or (after is not None and after.start < found.end)
 
 
 def redact_secrets(text: str, findings: list[SecretFinding]) -> str:
@@ -351,6 +360,12 @@ def redact_secrets(text: str, findings: list[SecretFinding]) -> str:
         cursor = finding.end
     parts.append(text[cursor:])
     return "".join(parts)
+
+
+def mask(text: str) -> str:
+    """`text` with every secret it holds replaced by `[REDACTED:<kind>]`."""
+    findings = find_secrets(text)
+    return redact_secrets(text, findings) if findings else text
 
 
 def describe_finding(finding: SecretFinding) -> str:

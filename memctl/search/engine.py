@@ -52,10 +52,11 @@ def _digest(wanted: dict[str, str]) -> str:
 class Engine:
     """Keyword + vector caches of one memory directory, synced from its repository."""
 
-    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"]) -> None:
+    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"], vectors: str = "vectors") -> None:
         self.repo = repo
         self.cache = repo.cache
         self._make_embedder = embedder
+        self._vectors_name = vectors  # a second model recall fuses keeps its vectors beside the first's
         self._embedder: Embedder | None = None
         self._keyword: KeywordIndex | None = None
         self._vectors: VectorStore | None = None
@@ -144,6 +145,21 @@ class Engine:
             allowed = None  # everything is allowed: skip the per-hit filter
         return self.keyword.search(query, limit=limit, allowed=allowed)
 
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """IDF-weighted share of the query's terms each memory of `ids` holds (0-1, comparable
+        across queries; calibrated relevance reads it)."""
+        if not ids:
+            return {}
+        self.sync_keyword()
+        snapshot = self.repo.snapshot()
+        rel_of = self._wanted(snapshot)[1]
+        docs = {i: keyword_doc(snapshot.memory(rel_of[i])) for i in ids if i in rel_of}
+        return self.keyword.coverage(query, docs)
+
+    def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(embedder identity, cosine run) for each embedding model recall fuses: here, the one."""
+        return [(self.embedder.identity, self.semantic_search(query, limit, allowed))]
+
     # -- vectors ---------------------------------------------------------------
     @property
     def embedder(self) -> "Embedder":
@@ -158,7 +174,7 @@ class Engine:
             from memctl.search.vectors import VectorStore
 
             emb = self.embedder
-            self._vectors = VectorStore(self.cache / "vectors", emb.identity, emb.dim)
+            self._vectors = VectorStore(self.cache / self._vectors_name, emb.identity, emb.dim)
             self._vectors.load()
         return self._vectors
 
@@ -219,12 +235,11 @@ class Engine:
     # -- maintenance ---------------------------------------------------------------
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
         """Drop the keyword index and rebuild it (and re-sync the vectors); returns how many were embedded."""
-        import shutil
-
         for name in ("keyword-state.json", "keyword-state.digest"):
             (self.cache / name).unlink(missing_ok=True)
-        shutil.rmtree(self.cache / "keyword", ignore_errors=True)
-        self._keyword, self._kw_synced, self._vec_synced = None, None, None
+        # The index is rebuilt in place (whoosh replaces every segment in one commit), never deleted:
+        # other processes may be reading it.
+        self._kw_synced, self._vec_synced = None, None
         tick = progress or (lambda stage, n: None)
         self.sync_keyword(force=True, progress=lambda n: tick("keyword", n))
         if not vectors:
@@ -232,6 +247,14 @@ class Engine:
         embedded = self.sync_vectors(progress=lambda n: tick("vectors", n))
         tick("vectors", len(self.repo.snapshot().order))
         return embedded
+
+    def prepare(self, text: str | None = None) -> None:
+        """Do the slow part of a similarity query now, before the caller takes the write lock: load
+        the model, embed what changed on disk, embed `text`. Under the lock only what other writers
+        added since is left to embed."""
+        self.sync_vectors()
+        if text is not None:
+            self.query_vector(text)
 
     def warm_up(self) -> None:
         """Load the embedding model and bring both caches up to date, so the next query is fast."""

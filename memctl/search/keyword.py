@@ -12,7 +12,7 @@ import logging
 import math
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.searching import SearchContext  # noqa: E402
 from whoosh.writing import CLEAR  # noqa: E402
 
+from memctl.core.text import search_terms  # noqa: E402
 from memctl.search.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -88,9 +89,12 @@ class ProbabilisticBM25F(BM25F):
 
     def idf(self, searcher: Any, fieldname: str, text: Any) -> float:
         parent = searcher.get_parent()
-        n = parent.doc_frequency(fieldname, text)
-        total = parent.doc_count_all()
-        return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+        return probabilistic_idf(parent.doc_frequency(fieldname, text), parent.doc_count_all())
+
+
+def probabilistic_idf(n: int, total: int) -> float:
+    """log(1 + (N - n + 0.5) / (n + 0.5)): a term no memory holds weighs the most."""
+    return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
 
 
 def make_schema() -> Schema:
@@ -158,19 +162,21 @@ class KeywordIndex:
         """Remember where the index lives; nothing is opened until first use."""
         self.path = Path(path)
         self._was_reset = False
+        self._damaged = False
         self._ix: Any = None
         self._searcher: Any = None
 
     @property
     def was_reset(self) -> bool:
-        """True when a damaged or outdated index was discarded: the caller must rebuild."""
+        """True when the index was found damaged or outdated (and, by a writer, discarded): the caller
+        must rebuild it. Readers never delete an index: another process may be writing or reading it."""
         self._get_searcher()  # corruption is only discovered by opening
-        return self._was_reset
+        return self._was_reset or self._damaged
 
     # -- opening ---------------------------------------------------------
 
     def _open(self, create: bool) -> Any:
-        """The whoosh index, opened (or created when ``create``) on first use."""
+        """The whoosh index, opened (or created when ``create``: writers only) on first use."""
         if self._ix is not None:
             return self._ix
         if self.path.is_dir():
@@ -179,12 +185,12 @@ class KeywordIndex:
                 return self._ix
             except whoosh_index.EmptyIndexError:
                 if any(self._foreign_entries()):
-                    self._reset(None)  # another schema/analyzer version: rebuild
+                    self._trouble(None, create)  # another schema/analyzer version: rebuild
             # A damaged pickle/TOC can raise nearly anything; the index is a cache.
             except Exception as exc:
-                self._reset(exc)
+                self._trouble(exc, create)
         elif self.path.exists():
-            self._reset(None)  # a stray file where the directory belongs
+            self._trouble(None, create)  # a stray file where the directory belongs
         if create:
             self.path.mkdir(parents=True, exist_ok=True)
             self._ix = whoosh_index.create_in(str(self.path), make_schema(), indexname=INDEX_NAME)
@@ -193,6 +199,15 @@ class KeywordIndex:
     def _foreign_entries(self) -> Iterator[Path]:
         """Entries that are not this index version's (e.g. an older schema's files)."""
         return (p for p in self.path.iterdir() if INDEX_NAME not in p.name)
+
+    def _trouble(self, exc: BaseException | None, writer: bool) -> None:
+        """A damaged index: a writer (holding the engine's keyword lock) discards it; a reader only
+        notes it, so the next sync rebuilds it."""
+        if writer:
+            self._reset(exc)
+        else:
+            self.close()
+            self._damaged = True
 
     def _reset(self, exc: BaseException | None) -> None:
         """Delete the index directory so it is recreated empty."""
@@ -218,7 +233,7 @@ class KeywordIndex:
                 self._searcher = self._searcher.refresh()
             return self._searcher
         except Exception as exc:
-            self._reset(exc)
+            self._trouble(exc, writer=False)
             return None
 
     def close(self) -> None:
@@ -292,16 +307,20 @@ class KeywordIndex:
     # -- reading ---------------------------------------------------------
 
     def _read(self, read: Callable[[Any], T], default: T) -> T:
-        """Run ``read(searcher)``; a damaged index resets to empty instead of raising."""
-        searcher = self._get_searcher()
-        if searcher is None:
-            return default
-        try:
-            return read(searcher)
-        # Truncated segment files surface as struct/IO/bare whoosh errors mid-read.
-        except Exception as exc:
-            self._reset(exc)
-            return default
+        """Run ``read(searcher)``; if it fails (another process committed and removed the segments
+        just listed, or the index is damaged), reopen and try once more, else give `default`."""
+        for attempt in (1, 2):
+            searcher = self._get_searcher()
+            if searcher is None:
+                return default
+            try:
+                return read(searcher)
+            # Truncated or vanished segment files surface as struct/IO/bare whoosh errors mid-read.
+            except Exception:
+                self.close()
+                if attempt == 2:
+                    self._damaged = True
+        return default
 
     def search(
         self,
@@ -315,6 +334,24 @@ class KeywordIndex:
         if allowed is not None and not isinstance(allowed, (set, frozenset, dict)):
             allowed = set(allowed)  # O(1) membership for the post-filter
         return self._read(lambda searcher: _top_hits(searcher, query, limit, allowed), [])
+
+    def coverage(self, query: str, docs: Mapping[str, KeywordDoc]) -> dict[str, float]:
+        """For each doc, the IDF-weighted share of the query's terms it contains, in [0, 1].
+
+        Unlike BM25 this does not depend on the query's length or best match, so it compares
+        across queries: a query word no memory holds (a name the store never heard of) weighs the
+        most, so a memory matching only the common words of a query covers little of it."""
+        terms = list(dict.fromkeys(search_terms(query, "query")))
+        empty: dict[str, float] = {}
+        weights = self._read(lambda searcher: _term_weights(searcher, terms), empty)
+        total = sum(weights.values())
+        if not total:
+            return dict.fromkeys(docs, 0.0)
+        out = {}
+        for doc_id, doc in docs.items():
+            held = {t for value in doc.fields().values() for t in search_terms(value, "index")}
+            out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
+        return out
 
     def ids(self) -> set[str]:
         """Ids of every memory in the index."""
@@ -341,6 +378,13 @@ def _top_hits(
     # Ties go to the smaller id so results are deterministic.
     best = heapq.nsmallest(limit, ranked, key=lambda pair: (-pair[0], pair[1]))
     return [(doc_id, score) for score, doc_id in best]
+
+
+def _term_weights(searcher: Any, terms: Sequence[str]) -> dict[str, float]:
+    """Each term's probabilistic IDF, its document frequency taken in the field that holds it most."""
+    total = searcher.doc_count_all()
+    fields = [name for name in FIELD_BOOSTS if name in searcher.schema]
+    return {t: probabilistic_idf(max(searcher.doc_frequency(f, t) for f in fields), total) for t in terms}
 
 
 def _live_ids(searcher: Any) -> set[str]:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import Access, access_view, write_refusal
 from memctl.core.models import Memory
 from memctl.errors import NotFound
 from memctl.policy.compact import Action, CompactionPlan, plan_compaction
@@ -34,15 +35,18 @@ def in_owner(m: Memory, user: str | None, project: str | None) -> bool:
 class CompactService:
     """Plan and apply compactions of one repository, resumably and reversibly."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
 
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                 llm: str | None = None, similarity: Similarity | None = None) -> dict[str, Any]:
         """Plan and (unless dry_run) apply a compaction; an interrupted one is resumed first."""
         resumed, record = None, None
+        if similarity is None:
+            self.search.prepare()
         with self.repo.locked():
             previous = self.repo.compactions.last()
             if previous and previous["state"] == "applying" and not dry_run:
@@ -54,11 +58,20 @@ class CompactService:
                 "plan": plan.model_dump(mode="json"), "created": record["created"] if record else [],
                 "changed": bool(record or resumed)}
 
+    def resume(self) -> str | None:
+        """Finish an interrupted compaction, if there is one; returns its plan id."""
+        with self.repo.locked():
+            previous = self.repo.compactions.last()
+            if previous and previous["state"] == "applying":
+                return str(self._apply_record(previous)["plan_id"])
+        return None
+
     def plan(self, user: str | None, project: str | None, llm: str | None,
              similarity: Similarity | None = None) -> CompactionPlan:
         """The compaction plan for the active memories of the chosen owners (similarity: from the
         vectors unless given, e.g. by a caller with its own similarity model)."""
-        memories = [m for m in self.repo.all_memories() if self.repo.is_active(m) and in_owner(m, user, project)]
+        memories = [m for m in self.repo.all_memories() if self.repo.is_active(m) and in_owner(m, user, project)
+                    and write_refusal(self.access, "change", access_view(m)) is None]
         settings = self.config.lifecycle
         sims = similarity if similarity is not None else similarity_pairs(
             self.search, memories, min(settings.cluster_threshold, 0.5), sync=True)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
 from memctl.errors import UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, llm_decision_prompt, parse_llm_decision
@@ -139,10 +140,11 @@ def _similar_left(plan: DedupePlan, sims: dict[tuple[str, str], float], threshol
 class DedupeService:
     """Merge repeats among stored memories, list conflicts, and resolve them when asked."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
 
     def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
                dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> DedupeReport:
@@ -153,8 +155,10 @@ class DedupeService:
         if not 0.0 <= th <= 1.0:
             raise UsageError(f"--threshold must be between 0 and 1, got {th:g}", code="bad_threshold")
         notes: list[str] = []
+        self.search.prepare()
         with self.repo.locked():
-            memories = [m for m in self.repo.active() if _in_scope(m, user, project)]
+            memories = [m for m in self.repo.active() if _in_scope(m, user, project)
+                        and write_refusal(self.access, "change", access_view(m)) is None]
             plan, similar = self._plan(memories, th, resolve, llm, notes)
             report = DedupeReport(dry_run=dry_run, threshold=th, considered=len(memories), plan=plan,
                                   similar=similar, notes=notes)
@@ -232,7 +236,7 @@ class DedupeService:
 
     def open_conflicts(self, user: str | None = None, project: str | None = None) -> list[OpenConflict]:
         """Possibly-conflicting pairs of active memories, newest first."""
-        active = {m.id: m for m in self.repo.active()}
+        active = {m.id: m for m in self.repo.active() if can_read(self.access, access_view(m))}
         pairs: dict[frozenset[str], OpenConflict] = {}
         for memory in active.values():
             if not _in_scope(memory, user, project):

@@ -2,52 +2,104 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import InvalidMemory, UsageError
-from memctl.services.build import check_type
+from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
+from memctl.services.build import check_state, check_type
+from memctl.services.kinds import typed_input
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
 
-IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path"}
+if TYPE_CHECKING:
+    from memctl.store.kinds import KindFiles
+
+IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path", "author"}
 
 
 class EditService:
     """Edit, forget and restore single memories, each under the write lock."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: Repository, config: Config, access: Access | None = None,
+                 kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.config = config
+        self.access = access
+        self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
+
+    def _mine(self, memory_id: str) -> Memory:
+        """The memory, if the actor may change it: NotFound when they may not see it, Forbidden else."""
+        memory = self.repo.get(memory_id)
+        if not can_read(self.access, access_view(memory)):
+            raise NotFound(f"no memory with id {memory_id!r}")
+        refusal = write_refusal(self.access, "change", access_view(memory))
+        if refusal:
+            raise Forbidden(refusal)
+        return memory
 
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         from memctl.core.fileformat import serialise_memory
+        from memctl.services.write import check_whole
 
         with self.repo.locked():
-            memory = self.repo.get(memory_id)
+            memory = self._mine(memory_id)
             updated = apply_edits(memory, sets or {}, body)
             check_type(self.config, updated.type)
+            if updated.state is not None:
+                check_state(self.config, updated.state)
+            typed_edit = (updated.kind, updated.fields) != (memory.kind, memory.fields)
+            if self.kinds is not None and typed_edit:  # other edits leave a hand-made kind alone
+                updated = updated.model_copy(update=typed_input(self.kinds.schemas, updated.model_dump()))
+            if updated.part_of and updated.part_of != memory.part_of:
+                check_whole(self.repo, self.access, updated.part_of, memory.id)
+            self._gate(updated, body_changed=updated.body != memory.body)
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
             updated.updated = clock.now()
             return self.repo.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
                                      previous_body=memory.body if updated.body != memory.body else None)
 
-    def forget(self, memory_id: str, reason: str | None = None) -> Memory:
-        """Archive a memory with status forgotten; `restore` brings it back."""
-        with self.repo.locked():
-            return self.repo.archive(self.repo.get(memory_id), "forgotten", reason, "forget")
+    def _gate(self, memory: Memory, body_changed: bool) -> None:
+        """An edit passes the gate's content checks too: no secret in any field, and a body within
+        the length bounds (an edit is a person's explicit act, so confidence and rate are not checked)."""
+        from memctl.policy.gate import check_field_secrets, check_length, check_secrets
+        from memctl.policy.secrets import find_secrets
+        from memctl.services.write import resolve_gate, text_fields
 
-    def restore(self, memory_id: str) -> Memory:
-        """Bring an archived memory back to its active folder, as it was before archiving."""
+        th = resolve_gate(self.config)
+        failures = [f for f in (check_secrets(find_secrets(memory.body)), check_field_secrets(text_fields(memory)),
+                                check_length(memory.body, th) if body_changed else None) if f is not None]
+        if failures:
+            raise Refused("refused by the gate (" + ", ".join(f.code for f in failures) + "): "
+                          + "; ".join(f.message for f in failures), code=failures[0].code)
+
+    def parts(self, memory_id: str) -> list[Memory]:
+        """The memories that are part of this one (active or archived) that the actor may see."""
+        whole = self.repo.get(memory_id)
+        return [m for m in self.repo.all_memories() if m.part_of == whole.id and can_read(self.access, access_view(m))]
+
+    def forget(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> list[Memory]:
+        """Archive a memory with status forgotten (and, `with_parts`, its active parts); `restore`
+        brings them back. Returns the memories forgotten, the asked-for one first."""
         with self.repo.locked():
-            memory = self.repo.get(memory_id)
+            whole = self._mine(memory_id)
+            parts = [m for m in self.parts(whole.id) if self.repo.is_active(m)] if with_parts else []
+            return [self.repo.archive(m if m is whole else self._mine(m.id), "forgotten", reason, "forget")
+                    for m in [whole, *parts]]
+
+    def restore(self, memory_id: str, with_parts: bool = False) -> list[Memory]:
+        """Bring an archived memory back to its active folder, as it was before archiving (and,
+        `with_parts`, its forgotten parts). Returns the memories restored, the asked-for one first."""
+        with self.repo.locked():
+            memory = self._mine(memory_id)
             if not is_archived(memory.path):
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
-            return self.repo.unarchive(memory)
+            parts = [m for m in self.parts(memory.id) if m.status == "forgotten" and is_archived(m.path)] if with_parts else []
+            return [self.repo.unarchive(m if m is memory else self._mine(m.id)) for m in [memory, *parts]]
 
 
 def parse_value(field: str, raw: str) -> Any:
@@ -75,7 +127,9 @@ def apply_edits(memory: Memory, sets: dict[str, str], body: str | None) -> Memor
         if not field or not field.replace("_", "").replace("-", "").replace(".", "").isalnum():
             raise UsageError(f"invalid field name {field!r}", code="bad_field")
         value = parse_value(field, raw)
-        if field in ("body", "content"):
+        if field.startswith("fields."):  # one typed field: `--set fields.expires=2026-05-01`
+            _set_field(front, field.removeprefix("fields."), value)
+        elif field in ("body", "content"):
             body = "" if value is None else str(value)
         elif value is None:
             front.pop(field, None)
@@ -86,3 +140,16 @@ def apply_edits(memory: Memory, sets: dict[str, str], body: str | None) -> Memor
     new = parse_memory(compose(front, body if body is not None else memory.body), memory.path)
     new.path = memory.path
     return new
+
+
+def _set_field(front: dict[str, Any], name: str, value: Any) -> None:
+    """Set (or, with None, unset) one entry of the `fields:` mapping."""
+    fields = dict(front.get("fields") or {})
+    if value is None:
+        fields.pop(name, None)
+    else:
+        fields[name] = value
+    if fields:
+        front["fields"] = fields
+    else:
+        front.pop("fields", None)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memctl import clock
+from memctl.core import jsonsafe
 from memctl.errors import InvalidMemory, Refused, UsageError
 from memctl.services.write import WriteService
 
@@ -53,6 +56,27 @@ class CandidateIn(BaseModel):
     key: str | None = None
     tags: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
+    name: str | None = None
+    description: str | None = None
+    created: datetime | None = None
+    updated: datetime | None = None
+    occurred: str | None = None
+    state: str | None = None
+    valid_until: datetime | None = None
+    kind: str | None = None  # a typed memory: its kind, and fields checked against the kind's schema
+    fields: Any = None
+    replaces: Any = None  # extraction: the number of a stored memory shown in the prompt, then its id
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("occurred", mode="before")
+    @classmethod
+    def _day(cls, value: Any) -> Any:
+        return None if value in (None, "") else str(value)
+
+    @field_validator("created", "updated", "valid_until", mode="before")
+    @classmethod
+    def _when(cls, value: Any) -> Any:
+        return to_time(value)
 
     @field_validator("content")
     @classmethod
@@ -67,10 +91,28 @@ class CandidateIn(BaseModel):
         return [value] if isinstance(value, str) else [] if value is None else value
 
 
+def to_time(value: Any) -> datetime | None:
+    """A source's timestamp as UTC: ISO 8601 text, or seconds or milliseconds since the epoch."""
+    if value is None or value == "" or isinstance(value, datetime):
+        return value or None
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000 if abs(value) > 1e11 else value  # after 1973 in ms, before 5138 in s
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=0)
+    if isinstance(value, str):
+        try:
+            return clock.parse_timestamp(value).replace(microsecond=0)
+        except UsageError:
+            raise ValueError(f"not a time: {value!r}") from None
+    raise ValueError(f"not a time: {value!r}")
+
+
 class ImportItem(BaseModel):
     """What happened to one input line."""
 
     line: int
+    ref: str | None = None  # where it came from, for imports of other stores (a file, a row, an id)
     outcome: Outcome
     decision: str | None = None
     id: str | None = None
@@ -92,7 +134,8 @@ class ImportReport(BaseModel):
         return self.counts["refused"]
 
     def to_data(self) -> dict[str, Any]:
-        return {"counts": self.counts, "items": [i.model_dump(mode="json") for i in self.items]}
+        return {"counts": self.counts,
+                "items": [i.model_dump(mode="json", exclude=None if i.ref else {"ref"}) for i in self.items]}
 
 
 def decode_input(data: bytes, what: str = "input") -> str:
@@ -107,9 +150,11 @@ def parse_line(text: str) -> CandidateIn:
     """One non-empty line as a candidate; raises ValueError with a one-line reason."""
     if text.startswith("{"):
         try:
-            raw = json.loads(text)
+            raw = jsonsafe.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON: {exc}") from None
         return candidate_from(raw)
     match = _LINE.match(text)
     if not match:
@@ -192,11 +237,17 @@ class ImportService:
     def write_candidate(self, number: int, cand: CandidateIn, defaults: ImportDefaults,
                         llm: str | None = None) -> ImportItem:
         """Send one candidate through the write path; refusals become an item, never an exception."""
-        type_, hint = resolve_type(cand.type, self.writer.config.types)
+        named = cand.type if "type" in cand.model_fields_set else self.writer.config.default_type
+        type_, hint = resolve_type(named, self.writer.config.types)
         fields: dict[str, Any] = {"type": type_, "subtype": cand.subtype or hint, "confidence": cand.confidence,
                       "user": cand.user or defaults.user, "project": cand.project or defaults.project,
                       "session": cand.session or defaults.session, "source": cand.source or defaults.source,
-                      "key": cand.key, "tags": cand.tags, "source_ids": cand.source_ids or None}
+                      "key": cand.key, "tags": cand.tags, "source_ids": cand.source_ids or None,
+                      "name": cand.name, "description": cand.description, "extra": cand.extra or None,
+                      "created": cand.created or cand.updated, "updated": cand.updated or cand.created,
+                      "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until,
+                      "kind": cand.kind, "fields": cand.fields,
+                      "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
         try:
             result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
         except Refused as exc:

@@ -28,7 +28,13 @@ def _last_line(text: str) -> str:
 
 
 def run_llm(command: str, prompt: str, *, timeout: float = 120) -> str:
-    """Run `command` (split like a shell, but no shell) with `prompt` on stdin; return stdout."""
+    """Run `command` (split like a shell, but no shell) with `prompt` on stdin; return stdout.
+
+    Every secret in the prompt is masked first: no password, token or card number a conversation or a
+    memory holds ever reaches a model, whichever caller built the prompt."""
+    from memctl.policy.secrets import mask
+
+    prompt = mask(prompt)
     try:
         argv = shlex.split(command)
     except ValueError as exc:

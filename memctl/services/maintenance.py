@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any, Callable
 
 from memctl import clock
+from memctl.core.models import Memory
 from memctl.store.repository import Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
@@ -25,20 +26,39 @@ def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
             "seconds": round(time.perf_counter() - start, 3)}
 
 
-def doctor(repo: Repository, fix: bool = False) -> dict[str, Any]:
+def doctor(repo: Repository) -> dict[str, Any]:
     """Validate the stored memories: broken files, duplicate ids, misplaced files, leftover temp files,
-    an interrupted compaction. With fix, what can be repaired without a person is repaired."""
-    problems, removed = repo.problems(fix=fix)
+    an interrupted compaction, secrets on disk."""
+    problems, removed = repo.problems()
     record = repo.compactions.last()
     if record and record.get("state") == "applying":
         problems.append({"kind": "compaction", "path": ".memctl/compactions",
-                         "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` to finish it"})
+                         "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` "
+                                   "or `memctl doctor --fix` to finish it"})
+    problems += secrets_on_disk(repo)
     return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
 
 
-def stats(repo: Repository) -> dict[str, Any]:
-    """Counts by status, type, scope and owner; broken files."""
-    memories = repo.all_memories()
+def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
+    """Memories (active or archived) whose body or text fields hold what looks like a secret:
+    written before the gate knew the format, by hand, or with the gate turned off."""
+    from memctl.policy.secrets import describe_finding, find_secrets
+    from memctl.services.write import text_fields
+
+    out = []
+    for memory in repo.all_memories():
+        findings = find_secrets(memory.body)
+        flagged = [name for name, value in text_fields(memory).items() if value and find_secrets(value)]
+        if findings or flagged:
+            detail = "; ".join([f"body {describe_finding(f)}" for f in findings] + [f"the {n} field holds a secret" for n in flagged])
+            out.append({"kind": "secret", "path": str(memory.path),
+                        "detail": f"{detail} (mask it with `memctl edit`, or `memctl forget` it)"})
+    return out
+
+
+def stats(repo: Repository, visible: Callable[[Memory], bool] = lambda m: True) -> dict[str, Any]:
+    """Counts by status, type, scope and owner of the memories `visible` keeps; broken files."""
+    memories = [m for m in repo.all_memories() if visible(m)]
     active = [m for m in memories if repo.is_active(m)]
     now = clock.now()
     problems, _ = repo.problems()

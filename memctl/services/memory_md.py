@@ -30,7 +30,8 @@ class MemoryMdService:
         from memctl.prompt.indexmd import render_index
 
         kind, name = owner.split("/", 1)
-        memories = [m for m in self.repo.active() if m.owner == owner]
+        # A memory only its author may see never goes into a file the whole folder shares.
+        memories = [m for m in self.repo.active() if m.owner == owner and m.visibility != "owner_only"]
         return render_index(self.repo.text(TEMPLATE_NAME), "user" if kind == "users" else "project", name,
                             memories, stable_importance(memories), settings=self.config.index,
                             language=self.config.memory.language, now=clock.now(), folder=owner)

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memctl import clock
 from memctl.config import Config, RecallSettings
+from memctl.core.access import Access
 from memctl.core.models import Hit, Memory, name_arg
 from memctl.errors import UsageError
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
+from memctl.policy.relevance import annotate, hold_back
+from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter
 from memctl.store.repository import Repository, SearchIndex
+
+if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
+    from memctl.policy.checks import Finding
+    from memctl.services.checks import CheckService
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
@@ -38,6 +46,7 @@ class RecallQuery(BaseModel):
     mode: Mode = "hybrid"
     record_usage: bool = True
     scopes: list[Literal["user", "project", "session"]] = Field(default_factory=list)
+    min_relevance: float | None = Field(default=None, ge=0.0, le=1.0)  # None: [recall] min_relevance
 
     @field_validator("query")
     @classmethod
@@ -53,13 +62,13 @@ class RecallQuery(BaseModel):
             raise ValueError(f"unknown status {value!r} (choose from {', '.join(STATUSES)})")
         return value
 
-    def memory_filter(self) -> MemoryFilter:
+    def memory_filter(self, access: Access | None = None) -> MemoryFilter:
         """The filter part, with every name checked (a name is a path component on disk)."""
         return MemoryFilter(users=tuple(name_arg(u, "user") for u in self.users),
                             projects=tuple(name_arg(p, "project") for p in self.projects),
                             session=name_arg(self.session, "session") if self.session else None,
                             types=tuple(self.types), tags=tuple(self.tags), since=self.since,
-                            until=self.until, status=self.status, scopes=tuple(self.scopes))
+                            until=self.until, status=self.status, scopes=tuple(self.scopes), access=access)
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
@@ -70,17 +79,22 @@ def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         message = str(err["msg"]).removeprefix("Value error, ")
-        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status"}.get(where, "bad_option")
+        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status",
+                "min_relevance": "bad_min_relevance"}.get(where, "bad_option")
         raise UsageError(f"{where}: {message}" if where else message, code=code) from None
 
 
 class RecallResult(BaseModel):
-    """The hits of one recall, best first, and how many memories were considered."""
+    """The hits of one recall, best first, how many memories were considered, and how many of the
+    top k were held back below `min_relevance`."""
 
     query: str
     mode: str
     hits: list[Hit]
     considered: int
+    held_back: int = 0
+    min_relevance: float = 0.0
+    findings: list[dict[str, Any]] = Field(default_factory=list)  # checks the hits take part in
 
     def to_data(self, explain: bool = False) -> dict[str, Any]:
         """The `recall --json` data (with each hit's component scores when `explain`)."""
@@ -90,52 +104,125 @@ class RecallResult(BaseModel):
             if explain:
                 data["explain"] = hit.components
             hits.append(data)
-        return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits}
+        data = {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
+                "held_back": self.held_back, "min_relevance": self.min_relevance}
+        return {**data, "findings": self.findings} if self.findings else data
 
 
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+                 checks: "Callable[[], CheckService] | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
+        self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
 
     def recall(self, q: RecallQuery) -> RecallResult:
-        """Rank the candidate memories for `q.query` and return the top k hits."""
+        """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
         now = clock.now()
-        pool = self.repo.candidates(q.memory_filter(), now)
+        pool = self.repo.candidates(q.memory_filter(self.access), now)
         keyword: list[tuple[str, float]] = []
-        semantic: list[tuple[str, float]] = []
+        runs: list[tuple[str, list[tuple[str, float]]]] = []
         if q.mode in ("hybrid", "keyword"):
             keyword = self.search.keyword_search(q.query, POOL, pool)
         if q.mode in ("hybrid", "semantic"):
-            semantic = self.search.semantic_search(q.query, POOL, pool)
+            runs = self.search.semantic_runs(q.query, POOL, pool)
         weights = self.config.recall
-        fused = fuse(keyword, semantic, weights)
+        fused = fuse(keyword, runs[0][1] if runs else [], weights, [run for _, run in runs[1:]])
         by_id = {s.id: self.repo.load(pool[s.id]) for s in fused if s.id in pool}
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history)
+        in_force_states = frozenset(self.config.facts.in_force)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states, q.session)
+        threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
+        hits, held = hold_back(self._relevance(q, hits, runs), threshold)
+        hits = self._with_parts(hits, q, now, in_force_states)
+        hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
-        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
+        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool), held_back=len(held),
+                            min_relevance=threshold, findings=[f.to_data() for f in findings])
+
+    def _with_findings(self, hits: list[Hit], held: list[Hit], q: RecallQuery, now: datetime,
+                       in_force_states: frozenset[str]) -> tuple[list[Hit], list["Finding"]]:
+        """The hits followed by the other memories of the findings they take part in (a trip brings the
+        passport that expires too soon), as linked hits that are never held back; and those findings.
+        Nothing is evaluated unless a hit is a typed memory."""
+        ranked = [h.memory for h in [*hits, *held] if h.memory is not None]
+        if self.checks is None or not any(m.kind for m in ranked):
+            return hits, []
+        findings = self.checks().touching(ranked)
+        out, shown = list(hits), {h.id for h in hits}
+        for finding in findings:
+            anchor = next((i for i in finding.memories if i in shown), finding.memories[0])
+            for memory_id in finding.memories:
+                if memory_id not in shown:
+                    shown.add(memory_id)
+                    out.append(to_hit(self.repo.get(memory_id), 0.0, {}, now, in_force_states,
+                                      linked_to=anchor if anchor != memory_id else finding.memories[-1]))
+        return out, findings
+
+    def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]]) -> list[Hit]:
+        """The hits with calibrated relevance, from each model's cosines and keyword coverage."""
+        names = ["semantic", *(f"semantic{n}" for n in range(2, len(runs) + 1))]
+        models = [(name, identity, run[-1][1] if run else 0.0) for name, (identity, run) in zip(names, runs)]
+        coverage = self.search.keyword_coverage(q.query, [h.id for h in hits]) if q.mode != "semantic" else None
+        return annotate(hits, models, coverage)
+
+    def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
+        """Each hit followed by the rest of its family (its whole and the whole's other parts, or its
+        parts) that the recall did not return: a trip comes with its flights and hotel, as linked hits.
+        Only hits scoring at least `parts_min_share` of the best bring their family."""
+        known, best = self.repo.wholes(), max((h.score for h in hits), default=0.0)
+        strong = [h for h in hits if h.score >= self.config.recall.parts_min_share * best]
+        wholes = {h.part_of or h.id: None for h in strong if h.part_of or h.id in known}
+        if not wholes:
+            return hits
+        family = self.repo.candidates(replace(q.memory_filter(self.access), family=tuple(sorted(wholes))), now)
+        members = sorted((self.repo.load(handle) for handle in family.values()), key=lambda m: (m.created, m.id))
+        out, shown = [], {h.id for h in hits}
+        for hit in hits:
+            out.append(hit)
+            whole = hit.part_of or hit.id
+            for m in members if whole in wholes else ():
+                if m.id not in shown and (m.id == whole or m.part_of == whole):
+                    shown.add(m.id)
+                    out.append(to_hit(m, 0.0, {}, now, in_force_states, linked_to=hit.id))
+        return out
+
+
+def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
+           in_force_states: frozenset[str], linked_to: str | None = None) -> Hit:
+    """A recall hit for one memory."""
+    return Hit(id=m.id, path=m.path, type=m.type, scope=m.scope, user=m.user, project=m.project,
+               session=m.session, content=m.body, score=round(score, 6), created=m.created, occurred=m.occurred,
+               state=force_label(m, now, in_force_states) or m.state, in_force=in_force(m, now, in_force_states),
+               part_of=m.part_of, linked_to=linked_to, components=components, memory=m)
 
 
 def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
-         history_keys: frozenset[str] = frozenset()) -> list[Hit]:
-    """Final scores, newer-first within conflicting pairs, de-duplicated within a type, top k.
+         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"}),
+         session: str | None = None) -> list[Hit]:
+    """Final scores (less `not_in_force_penalty` for memories no longer in force), newer-first within
+    conflicting pairs, de-duplicated within a type, top k.
 
     A hit's score is its final score after the conflict reordering, and its components say so."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
     for s in fused:
         m = by_id[s.id]
-        score, comp = final_score(s.similarity, m.confidence, m.scope, weights, m.created, now)
+        score, comp = final_score(s.similarity, m.confidence, _scope_of(m, session), weights, m.created, now)
+        if not in_force(m, now, in_force_states):
+            score = max(score - weights.not_in_force_penalty, 0.0)
+            comp["not_in_force_penalty"] = weights.not_in_force_penalty
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
     newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys), newest_first)
+    lapsed = {i for i, _ in scored if not in_force(by_id[i], now, in_force_states)}
+    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys, lapsed), newest_first)
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -144,16 +231,23 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
             continue
         seen.add(fp)
         parts[doc_id]["final"] = round(score, 6)
-        hits.append(Hit(id=m.id, path=m.path, type=m.type, scope=m.scope, user=m.user, project=m.project,
-                        session=m.session, content=m.body, score=round(score, 6), created=m.created,
-                        components=parts[doc_id], memory=m))
+        hits.append(to_hit(m, score, parts[doc_id], now, in_force_states))
         if len(hits) == k:
             break
     return hits
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str]) -> dict[str, set[str]]:
-    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key."""
+def _scope_of(m: Memory, session: str | None) -> str:
+    """The scope priority a memory ranks with: another session's memory ranks as its owner's long-term one."""
+    if m.scope != "session" or session is None or m.session == session:
+        return m.scope
+    return "user" if m.user else "project"
+
+
+def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],
+                lapsed: set[str] = frozenset()) -> dict[str, set[str]]:  # type: ignore[assignment]
+    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key.
+    A memory no longer in force (`lapsed`) is never lifted above one in force."""
     out: dict[str, set[str]] = {}
     by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
@@ -162,7 +256,8 @@ def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: froze
             by_key.setdefault((m.owner, m.key), []).append(m)
         for other in m.conflicts_with:
             o = by_id.get(other)
-            if o is not None and other in present and (m.created, m.id) > (o.created, o.id):
+            if o is not None and other in present and (m.created, m.id) > (o.created, o.id) \
+                    and not (doc_id in lapsed and other not in lapsed):
                 out.setdefault(doc_id, set()).add(other)
     for versions in by_key.values():
         versions.sort(key=lambda v: (v.created, v.id))

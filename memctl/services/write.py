@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from memctl import clock
 from memctl.config import Config, GateSettings
-from memctl.core.models import Memory
-from memctl.errors import ConfigError, Refused
-from memctl.policy.decide import Candidate, Decision, Neighbor, decide, fingerprint, is_ambiguous
+from memctl.core.access import Access, access_view, can_read, write_refusal
+from memctl.core.models import Memory, name_arg
+from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused, UsageError
+from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
+from memctl.services.kinds import typed_change, typed_input
 from memctl.store.repository import Repository, SearchIndex
+
+if TYPE_CHECKING:
+    from memctl.store.kinds import KindFiles
 
 
 class WriteResult(BaseModel):
@@ -31,10 +37,11 @@ class WriteResult(BaseModel):
     memory: Memory | None = None
     matched: Memory | None = None
     written: bool = False
+    notes: list[str] = []
 
     def to_data(self) -> dict[str, Any]:
         """The `add --json` data."""
-        return {"decision": self.decision.model_dump(mode="json"),
+        return {"decision": self.decision.model_dump(mode="json"), "notes": self.notes,
                 "verdict": self.verdict.model_dump(mode="json"), "written": self.written,
                 "memory": self.memory.to_public() if self.memory else None,
                 "matched": self.matched.to_public() if self.matched else None}
@@ -46,6 +53,51 @@ def resolve_gate(config: Config, overrides: dict[str, Any] | None = None) -> Gat
         return resolve_thresholds(config.gate.model_dump(), os.environ, overrides or {})
     except ValueError as exc:
         raise ConfigError(str(exc).splitlines()[0], code="bad_threshold") from None
+
+
+def text_fields(memory: Memory) -> dict[str, str]:
+    """A memory's text fields other than the body, as the gate checks them for secrets."""
+    extra = {k: v for k, v in memory.extra.items() if isinstance(v, str)}
+    named = {"tags": " ".join(memory.tags), "key": memory.key or "", "subtype": memory.subtype or "",
+             "source": memory.source, "name": memory.name or "", "description": memory.description or ""}
+    return {**named, **extra}
+
+
+def check_whole(repo: Repository, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
+    """The whole a memory is to be part of: it must exist, be visible to the actor and not be the
+    part itself or one of its parts (no loops)."""
+    whole = repo.get(whole_id)
+    if not can_read(access, access_view(whole)):
+        raise NotFound(f"no memory {whole_id}", code="not_found")
+    seen: set[str] = {part_id} if part_id else set()
+    cursor = whole
+    while True:
+        if cursor.id in seen:
+            raise InvalidMemory(f"part_of {whole_id} would make a loop: it is already part of {part_id}",
+                                code="part_of_loop")
+        seen.add(cursor.id)
+        if not cursor.part_of:
+            break
+        try:
+            cursor = repo.get(cursor.part_of)
+        except NotFound:
+            break
+    return whole
+
+
+def date_notes(memory: Memory, given: Any) -> list[str]:
+    """How relative dates in the text were read (nothing is left silently relative)."""
+    if given:
+        return []
+    notes = []
+    for reading in relative_dates(memory.body, memory.created.date()):
+        if reading.occurred and reading.occurred == memory.occurred:
+            notes.append(f"{reading.phrase!r} read as {reading.occurred} (occurred; --occurred sets another)")
+        elif reading.occurred:
+            notes.append(f"{reading.phrase!r} is {reading.occurred}; occurred is {memory.occurred}")
+        else:
+            notes.append(f"{reading.phrase!r} left as written: which day is not said (--occurred dates it)")
+    return notes
 
 
 def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
@@ -61,10 +113,13 @@ def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+                 kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
+        self.access = access
+        self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None,
@@ -74,15 +129,23 @@ class WriteService:
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
+        replaces = fields.pop("replaces", None)
+        rate_session = name_arg(rate_session, "session") if rate_session else None
+        self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
-            candidate = build_memory(self.repo, self.config, text, **fields)
+            candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
+            decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
+            if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
+                verdict = _without_duplicate(verdict)
             matched = self.repo.get(decision.target) if decision.target else None
-            result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched)
+            result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
+                                 notes=date_notes(candidate, fields.get("occurred")))
             if dry_run:
                 return result
-            if decision.action == "noop" and matched is not None:
+            if decision.action == "noop" and matched is not None and write_refusal(
+                    self.access, "change", access_view(matched)) is None:
                 result.matched = self._reinforce(matched, candidate)
             if not verdict.passed:
                 codes = ", ".join(f.code for f in verdict.failures)
@@ -94,7 +157,57 @@ class WriteService:
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (imports of trusted data, tests)."""
         with self.repo.locked():
-            return self.repo.create(build_memory(self.repo, self.config, text, **fields))
+            return self.repo.create(self._build(text, fields))
+
+    def _build(self, text: str, fields: dict[str, Any]) -> Memory:
+        """The candidate, with its author (the actor, else the memory's user); Forbidden when the actor
+        may not add it."""
+        actor = self.access.actor if self.access else None
+        fields.setdefault("author", actor or fields.get("user"))
+        if self.kinds is not None:
+            fields.update(typed_input(self.kinds.schemas, fields, self.config.types))
+        fields["type"] = fields.get("type") or self.config.default_type
+        if fields.get("part_of"):  # an id or a unique prefix of one
+            fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id
+        candidate = build_memory(self.repo, self.config, text, **fields)
+        refusal = write_refusal(self.access, "create", access_view(candidate))
+        if refusal:
+            raise Forbidden(refusal)
+        return candidate
+
+    def _reported_change(self, decision: Decision, candidate: Memory, replaces: str | None) -> Decision:
+        """An extractor that saw the stored memories may report that the candidate replaces one: a plain
+        add becomes a supersede of it (same owner and type only; anything else is left to the rules)."""
+        if not replaces or decision.action != "add" or decision.decided_by == "none":
+            return decision
+        try:
+            old = self.repo.get(replaces)
+        except (NotFound, UsageError):
+            return decision
+        if not self.repo.is_active(old) or old.owner != candidate.owner or old.type != candidate.type:
+            return decision
+        return decision.model_copy(update={"action": "supersede", "target": old.id, "decided_by": "llm",
+                                           "conflicts_with": [c for c in decision.conflicts_with if c != old.id],
+                                           "reason": f"the extractor reports it replaces {old.id}"})
+
+    def _typed(self, decision: Decision, candidate: Memory) -> Decision:
+        """A typed memory's decision made by its fields (services/kinds.py: typed_change)."""
+        if not candidate.kind or self.kinds is None:
+            return decision
+        matched = self.repo.get(decision.target) if decision.target else None
+        stored = [m for m in self.repo.active() if m.kind == candidate.kind and m.owner == candidate.owner]
+        return typed_change(decision, candidate, matched, self.kinds.schemas, stored)
+
+    def _within_rights(self, decision: Decision) -> Decision:
+        """An update or supersede of a memory the actor may not change becomes a plain add."""
+        if decision.target is None or decision.action == "noop":
+            return decision
+        target = self.repo.get(decision.target)
+        if write_refusal(self.access, "change", access_view(target)) is None:
+            return decision
+        return decision.model_copy(update={"action": "add", "target": None, "text": None,
+                                           "conflicts_with": [*decision.conflicts_with, target.id],
+                                           "reason": f"{decision.reason}; not yours to change, added beside it"})
 
     # -- deciding ------------------------------------------------------------------------------
     def evaluate(self, candidate: Memory, *, redact: bool, llm: str | None,
@@ -108,14 +221,17 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours))
+                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours, candidate.owner),
+                                fields=text_fields(candidate), owner=candidate.owner)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
         if not verdict.passed:
             return verdict, Decision(action="add", reason="refused by the gate", decided_by="none")
         candidate.body = verdict.text
         neighbors = self._neighbors(candidate, group, th.related_threshold)
-        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key)
+        life = self.config.lifecycle
+        history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
+        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history)
         decision = decide(cand, neighbors, duplicate_threshold=th.duplicate_threshold,
                           related_threshold=th.related_threshold)
         if llm and is_ambiguous(decision):
@@ -124,26 +240,28 @@ class WriteService:
             verdict = _with_duplicate(verdict, decision.target)
         return verdict, decision
 
-    def _auto_writes(self, session: str | None, hours: float) -> int:
-        if not session:
-            return 0
+    def _auto_writes(self, session: str | None, hours: float, owner: str) -> int:
+        """Automatic writes in the window: of the session, or with no session, of the owner."""
         now = clock.now()
         return self.repo.auto_writes(session, clock.format_timestamp(now - timedelta(hours=hours)),
-                                     clock.format_timestamp(now))
+                                     clock.format_timestamp(now), owner=None if session else owner)
 
     def _peers(self, candidate: Memory) -> list[Memory]:
-        """Active memories of the same owner and type: what a candidate may repeat or change."""
-        return [m for m in self.repo.active() if m.owner == candidate.owner and m.type == candidate.type]
+        """Active memories of the same owner and type that the actor may see: what a candidate may
+        repeat or change (a memory the actor cannot see is never named to them)."""
+        return [m for m in self.repo.active() if m.owner == candidate.owner and can_read(self.access, access_view(m))
+                and (m.type == candidate.type or announces_change_of(m.body, candidate.body))]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
-        """Stored memories similar to the candidate (cosine >= related) or sharing its key."""
+        """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the
+        attribute whose change the candidate announces ("moved to" finds "lives in", however far apart)."""
         if not group:
             return []
         sims = self.search.similarities(candidate.body, [m.id for m in group])
         out = []
         for m in group:
             cos = float(sims.get(m.id, 0.0))
-            if cos >= related or (candidate.key and m.key == candidate.key):
+            if cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body):
                 out.append(Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=cos,
                                     created=m.created, confidence=m.confidence))
         return out
@@ -164,10 +282,11 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session}
+        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
-            data.update(body=decision.text or candidate.body, updated=clock.now(),
+            # the candidate's own time: now for an add, the source's for an import (never going back)
+            data.update(body=decision.text or candidate.body, updated=max(matched.updated, candidate.updated),
                         confidence=max(matched.confidence, candidate.confidence),
                         tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
                         source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))
@@ -179,10 +298,21 @@ class WriteService:
                               superseded_by=written.id)
             return written
         candidate.conflicts_with = list(decision.conflicts_with)
+        _after_linked(self.repo, candidate)
         written = self.repo.create(candidate, "add", **detail)
         for other in decision.conflicts_with:
             link_conflict(self.repo, other, written.id)
         return written
+
+
+def _after_linked(repo: Repository, candidate: Memory) -> None:
+    """A memory written in the same second as one it conflicts with is dated a second later, so
+    "newer first" between the two never depends on their random ids (times are kept to the second)."""
+    if not candidate.conflicts_with:
+        return
+    latest = max(repo.get(other).created for other in candidate.conflicts_with)
+    if candidate.created == latest:
+        candidate.created = candidate.updated = latest + timedelta(seconds=1)
 
 
 def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: Decision) -> Decision:
@@ -197,6 +327,13 @@ def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: 
     if answer is None:
         return fallback.model_copy(update={"reason": f"{fallback.reason} (llm answer malformed; rules decided)"})
     return answer
+
+
+def _without_duplicate(verdict: GateVerdict) -> GateVerdict:
+    remaining = [f for f in verdict.failures if f.code != "duplicate"]
+    if len(remaining) == len(verdict.failures):
+        return verdict
+    return verdict.model_copy(update={"passed": not remaining, "failures": remaining})
 
 
 def _with_duplicate(verdict: GateVerdict, target: str | None) -> GateVerdict:

@@ -1,18 +1,24 @@
 """The catalog: every memory file parsed, kept current by a stat scan confirmed by content hash.
 
-The files are the truth; `.memctl/catalog.json` only saves re-parsing unchanged files.
-`plan_file_changes` is pure; `load_snapshot` is the thin I/O shell around it.
+The files are the truth; `.memctl/catalog.bin` only saves re-parsing unchanged files. A file is
+re-read when its modification time, size, inode change time or inode moved: a hand edit that keeps
+size and mtime (`touch -r`, `cp -p`, `rsync -t`, a restored backup) still changes the change time.
+The scan never leaves the memory directory: a symbolic link is followed only when it points inside
+it (and never twice: no loops); anything that is not a regular file, or is over MAX_FILE_BYTES, is
+reported and not read. `plan_file_changes` is pure; `load_snapshot` is the thin I/O shell around it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import marshal
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -21,14 +27,15 @@ from memctl.errors import InvalidMemory
 from memctl.store.files import content_hash, write_bytes_atomic
 from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE
 
-CATALOG_VERSION = 3
+CATALOG_VERSION = 5  # 5: kind and fields are fields of their own
+MAX_FILE_BYTES = 256 * 1024  # a memory is a note; anything larger is reported, not read
+Signature = tuple[int, int, int, int]  # mtime_ns, size, ctime_ns, inode
 
 
 class Entry(NamedTuple):
     """One file as last seen: stat signature, content hash, and the parsed memory or an error."""
 
-    mtime_ns: int
-    size: int
+    sig: Signature
     hash: str
     data: dict | None = None
     error: str | None = None
@@ -48,14 +55,14 @@ class ChangeReport:
         return bool(self.new or self.modified or self.removed)
 
 
-def plan_file_changes(on_disk: dict[str, tuple[int, int]], cached: dict[str, Entry]) -> ChangeReport:
+def plan_file_changes(on_disk: dict[str, Signature], cached: dict[str, Entry]) -> ChangeReport:
     """Compare stat signatures of files on disk with the cached entries (pure)."""
     report = ChangeReport()
-    for rel, (mtime_ns, size) in on_disk.items():
+    for rel, sig in on_disk.items():
         entry = cached.get(rel)
         if entry is None:
             report.new.append(rel)
-        elif (entry.mtime_ns, entry.size) != (mtime_ns, size):
+        elif tuple(entry.sig) != sig:
             report.modified.append(rel)
         else:
             report.unchanged.append(rel)
@@ -79,7 +86,12 @@ class Snapshot:
         self.objects = objects
         self._fresh = fresh  # rel paths whose old Memory objects must not be reused
         self.folders: dict[str, int] = {}
+        self.temps: list[str] = []
         self._memories: list[Memory] | None = None
+
+    def unvalidated(self) -> set[str]:
+        """Paths whose file changed and whose Memory object has not been rebuilt since."""
+        return set(self._fresh)
 
     def records(self) -> list[tuple[str, dict]]:
         """(rel path, field dict) of every memory, without validation."""
@@ -142,38 +154,125 @@ def _write_catalog(path: Path, entries: dict[str, Entry]) -> None:
         write_bytes_atomic(path, marshal.dumps((_HEADER, files)), durable=False)
 
 
-def _walk(root: str, rel: str, out: dict[str, tuple[int, int]], folders: dict[str, int]) -> None:
+class ScanResult(NamedTuple):
+    """What a stat scan found: memory files, folders (for change detection), files set aside."""
+
+    files: dict[str, Signature]
+    folders: dict[str, int]
+    skipped: list[tuple[str, str]]  # (rel path, reason): links out, non-regular files, oversized files
+    temps: list[str]  # leftover temp files of interrupted writes (`.<name>.<random>.tmp`)
+
+
+def _signature(st: os.stat_result) -> Signature:
+    return (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
+
+
+def _inside(root_real: str, path: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real + os.sep)
+
+
+Accept = Callable[[str], bool]  # which file names are memory files
+
+
+def _is_memory_file(name: str) -> bool:
+    return name.endswith(".md") and name != INDEX_FILE
+
+
+def _walk(scan: ScanResult, root: str, root_real: str, rel: str, seen: set[str], accept: Accept = _is_memory_file,
+          deep: bool = True) -> None:
+    folder = os.path.join(root, rel)
+    real = os.path.realpath(folder)
+    if real in seen:  # a link back to a folder already walked: a loop
+        scan.skipped.append((rel, "symbolic link loop; not followed"))
+        return
+    seen.add(real)
     try:
-        entries = list(os.scandir(os.path.join(root, rel)))
-        folders[rel] = os.stat(os.path.join(root, rel)).st_mtime_ns
+        entries = list(os.scandir(folder))
+        scan.folders[rel] = os.stat(folder).st_mtime_ns
     except OSError:
         return
     for entry in entries:
-        name = entry.name
-        if name.startswith("."):
-            continue
-        child = f"{rel}/{name}"
-        try:
-            if entry.is_dir():
-                _walk(root, child, out, folders)
-            elif name.endswith(".md") and name != INDEX_FILE:
-                st = entry.stat()
-                out[child] = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            continue
+        with contextlib.suppress(OSError):  # a file that vanishes mid-scan is simply not there
+            _visit(scan, root, root_real, f"{rel}/{entry.name}" if rel else entry.name, entry, seen, accept, deep)
 
 
-def _stat_files(root_path: Path) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
-    """Every memory file's (mtime_ns, size), and every folder's mtime, by relative path."""
-    out: dict[str, tuple[int, int]] = {}
-    folders: dict[str, int] = {}
+def _visit(scan: ScanResult, root: str, root_real: str, child: str, entry: os.DirEntry, seen: set[str],
+           accept: Accept, deep: bool) -> None:
+    name = entry.name
+    if name.startswith("."):
+        if name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+            scan.temps.append(child)
+        return
+    if entry.is_symlink() and not _inside(root_real, entry.path):
+        scan.skipped.append((child, "symbolic link to outside the memory directory; not followed"))
+        return
+    if entry.is_dir():
+        if deep:
+            _walk(scan, root, root_real, child, seen, accept, deep)
+        return
+    if not accept(name):
+        return
+    st = entry.stat()
+    if not stat.S_ISREG(st.st_mode):
+        scan.skipped.append((child, "not a regular file; not read"))
+    elif st.st_size > MAX_FILE_BYTES:
+        scan.skipped.append((child, f"{st.st_size} bytes, over the {MAX_FILE_BYTES // 1024} KB a memory file may have; not read"))
+    else:
+        scan.files[child] = _signature(st)
+
+
+def scan_files(root_path: Path, tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR),
+               accept: Accept = _is_memory_file, deep: bool = True) -> ScanResult:
+    """Every memory file's signature and every folder's mtime, by relative path, plus what was set
+    aside. `tops` are the folders scanned ("" is the root itself); `deep=False` stays in them."""
+    scan = ScanResult({}, {}, [], [])
     root = str(root_path)
-    for top in (*ACTIVE_DIRS, ARCHIVE_DIR):
-        _walk(root, top, out, folders)
-    return out, folders
+    root_real = os.path.realpath(root)
+    seen: set[str] = set()
+    for top in tops:
+        path = os.path.join(root, top)
+        if os.path.islink(path) and not _inside(root_real, path):
+            scan.skipped.append((top, "symbolic link to outside the memory directory; not followed"))
+        elif os.path.isdir(path):
+            _walk(scan, root, root_real, top, seen, accept, deep)
+    return scan
 
 
-def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
+class Scan(Protocol):
+    """What a folder layout tells the catalog: its cache file, its top folders, how files are found and parsed."""
+
+    catalog_name: str
+    tops: tuple[str, ...]
+
+    def stat_files(self, root: Path) -> ScanResult:
+        """Every memory file's signature and every scanned folder's mtime, by relative path."""
+        ...
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        """One file's text as a Memory; InvalidMemory with a one-line reason otherwise."""
+        ...
+
+
+class MemctlScan:
+    """The `memctl` layout: every `*.md` but MEMORY.md under users/, projects/ and archive/."""
+
+    catalog_name: str = CATALOG_FILE
+    tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
+
+    def stat_files(self, root: Path) -> ScanResult:
+        return scan_files(root, self.tops)
+
+    def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
+        from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
+
+        return parse_memory(text, rel)
+
+
+MEMCTL_SCAN = MemctlScan()
+
+
+def folders_unchanged(root_path: Path, folders: dict[str, int], tops: tuple[str, ...] = MemctlScan.tops) -> bool:
     """True when no folder's mtime moved: nothing was added, removed, renamed or atomically replaced."""
     root = str(root_path)
     for rel, mtime in folders.items():
@@ -182,50 +281,70 @@ def folders_unchanged(root_path: Path, folders: dict[str, int]) -> bool:
                 return False
         except OSError:
             return False
-    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in (*ACTIVE_DIRS, ARCHIVE_DIR))
+    return all(os.path.isdir(os.path.join(root, top)) == (top in folders) for top in tops)
 
 
-def _parse_entry(root: Path, rel: str, stat: tuple[int, int], old: Entry | None) -> Entry:
-    from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
-
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, never following a link and never blocking on a FIFO (OSError otherwise)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
-        raw = (root / rel).read_bytes()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"over {limit // 1024} KB")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None, scan: Scan) -> Entry:
+    try:
+        path = root / rel
+        raw = read_regular(path) if not path.is_symlink() else read_regular(path.resolve())
     except OSError as exc:
-        return Entry(stat[0], stat[1], "", error=f"{rel}: cannot read ({exc.strerror})")
+        return Entry(sig, "", error=f"{rel}: cannot read ({exc.strerror or exc})")
     digest = content_hash(raw)
     if old is not None and old.hash == digest:
-        return Entry(stat[0], stat[1], digest, old.data, old.error)
+        return Entry(sig, digest, old.data, old.error)
     try:
-        memory = parse_memory(raw.decode("utf-8"), rel)
+        memory = scan.parse(raw.decode("utf-8"), rel, sig[0])
     except UnicodeDecodeError:
-        return Entry(stat[0], stat[1], digest, error=f"{rel}: not UTF-8 text")
+        return Entry(sig, digest, error=f"{rel}: not UTF-8 text")
     except InvalidMemory as exc:
-        return Entry(stat[0], stat[1], digest, error=str(exc))
+        return Entry(sig, digest, error=str(exc))
     data = {k: v for k, v in memory.model_dump(mode="json", exclude={"path"}, exclude_none=True).items()
             if v != [] and v != {}}  # defaults come back on validation; a smaller catalog loads faster
-    return Entry(stat[0], stat[1], digest, data=data)
+    return Entry(sig, digest, data=data)
 
 
-def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None) -> Snapshot:
+def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None,
+                  scan: Scan = MEMCTL_SCAN) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
     With `previous` (a warm process), its entries and parsed memories are reused, so an
-    unchanged directory costs one stat per file and nothing else.
+    unchanged directory costs one stat per file and nothing else. `scan` is the folder layout.
     """
-    catalog_path = cache / CATALOG_FILE
+    catalog_path = cache / scan.catalog_name
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
-    on_disk, folders = _stat_files(root)
+    found = scan.stat_files(root)
+    on_disk = found.files
     report = plan_file_changes(on_disk, cached)
     if previous is not None and not report.dirty and catalog_path.exists():
-        previous.folders = folders
+        previous.folders = found.folders
         return previous  # nothing changed: the same snapshot, so what was memoised on it stays valid
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:
-        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel))
+        entries[rel] = _parse_entry(root, rel, on_disk[rel], cached.get(rel), scan)
     objects = dict(previous.objects) if previous is not None else {}
-    snapshot = _assemble(entries, objects, set(changed_paths))
-    snapshot.folders = folders
+    # Objects the previous snapshot had not re-validated since their file changed are stale too.
+    stale = set(changed_paths) | (previous.unvalidated() if previous is not None else set())
+    snapshot = _assemble(entries, objects, stale)
+    snapshot.folders = found.folders
+    snapshot.broken.extend((rel, f"{rel}: {reason}") for rel, reason in found.skipped)
+    snapshot.temps = found.temps
     if write_cache and (report.dirty or not catalog_path.exists()) and root.exists():
         with contextlib.suppress(OSError):
             cache.mkdir(parents=True, exist_ok=True)

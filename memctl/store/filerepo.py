@@ -16,14 +16,15 @@ from typing import Any, Sequence
 
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
-from memctl.errors import NotFound, UsageError
-from memctl.store.catalog import CATALOG_FILE, Snapshot, folders_unchanged, load_snapshot
+from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
+from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
-from memctl.store.files import content_hash, file_lock, move, write_atomic
+from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
 from memctl.store.filters import MemoryFilter, filter_records
 from memctl.store.journal import Journal
-from memctl.store.layout import CACHE_DIR, MemctlLayout, is_archived
+from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
+from memctl.store.repair import INTENT_OP, find_leftovers, finish, last_intent
 from memctl.store.transcripts import TranscriptStore
 from memctl.store.usage import UsageLog
 
@@ -32,19 +33,19 @@ WRITE_OPS = ("add", "update", "supersede")
 AUTO_SOURCES = frozenset({"auto", "ai"})
 POOL_MEMO = 32  # filters whose candidate pools are kept per snapshot
 RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
-TEMP_GRACE_SECONDS = 60  # a temp file younger than this may belong to a write in progress
 
 
 class FileRepository:
-    """One memory directory on disk (the `memctl` layout)."""
+    """One memory directory on disk (the `memctl` layout; store/claude.py has Claude Code's)."""
 
     kind = "files"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, layout: Layout | None = None, scan: Scan = MEMCTL_SCAN) -> None:
         self.root = Path(root)
         self.cache = self.root / CACHE_DIR
-        self.layout = MemctlLayout(self.root)
-        self.journal = Journal(self.cache / "journal.jsonl")
+        self.layout: Layout = layout or MemctlLayout(self.root)
+        self.scan = scan
+        self.journal = Journal(self.cache / "journal.jsonl", lambda: self.actor)
         self.usage_log = UsageLog(self.cache)
         self.compactions = CompactionRecords(self.cache / "compactions")
         self.transcripts = TranscriptStore(self.root)
@@ -53,7 +54,11 @@ class FileRepository:
         self._scanned_at = 0.0
         self._warnings: dict[str, None] = {}
         self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
+        self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
+        self._lock_depth = 0
+        self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
+        self.repaired: list[str] = []  # what the last entry into locked() repaired
 
     # -- reading -----------------------------------------------------------------------------
     def snapshot(self, refresh: bool = False) -> Snapshot:
@@ -65,9 +70,9 @@ class FileRepository:
         """
         snap = self._snapshot
         if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
-                or not folders_unchanged(self.root, snap.folders)):
+                or not folders_unchanged(self.root, snap.folders, self.scan.tops)):
             self._scanned_at = time.monotonic()
-            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap)
+            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan)
             self._stale = False
             self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
             self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
@@ -111,6 +116,13 @@ class FileRepository:
         self._pools = {**dict(list(pools.items())[-(POOL_MEMO - 1):]), flt: (pool, next_expiry, snap)}
         return pool
 
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of`; memoised per snapshot."""
+        snap = self.snapshot()
+        if self._wholes is None or self._wholes[1] is not snap:
+            self._wholes = (frozenset(str(d["part_of"]) for _, d in snap.records() if d.get("part_of")), snap)
+        return self._wholes[0]
+
     def load(self, handle: str) -> Memory:
         """The validated memory of one file (by its relative path, from the snapshot `candidates`
         just used: a recall loads its hits without re-checking the folders for each one)."""
@@ -132,10 +144,23 @@ class FileRepository:
     # -- writing -----------------------------------------------------------------------------
     @contextlib.contextmanager
     def locked(self, timeout: float = 30.0) -> Iterator[None]:
-        """The directory's write lock (flock on `.memctl/lock`); re-scans on entry."""
+        """The directory's write lock (a lock file under .memctl/), re-entrant within this repository.
+
+        On entry it re-scans and finishes what an interrupted write left behind (see store/repair.py)."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
         with file_lock(self._cache_dir() / "lock", timeout):
-            self.snapshot(refresh=True)
-            yield
+            self._lock_depth = 1
+            try:
+                self.repaired = self.repair(self.snapshot(refresh=True))
+                yield
+            finally:
+                self._lock_depth = 0
 
     def named_lock(self, name: str, timeout: float = 600.0) -> contextlib.AbstractContextManager[None]:
         """A lock of its own (`.memctl/<name>.lock`) for a long job such as an extraction."""
@@ -145,12 +170,32 @@ class FileRepository:
         self.cache.mkdir(parents=True, exist_ok=True)
         return self.cache
 
-    def _save(self, memory: Memory, path: Path) -> str:
-        """Serialise and write atomically; returns the new content hash."""
+    def _writable(self, path: Path) -> Path:
+        """`path`, after checking that no folder on the way from the root is a symbolic link
+        (memctl never writes through a link) and that it stays inside the directory."""
+        rel = self.layout.relative(path)
+        probe = self.root
+        for part in Path(rel).parts:
+            probe = probe / part
+            if probe.is_symlink():
+                raise UsageError(f"{self.layout.relative(probe)} is a symbolic link: memctl does not write through links",
+                                 code="symlink")
+        return path
+
+    def render(self, memory: Memory, path: Path) -> str:
+        """The text of a memory's file: the canonical serialisation (a layout may keep a file's own form)."""
         from memctl.core.fileformat import serialise_memory  # yaml: only paid by writers
 
-        text = serialise_memory(memory)
-        write_atomic(path, text)
+        return serialise_memory(memory)
+
+    def _save(self, memory: Memory, path: Path) -> str:
+        """Serialise, check the text reads back, and write atomically; returns the new content hash."""
+        text = self.render(memory, path)
+        try:
+            self.scan.parse(text, self.layout.relative(path), 0)
+        except InvalidMemory as exc:  # never write a file the next scan would call broken
+            raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
+        write_atomic(self._writable(path), text)
         memory.path = self.layout.relative(path)
         self._stale = True
         self._touched.add(memory.owner)
@@ -162,10 +207,20 @@ class FileRepository:
         self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
         return memory
 
+    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+        """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records.
+        It keeps its relative path when that fits this layout and is free."""
+        after = self._save(memory, self.layout.place(memory))
+        self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+        return memory
+
     def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
-        """Replace an existing file in place (never renamed), journaling before/after hashes."""
+        """Replace an existing file in place (never renamed), journaling before/after hashes.
+
+        The file must still hold what the last scan read: a hand edit made since is never overwritten."""
         path = self.root / str(memory.path)
-        before = content_hash(path.read_bytes()) if path.exists() else None
+        before = content_hash(read_regular(path)) if path.exists() else None
+        self._check_unchanged(str(memory.path), before)
         after = self._save(memory, path)
         detail.setdefault("path_before", memory.path)
         self.journal.append(op, memory.id, before, after, path_after=memory.path, **detail)
@@ -176,9 +231,12 @@ class FileRepository:
         if not self.is_active(memory):
             raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
         source = self.root / str(memory.path)
-        before = content_hash(source.read_bytes())
-        target = self.layout.archive_path(source)
+        before = content_hash(read_regular(source))
+        self._check_unchanged(str(memory.path), before)
+        target = self._free(self._writable(self.layout.archive_path(source)), memory)
+        self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, **links)
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path"})
         data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
         archived = Memory(**data)
@@ -190,17 +248,30 @@ class FileRepository:
     def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
         """Move an archived memory back and drop the archive fields."""
         source = self.root / str(memory.path)
-        before = content_hash(source.read_bytes())
-        target = self.layout.active_path(source)
-        if target.exists():
-            target = self.layout.new_path(memory)
+        before = content_hash(read_regular(source))
+        target = self._free(self._writable(self.layout.active_path(source)), memory)
+        self.journal.append(INTENT_OP, memory.id, before, None, status="active")
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
         data["status"] = "active"
         restored = Memory(**data)
         after = self._save(restored, target)
         self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=restored.path)
         return restored
+
+    def _free(self, target: Path, memory: Memory) -> Path:
+        """`target`, or a fresh `<slug>-<id>.md` beside it when that name is taken by another file."""
+        if not target.exists():
+            return target
+        stem = f"{target.stem}-{memory.id}" if memory.id not in target.stem else f"{target.stem}-{secrets.token_hex(2)}"
+        return target.with_name(stem + target.suffix)
+
+    def _check_unchanged(self, rel: str, current: str | None) -> None:
+        entry = self.snapshot().entries.get(rel)
+        if entry is not None and current is not None and entry.hash and entry.hash != current:
+            self._stale = True
+            raise Conflict(f"{rel} changed on disk since memctl read it; nothing was written (run the command again)")
 
     def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
         """Write a memory whose owner changed (a promotion) into its new folder, removing the old file."""
@@ -228,7 +299,7 @@ class FileRepository:
         self._touched.add(self.layout.folder_of(original["path"]))
         if target.exists() and target.read_text(encoding="utf-8") == original["text"]:
             return
-        write_atomic(target, original["text"])
+        write_atomic(self._writable(target), original["text"])
         self.journal.append(op, current.id if current else "unknown", None, content_hash(original["text"]),
                             path_after=original["path"], **detail)
 
@@ -247,14 +318,21 @@ class FileRepository:
     # -- journal and usage -------------------------------------------------------------------
     def history(self, memory_id: str) -> list[JournalEntry]:
         """Every journal entry about this memory (or naming it), oldest first."""
-        return [e for e in self.journal.read()
-                if e.id == memory_id or memory_id in {str(v) for v in e.detail.values()}]
+        return [e for e in self.journal.read() if e.op != INTENT_OP
+                and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes this session made within (since, until], from the journal."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until], from the journal: of this session, or (session None)
+        those of `owner` made with no session."""
         return sum(1 for e in self.journal.read()
-                   if e.op in WRITE_OPS and e.detail.get("session") == session
-                   and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until)
+                   if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
+                   and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in this session after `since`."""
+        return [e.time for e in self.journal.read()
+                if e.op in WRITE_OPS and e.detail.get("session") == session
+                and e.detail.get("source") not in AUTO_SOURCES and e.time > since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id in the usage cache."""
@@ -274,8 +352,9 @@ class FileRepository:
             return None
 
     def write_memory_md(self, owner: str, text: str) -> None:
-        """Replace the MEMORY.md of a scope folder atomically."""
-        write_atomic(self.layout.index_path(owner), text)
+        """Replace the MEMORY.md of a scope folder atomically (under the write lock)."""
+        with self.locked():
+            write_atomic(self._writable(self.layout.index_path(owner)), text)
 
     def text(self, name: str) -> str:
         """The directory's MEMORY.md.template or extract_prompt.md, else the shipped one."""
@@ -288,9 +367,45 @@ class FileRepository:
         self._warnings.clear()
         return out
 
+    def repair(self, snap: Snapshot) -> list[str]:
+        """Finish what interrupted writes left (caller holds the lock): remove temp files, and make
+        misfiled memories' folder and status agree again. Returns what was repaired."""
+        found = find_leftovers(snap.records(), snap.temps)
+        if not found:
+            return []
+        for rel in found.temps:
+            with contextlib.suppress(OSError):
+                (self.root / rel).unlink()
+        journal = self.journal.read() if found.misfiled else []
+        for rel in found.misfiled:
+            self._refile(snap.memory(rel), journal)
+        self._stale = True
+        self.snapshot(refresh=True)
+        return found.temps + found.misfiled
+
+    def _refile(self, memory: Memory, journal: list[JournalEntry]) -> None:
+        fields = finish(memory.status, is_archived(memory.path), last_intent(journal, memory.id))
+        path = self.root / str(memory.path)
+        if fields.pop("move_to_archive", False):
+            target = self._free(self.layout.archive_path(path), memory)
+            move(path, target)
+            path = target
+        data = memory.model_dump(exclude={"path", *(ARCHIVE_FIELDS if fields["status"] == "active" else ())})
+        data.update(fields)
+        if fields["status"] != "active":
+            data.setdefault("archived_at", clock.now())
+        repaired = Memory(**data)
+        after = self._save(repaired, path)
+        self.journal.append("repair", memory.id, None, after, path_before=memory.path, path_after=repaired.path,
+                            status=repaired.status)
+
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
-        """Broken, duplicate-id, misplaced and mis-marked files, leftover temp files; `fix` removes
-        temp files older than a minute."""
+        """Broken, duplicate-id, misplaced and misfiled files, leftover temp files; `fix` repairs what
+        an interrupted write left (as the next write would)."""
+        removed: list[str] = []
+        if fix:
+            with self.locked():
+                removed = list(self.repaired)
         snap = self.snapshot(refresh=True)
         problems = [{"kind": "broken", "path": rel, "detail": msg.removeprefix(f"{rel}: ")} for rel, msg in snap.broken]
         problems += [{"kind": "duplicate_id", "path": b, "detail": f"same id as {a}"} for a, b in snap.duplicates]
@@ -301,20 +416,12 @@ class FileRepository:
             if is_archived(m.path) == (m.status == "active"):
                 problems.append({"kind": "status_location", "path": str(m.path),
                                  "detail": f"status {m.status} in this folder"})
-        removed = []
-        for tmp in self.root.rglob(".*.tmp"):
-            if CACHE_DIR in tmp.parts:
-                continue
-            rel = self.layout.relative(tmp)
-            if fix and time.time() - tmp.stat().st_mtime > TEMP_GRACE_SECONDS:
-                tmp.unlink()
-                removed.append(rel)
-            else:
-                problems.append({"kind": "temp_file", "path": rel, "detail": "left by an interrupted write"})
+        problems += [{"kind": "temp_file", "path": rel, "detail": "left by an interrupted write (the next write removes it)"}
+                     for rel in snap.temps]
         return problems, removed
 
     def drop_caches(self) -> None:
         """Forget the catalog (the next read re-parses every file)."""
-        (self.cache / CATALOG_FILE).unlink(missing_ok=True)
+        (self.cache / self.scan.catalog_name).unlink(missing_ok=True)
         self._snapshot = None
         self._stale = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import tempfile
@@ -23,22 +22,20 @@ def content_hash(text: str | bytes) -> str:
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
-    """An exclusive flock on `path` (created if missing); LockTimeout after `timeout` seconds."""
+    """An exclusive lock on `path` (created if missing), across processes and threads; LockTimeout
+    after `timeout` seconds. filelock picks flock on POSIX and msvcrt on Windows."""
+    from filelock import FileLock, Timeout
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)") from None
-                time.sleep(0.02)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    lock = FileLock(str(path), timeout=timeout, thread_local=False)
+    try:
+        lock.acquire(poll_interval=0.02)
+    except Timeout:
+        raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def write_atomic(path: Path, text: str, durable: bool = True) -> None:

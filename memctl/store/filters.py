@@ -11,6 +11,8 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from memctl.clock import format_timestamp
+from memctl.core.access import Access, can_read
+from memctl.core.dates import occurred_bounds
 from memctl.store.layout import ARCHIVE_DIR
 
 HISTORY_STATUSES = ("superseded", "merged")
@@ -35,6 +37,9 @@ class MemoryFilter:
     until: datetime | None = None
     status: str = "active"
     scopes: tuple[str, ...] = ()  # only memories of these scopes (user, project, session); () = any
+    access: Access | None = None  # an actor: only what they may see (core/access.py)
+    family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
+    kinds: tuple[str, ...] = ()  # only typed memories of these kinds (checks and queries read no others)
 
     @property
     def scoped(self) -> bool:
@@ -42,15 +47,28 @@ class MemoryFilter:
 
 
 def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> bool:
-    """The user's own memories, their projects', and the session's; no scope flags = everything."""
+    """The user's own memories (their session memories from any of their sessions included, so use
+    across sessions can be counted), their projects', and the session's; no scope flags = everything."""
     if not f.scoped:
         return True
     scope = m.get("scope", "user")
-    if scope == "session":
-        return (f.session is not None and m.get("session") == f.session) or (not f.session and m.get("user") in f.users)
+    if scope == "session":  # a session belongs to its owner: the same id in another user's session is not ours
+        owned = m.get("user") in f.users or (m.get("project") is not None and m.get("project") in f.projects)
+        if f.session is not None and m.get("session") == f.session:
+            return owned or not (f.users or f.projects)
+        return m.get("user") in f.users  # the user's other sessions are theirs too (ranked as long-term)
     if scope == "project":
         return m.get("project") in f.projects or m.get("project") in user_projects
     return m.get("user") in f.users
+
+
+def in_period(d: dict[str, Any], since: str | None, until: str | None) -> bool:
+    """Whether a record falls within [since, until]: when it occurred if it says so, else when written.
+
+    A range of days counts when it overlaps the period."""
+    occurred = d.get("occurred")
+    first, last = occurred_bounds(str(occurred)) if occurred else (d["created"], d["created"])
+    return not ((since and last < since) or (until and first > until))
 
 
 def status_ok(rel: str, status: str, wanted: str) -> bool:
@@ -87,7 +105,13 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
             continue
         if f.scopes and d.get("scope", "user") not in f.scopes:
             continue
-        if (since and d["created"] < since) or (until and d["created"] > until):
+        if (since or until) and not in_period(d, since, until):
+            continue
+        if f.family and d["id"] not in f.family and d.get("part_of") not in f.family:
+            continue
+        if f.kinds and d.get("kind") not in f.kinds:
+            continue
+        if f.access is not None and not can_read(f.access, d):
             continue
         out[d["id"]] = rel
     return out, next_expiry

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Protocol
 
 from memctl.core.models import Memory
 
@@ -16,6 +17,7 @@ TEMPLATE_NAME = "MEMORY.md.template"
 PROMPT_NAME = "extract_prompt.md"
 TRANSCRIPTS_DIR = "transcripts"
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
+_RECORD_PATH = re.compile(r"(archive/)?(users|projects)/[A-Za-z0-9][A-Za-z0-9._@-]*/[A-Za-z0-9][A-Za-z0-9._@-]*\.md")
 
 
 def slugify(text: str, fallback: str) -> str:
@@ -30,6 +32,27 @@ def slugify(text: str, fallback: str) -> str:
 def is_archived(rel: str | None) -> bool:
     """True for a path under archive/."""
     return (rel or "").startswith(ARCHIVE_DIR + "/")
+
+
+class Layout(Protocol):
+    """Where a folder layout keeps memories, their archive and their MEMORY.md (paths only, no I/O)."""
+
+    name: str
+    root: Path
+
+    def relative(self, path: Path) -> str: ...
+
+    def new_path(self, memory: Memory, archived: bool = False) -> Path: ...
+
+    def archive_path(self, active: Path) -> Path: ...
+
+    def active_path(self, archived: Path) -> Path: ...
+
+    def index_path(self, owner: str) -> Path: ...
+
+    def folder_of(self, rel: str) -> str: ...
+
+    def place(self, memory: Memory) -> Path: ...
 
 
 class MemctlLayout:
@@ -65,3 +88,14 @@ class MemctlLayout:
     def folder_of(self, rel: str) -> str:
         """The scope folder a memory file sits in (`archive/users/a/x.md` -> `users/a`)."""
         return rel.removeprefix(ARCHIVE_DIR + "/").rsplit("/", 1)[0]
+
+    def place(self, memory: Memory) -> Path:
+        """Where a memory brought in whole (an import of memctl's own records) goes: its own relative
+        path when that fits its owner and status and is free, else where a new one would go."""
+        archived = memory.status != "active"
+        rel = memory.path or ""
+        fits = (_RECORD_PATH.fullmatch(rel) is not None and is_archived(rel) == archived
+                and self.folder_of(rel) == memory.owner and not rel.endswith("/" + INDEX_FILE))
+        if fits and not (self.root / rel).exists():
+            return self.root / rel
+        return self.new_path(memory, archived)

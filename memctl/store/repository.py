@@ -98,6 +98,10 @@ class Repository(Protocol):
         """The memory behind a handle returned by `candidates`."""
         ...
 
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of` (the inverse link, computed, never stored)."""
+        ...
+
     def owners(self) -> list[str]:
         """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
         ...
@@ -117,6 +121,10 @@ class Repository(Protocol):
 
     def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
         """Store a new memory and journal it."""
+        ...
+
+    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+        """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records."""
         ...
 
     def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
@@ -156,8 +164,12 @@ class Repository(Protocol):
         """Journal entries about one memory, oldest first."""
         ...
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes (source auto/ai) a session made in the window (timestamps as text)."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        ...
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in the session after `since` (extract skips their turns)."""
         ...
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
@@ -207,6 +219,15 @@ class SearchIndex(Protocol):
         """Cosine similarity to the query's embedding among `allowed` ids."""
         ...
 
+    def semantic_runs(self, query: str, limit: int,
+                      allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(model identity, cosine run) for every embedding model recall fuses, the primary first."""
+        ...
+
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
+        ...
+
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids` that has a vector."""
         ...
@@ -217,6 +238,10 @@ class SearchIndex(Protocol):
 
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
         """Rebuild the search caches from the memories; returns how many memories were embedded."""
+        ...
+
+    def prepare(self, text: str | None = None) -> None:
+        """Load the model, sync the vectors and embed `text` now (before a caller takes the write lock)."""
         ...
 
     def warm_up(self) -> None:

@@ -13,7 +13,8 @@ from memctl.errors import UsageError
 def test_defaults_are_filled_in() -> None:
     args = normalise("recall", {"query": "seat"})
     assert args == {"query": "seat", "user": [], "project": [], "session": None, "type": [], "tag": [],
-                    "since": None, "until": None, "status": "active", "k": None, "mode": None, "explain": False}
+                    "since": None, "until": None, "status": "active", "k": None, "mode": None, "explain": False,
+                    "all_": False}
     assert normalise("context", {"query": "q", "budget": None})["budget"] == 800  # null: the default
     assert normalise("add", {"text": "t", "confidence": 1})["confidence"] == 1
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -91,11 +93,11 @@ def test_stdio_session_end_to_end(memdir: Path) -> None:
     async def check(client: ClientSession) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
-                               "memory_list"]
+                               "memory_list", "memory_query"]
         assert tools["memory_add"].input_schema["properties"]["memory_type"]["enum"] == DEFAULT_TYPES
         assert tools["memory_add"].input_schema["properties"]["memory_type"]["default"] == "fact"
         assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {"memory_search", "memory_list",
-                                                                                 "memory_context"}
+                                                                                 "memory_context", "memory_query"}
         assert tools["memory_forget"].annotations.destructive_hint is True
         assert all(t.output_schema and t.title and t.description for t in tools.values())
 
@@ -149,6 +151,78 @@ def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
         assert "memory_type" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
 
     session(memdir, "--user", "alice", test=check)
+
+
+def test_typed_facts_through_mcp(memdir: Path) -> None:
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert {"kind", "fields", "name", "description"} <= set(tools["memory_add"].input_schema["properties"])
+        assert tools["memory_query"].input_schema["properties"]["op"]["enum"] == ["count", "sum", "latest",
+                                                                                 "earliest", "list"]
+        for day in ("2025-02-01", "2025-06-01", "2026-01-01"):
+            added = data(await client.call_tool("memory_add", {"content": f"Alice's trip departing {day}",
+                                                               "kind": "trip", "fields": {"departs": day},
+                                                               "name": f"Trip {day}"}))
+            assert added["memory"]["kind"] == "trip" and added["memory"]["fields"] == {"departs": day}
+        answer = data(await client.call_tool("memory_query", {"op": "count", "kind": "trip",
+                                                              "where": ["departs in 2025"]}))
+        jsonschema.validate(answer, tools["memory_query"].output_schema)
+        assert answer["value"] == 2 and len(answer["memories"]) == 2
+        assert "expected a value or a field" in text(await client.call_tool(
+            "memory_query", {"op": "count", "kind": "trip", "where": ["departs <"]}))
+        assert "op: Input should be" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def test_an_empty_user_never_searches_everyones_memories(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    store.add_raw("Bob keeps his diary in a blue notebook", type="fact", user="bob")
+
+    async def check(client: ClientSession) -> None:
+        for tool, arguments in (("memory_search", {"query": "blue notebook diary", "user": ""}),
+                                ("memory_context", {"query": "blue notebook diary", "user": ""}),
+                                ("memory_list", {"user": ""})):
+            problem = text(await client.call_tool(tool, arguments))
+            assert problem.startswith("invalid_arguments: ") and "user" in problem and "Bob" not in problem
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def test_a_deeply_nested_argument_is_a_clean_error(memdir: Path) -> None:
+    """100k nested brackets in a tool argument (written by hand: no client serialises that deep):
+    an error answer, never a crash, and the server keeps serving."""
+    use_hashing_embedder(memdir)
+    proc = subprocess.Popen([sys.executable, "-m", "memctl", "-d", str(memdir), "mcp", "--user", "alice"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(line: str) -> dict | None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        if '"id"' not in line[:40]:
+            return None
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, "no answer within 60 s"
+        return dict(json.loads(proc.stdout.readline()))
+
+    try:
+        ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        ask(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        deep = "[" * 100_000 + "]" * 100_000
+        answer = ask('{"id": 2, "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "memory_add", '
+                     '"arguments": {"content": "Alice likes tea", "tags": ' + deep + '}}}')
+        assert answer is not None and answer["id"] == 2 and answer["error"]["code"] == -32600
+        assert "nested deeper than 64 levels" in answer["error"]["message"]
+        listed = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                 "params": {"name": "memory_list", "arguments": {}}}))
+        assert listed is not None and listed["result"]["structuredContent"]["count"] == 0  # still serving
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        assert b"RecursionError" not in proc.stderr.read()
 
 
 def _four_session_writes(outcomes: list[str]) -> Callable[[ClientSession], Awaitable[None]]:

@@ -19,7 +19,7 @@ ALICE = Caller(defaults=Defaults(user="alice"))
 
 def test_the_tools_are_the_seeds_names() -> None:
     assert list(TOOLS) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
-                           "memory_list"]
+                           "memory_list", "memory_query"]
     add = TOOLS["memory_add"].input_schema(Config())["properties"]
     assert {"content", "memory_type", "scope", "user", "project", "session", "confidence", "key", "tags"} <= set(add)
     search = TOOLS["memory_search"].input_schema(Config())["properties"]

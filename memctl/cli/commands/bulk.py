@@ -1,7 +1,8 @@
-"""Many memories at once: import, and conversations: log, extract."""
+"""Many memories at once: import (from other stores too), export, and conversations: log, extract."""
 
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 import typer
@@ -10,7 +11,7 @@ from typing_extensions import Annotated
 from memctl.cli import output as render
 from memctl.cli.app import Json, Llm, Project, Quiet, Session, User, open_store, run
 from memctl.cli.inputs import read_input, read_text
-from memctl.errors import EXIT_REFUSED, Refused
+from memctl.errors import EXIT_REFUSED, Refused, UsageError
 
 NeedUser = Annotated[str, typer.Option("--user", "-u", metavar="USER", help="Whose conversation.")]
 NeedSession = Annotated[str, typer.Option("--session", "-s", metavar="SESSION", help="Session id (the transcript's name).")]
@@ -47,12 +48,18 @@ def _render_report(data: dict) -> None:
 
 
 def import_(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="JSON Lines or '[type:subtype] content' lines; - for stdin.")],
+    file: Annotated[str, typer.Argument(metavar="PATH", help="JSON Lines or '\\[type:subtype] content' lines, or what "
+                                                             "--from names (a file or a folder); - for stdin.")],
+    from_: Annotated[Optional[str], typer.Option("--from", metavar="SOURCE",
+                                                 help="mem0, memoryservice, claude, jsonl or folder.")] = None,
     user: User = None, project: Project = None, session: Session = None,
     source: Annotated[str, typer.Option(metavar="SOURCE", help="Source for lines that do not name one.")] = "import",
     llm: Llm = None, json_: Json = False, quiet: Quiet = False,
 ) -> None:
-    """Import many candidates; each goes through the gate and the write decision. Exit 3 if any is refused."""
+    """Import many candidates, or another store (--from); each through the gate and the write decision. Exit 3 if any is refused."""
+    if from_ is not None:
+        _import_from(from_, file, user, project, session, llm, json_, quiet)
+        return
 
     def action() -> dict:
         report = open_store().import_text(read_input(file), user=user, project=project, session=session,
@@ -62,15 +69,77 @@ def import_(
     run("import", json_, action, _render_then_exit, quiet)
 
 
+def _import_from(from_: str, path: str, user: Optional[str], project: Optional[str], session: Optional[str],
+                 llm: Optional[str], json_: bool, quiet: bool) -> None:
+    def action() -> dict:
+        text = read_input("-") if path == "-" else None
+        report = open_store().import_from(from_, None if text is not None else path, text=text, user=user,
+                                          project=project, session=session, llm=llm)
+        return _report_or_refuse(report.to_data(), "items", json_)
+
+    run("import", json_, action, _render_migration, quiet)
+
+
+def _render_migration(data: dict) -> None:
+    """Per item, then one line saying what was taken, merged, already there and refused."""
+    render.rows(["item", "from", "outcome", "id", "message"],
+                [[i["line"], i.get("ref"), i["outcome"], i.get("id"), render.short(i.get("message") or "", 80)]
+                 for i in data.get("items", [])], title=f"import --from {data['source']}")
+    for note in data.get("notes", []):
+        render.warn(note)
+    s = data["summary"]
+    render.message(f"{data['source']}: {s['taken']} taken, {s['merged']} merged into stored memories, "
+                   f"{s['already']} imported before, {s['refused']} refused")
+    message = _refused_message(data, "items")
+    if message:
+        render.error_line(message)
+        raise typer.Exit(EXIT_REFUSED)
+
+
+def export(
+    to: Annotated[str, typer.Option("--to", metavar="TARGET", help="jsonl (JSON Lines on stdout) or folder.")],
+    directory: Annotated[Optional[str], typer.Argument(metavar="DIR", show_default=False,
+                                                       help="For --to folder: a new or empty folder.")] = None,
+    layout: Annotated[str, typer.Option(metavar="LAYOUT", help="For --to folder: memctl or claude.")] = "memctl",
+    json_: Json = False,
+) -> None:
+    """Write every memory out: JSON Lines on stdout, or a folder of memory files (memctl's or Claude Code's layout)."""
+
+    def action() -> dict:
+        store = open_store()
+        if to == "jsonl" and directory is None:
+            lines = store.export_records()
+            return {"count": len(lines), "lines": lines}
+        if to == "folder" and directory:
+            return store.export_folder(directory, layout)
+        raise UsageError("use `memctl export --to jsonl` or `memctl export --to folder DIR [--layout memctl|claude]`",
+                         code="bad_target")
+
+    def human(d: dict) -> None:
+        if "lines" in d:
+            render.lines(d["lines"])
+        else:
+            render.message(f"exported {d['count']} memories to {d['target']} (layout {d['layout']})")
+
+    def as_json() -> dict:
+        data = action()
+        if "lines" in data:
+            data = {"count": data["count"], "records": [json.loads(line) for line in data.pop("lines")]}
+        return data
+
+    run("export", json_, as_json if json_ else action, human)
+
+
 def log(
     user: NeedUser, session: NeedSession,
     text: Annotated[Optional[str], typer.Argument(metavar="TEXT", show_default=False,
                                                   help="The message; - or none reads stdin.")] = None,
     role: Annotated[str, typer.Option(metavar="ROLE", help="user, assistant, system, ...")] = "user",
+    keep_secrets: Annotated[bool, typer.Option("--keep-secrets", help="Write secrets as typed (default: masked).")] = False,
     json_: Json = False,
 ) -> None:
-    """Append a message to the session's transcript (transcripts/<user>/<session>.jsonl)."""
-    run("log", json_, lambda: {"message": open_store().log(user, session, read_text(text), role).model_dump()},
+    """Append a message to the session's transcript (transcripts/<user>/<session>.jsonl); secrets are masked."""
+    run("log", json_, lambda: {"message": open_store().log(user, session, read_text(text), role, keep_secrets).model_dump()},
         lambda d: render.message(f"logged {d['message']['id']}"))
 
 
@@ -94,11 +163,14 @@ def extract(
 
 
 def _render_extract(d: dict) -> None:
+    if d.get("skipped"):
+        render.message(f"skipped {len(d['skipped'])} message(s) in turns an explicit write already covered")
     if not d["called_model"]:
-        render.message(f"{d['pending']} new message(s) pending" + (
-            f"; waiting for {d['every']}" if d["pending"] else "; nothing to extract"))
+        if not d.get("skipped"):
+            render.message(f"{d['pending']} new message(s) pending" + (
+                f"; waiting for {d['every']}" if d["pending"] else "; nothing to extract"))
         return
     _render_then_exit(d)
 
 
-COMMANDS = [("import", import_), ("log", log), ("extract", extract)]
+COMMANDS = [("import", import_), ("export", export), ("log", log), ("extract", extract)]

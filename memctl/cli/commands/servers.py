@@ -41,7 +41,7 @@ def _server_module(command: str, module: str) -> Any:
 def mcp(user: DefaultUser = None, project: DefaultProject = None,
         trust_source: Annotated[bool, typer.Option("--trust-source",
                                                    help="Believe the source an agent gives (else its writes count as ai).")] = False) -> None:
-    """Serve memory tools (search, add, context, update, forget, list) to an agent over stdio (MCP)."""
+    """Serve memory tools (search, add, context, update, forget, list, query) to an agent over stdio (MCP)."""
     serve_stdio = _server_module("mcp", "memctl.agents.mcp").serve_stdio
     from memctl.agents.tools import Caller, Defaults
 
@@ -50,11 +50,12 @@ def mcp(user: DefaultUser = None, project: DefaultProject = None,
 
 
 def serve(
-    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on; not loopback: MEMCTL_TOKEN is required.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on; not loopback: MEMCTL_TOKEN or MEMCTL_TOKENS is required.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on (0 picks a free one).")] = 8765,
     user: DefaultUser = None, project: DefaultProject = None,
 ) -> None:
-    """Serve the REST API (and answer the CLI's commands) with the model kept loaded."""
+    """Serve the REST API (and answer the CLI's commands) with the model kept loaded. Requests act as
+    --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...)."""
     serve_forever = _server_module("serve", "memctl.agents.serve").serve
     from memctl.agents.tools import Defaults
 
@@ -65,7 +66,8 @@ def serve(
         _log_to_stderr("serve")
         store = open_store()
         sys.stderr.write("memctl serve: loading the model...\n")
-        url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce)
+        url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce,
+                            tokens=os.environ.get("MEMCTL_TOKENS"))
         return {"url": url}
 
     def stopped(data: dict) -> None:  # a clean stop is news, not a warning; stderr, like the other lines
