@@ -24,6 +24,7 @@ from fastapi import HTTPException, Request
 
 from memctl.agents.tools import Caller, Defaults
 from memctl.core.envelope import envelope
+from memctl.core.jsonsafe import MAX_DEPTH, too_deep
 from memctl.errors import UsageError
 
 LOOPBACK_NAMES = ("localhost",)
@@ -77,7 +78,7 @@ def check_bind_host(host: str, token: str | None, tokens: tuple[tuple[str, str],
 def parse_tokens(text: str | None) -> tuple[tuple[str, str], ...]:
     """MEMCTL_TOKENS (`name=token,name=token`) as (token, actor) pairs; UsageError naming a bad entry.
     Every token is at least MIN_TOKEN_LENGTH characters and names one person."""
-    from memctl.core.models import check_name
+    from memctl.core.models import name_arg
 
     pairs: list[tuple[str, str]] = []
     for entry in (text or "").split(","):
@@ -86,7 +87,7 @@ def parse_tokens(text: str | None) -> tuple[tuple[str, str], ...]:
         name, eq, token = (part.strip() for part in entry.partition("="))
         if not eq or not name:
             raise UsageError("MEMCTL_TOKENS: each entry is name=token, separated by commas", code="bad_tokens")
-        check_name(name, "actor")
+        name_arg(name, "actor")
         if len(token) < MIN_TOKEN_LENGTH:
             raise UsageError(f"MEMCTL_TOKENS: the token of {name!r} is too short (at least {MIN_TOKEN_LENGTH} "
                              "characters)", code="weak_token")
@@ -161,7 +162,7 @@ def failure(command: str, code: str, message: str, data: Any = None) -> dict[str
 class HttpEdges:
     """ASGI middleware around the FastAPI app (it reads the app's routes): request bodies over the
     limit get 413 (before or while they arrive), HEAD is GET without the body, OPTIONS lists the
-    allowed methods; all answered with the envelope."""
+    allowed methods, JSON nested deeper than MAX_DEPTH gets 400; all answered with the envelope."""
 
     def __init__(self, app: Any, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -185,6 +186,10 @@ class HttpEdges:
             return
         if method == "OPTIONS":
             await self._options(scope, send)
+            return
+        if too_deep(body):  # FastAPI's JSON parser would recurse that deep (a RecursionError, a 500)
+            await send_envelope(send, 400, failure("http", "invalid_arguments", "request body: JSON nested deeper "
+                                                   f"than {MAX_DEPTH} levels"), body=not head)
             return
         replay = _replay(body, receive)
         if head:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import threading
+from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
@@ -15,7 +17,7 @@ from memctl.agents.guard import Access, check_bind_host, is_loopback
 from memctl.agents.http import create_app
 from memctl.agents.tools import Defaults
 from memctl.api import MemoryStore
-from memctl.errors import UsageError
+from memctl.errors import MemctlError, UsageError
 from tests.helpers import http, http_server
 
 ENVELOPE_KEYS = {"version", "command", "ok", "data", "errors"}
@@ -350,3 +352,113 @@ def test_a_remote_host_needs_a_good_token(host: str, token: str | None, code: st
     assert info.value.code == code and "MEMCTL_TOKEN" in info.value.message
     check_bind_host(host, TOKEN)
     check_bind_host("127.0.0.1", None)
+
+
+# -- roles: the actor a request runs as (issue 11 through the server) -------------------------------
+
+MEMBERS = """
+[projects.shop.members]
+olga = "owner"
+eddy = "editor"
+erin = "editor"
+vera = "viewer"
+"""
+TOKENS = {name: f"{name}-token-0123456789abcdef" for name in ("olga", "eddy", "erin", "vera")}
+
+
+@pytest.fixture
+def team_url(memdir: Path) -> Iterator[str]:
+    from memctl.agents.guard import parse_tokens
+
+    (memdir / "memctl.toml").write_text((memdir / "memctl.toml").read_text() + MEMBERS)
+    tokens = parse_tokens(",".join(f"{name}={token}" for name, token in TOKENS.items()))
+    with http_server(create_app(MemoryStore(memdir), Access(tokens=tokens))) as url:
+        yield url
+
+
+def as_person(name: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKENS[name]}"}
+
+
+def test_an_editor_is_refused_another_authors_memory(team_url: str) -> None:
+    shop = "/api/project/shop/memory"
+    theirs = ok(http(team_url, "POST", shop, {"content": "The shop ships on Tuesdays", "type": "decision",
+                                              "source": "user"}, as_person("erin")), 201)["memory"]
+    assert theirs["author"] == "erin"
+    for method, body in (("PUT", {"content": "The shop ships on Fridays"}), ("DELETE", None)):
+        status, _, env = http(team_url, method, f"{shop}/{theirs['id']}", body, as_person("eddy"))
+        assert status == 403 and env["ok"] is False and env["errors"][0]["code"] == "forbidden", env
+    mine = ok(http(team_url, "POST", shop, {"content": "The shop's logo is teal", "type": "fact",
+                                            "source": "user"}, as_person("eddy")), 201)["memory"]
+    assert ok(http(team_url, "PUT", f"{shop}/{mine['id']}", {"tags": ["brand"]}, as_person("eddy")))["memory"]["tags"]
+
+
+def test_an_owner_only_memory_is_hidden_from_another_members_search(memdir: Path, team_url: str) -> None:
+    secret = MemoryStore(memdir, actor="olga").add("Olga plans to reorganise the shop team in May", type="decision",
+                                                   project="shop", visibility="owner_only").memory
+    query = "/api/project/shop/memory/search?q=reorganise+the+shop+team"
+    assert [h["id"] for h in ok(http(team_url, "GET", query, headers=as_person("olga")))["hits"]] == [secret.id]
+    for other in ("eddy", "vera"):
+        assert secret.id not in [h["id"] for h in ok(http(team_url, "GET", query, headers=as_person(other)))["hits"]]
+        status, _, env = http(team_url, "GET", f"/api/project/shop/memory/{secret.id}", headers=as_person(other))
+        assert status == 404 and env["errors"][0]["code"] == "not_found"
+
+
+def test_a_viewer_is_refused_an_add_and_a_bad_token_is_401(memdir: Path, team_url: str) -> None:
+    status, _, env = http(team_url, "POST", "/api/project/shop/memory", {"content": "The shop opens at nine",
+                                                                         "type": "fact"}, as_person("vera"))
+    assert status == 403 and env["errors"][0]["code"] == "forbidden"
+    status, headers, env = http(team_url, "GET", "/api/health", headers={"Authorization": "Bearer not-a-token"})
+    assert status == 401 and env["errors"][0]["code"] == "unauthorized" and headers["www-authenticate"] == "Bearer"
+    assert not list((memdir / "projects").rglob("*.md"))
+
+
+def test_the_token_list_is_checked() -> None:
+    from memctl.agents.guard import parse_tokens
+
+    assert parse_tokens("ann=aaaaaaaaaaaaaaaa, bob=bbbbbbbbbbbbbbbb") == (("aaaaaaaaaaaaaaaa", "ann"),
+                                                                          ("bbbbbbbbbbbbbbbb", "bob"))
+    for bad, code in (("ann", "bad_tokens"), ("ann=short", "weak_token"),
+                      ("ann=aaaaaaaaaaaaaaaa,bob=aaaaaaaaaaaaaaaa", "bad_tokens"), ("../x=aaaaaaaaaaaaaaaa", None)):
+        with pytest.raises(MemctlError) as caught:
+            parse_tokens(bad)
+        assert code is None or caught.value.code == code
+
+
+def test_a_forwarded_command_runs_as_the_clis_actor_or_not_at_all(memdir: Path, team_url: str) -> None:
+    shop = "/api/project/shop/memory"
+    ok(http(team_url, "POST", shop, {"content": "The shop ships on Tuesdays", "type": "decision", "source": "user"},
+            as_person("erin")), 201)
+    args = {"query": "ships Tuesdays", "project": ["shop"]}
+    status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"vera"'})
+    assert status == 200 and env["data"]["hits"]
+    status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"olga"'})
+    assert status == 409 and env["errors"][0]["code"] == "other_actor"  # the CLI then runs in-process
+    status, _, env = http(team_url, "POST", "/api/cli/recall", args, as_person("vera"))
+    assert status == 409  # no actor on the CLI's side: not answered as vera either
+
+
+# -- hostile input ------------------------------------------------------------------------------
+
+def test_an_empty_user_never_searches_everyones_memories(served: tuple[str, MemoryStore]) -> None:
+    url, store = served
+    store.add_raw("Bob keeps his diary in a blue notebook", type="fact", user="bob")
+    status, _, env = http(url, "GET", "/api/context?q=diary+notebook&user=")
+    assert status == 400 and env["errors"][0]["code"] == "invalid_arguments" and "user" in env["errors"][0]["message"]
+    assert "blue notebook" not in json.dumps(env)
+    status, _, env = http(url, "GET", "/api/memory/alice/search?q=diary+notebook&user=")  # the path's user only
+    assert status == 200 and "blue notebook" not in json.dumps(env)
+
+
+def test_an_empty_user_in_a_body_is_refused(url: str) -> None:
+    status, _, env = http(url, "POST", "/api/cli/recall", {"query": "diary", "user": [""]})
+    assert status == 400 and env["ok"] is False
+
+
+def test_a_deeply_nested_body_is_a_clean_400_and_the_server_stays_up(url: str) -> None:
+    deep = b'{"content": "Alice likes tea", "tags": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    for path in ("/api/memory/alice", "/api/cli/add"):
+        status, _, env = http(url, "POST", path, deep)
+        assert status == 400 and env["ok"] is False and "nested deeper" in env["errors"][0]["message"], env
+    assert ok(http(url, "GET", "/api/health"))["status"] == "ok"
+    assert ok(http(url, "GET", "/api/memory/alice"))["count"] == 0
