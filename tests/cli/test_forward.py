@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -120,6 +121,10 @@ INVOCATIONS: list[tuple[list[str], bytes]] = [
     (["recall", "x", "-k5"], b""),  # typer's spelling only: the typer path forwards it
     (["context", "book me a flight", "--user", "alice", "--explain"], b""),
     (["context", "payment errors", "-p", "checkout-service", "--format", "xml", "--json"], b""),
+    # main's options since: relevance (--all), facts on add, and an actor (sent along, never dropped)
+    (["recall", "coffee", "--all", "-k", "3"], b""), (["recall", "where does Alice live", "--all", "--json"], b""),
+    (["--actor", "alice", "recall", "where does Alice live"], b""), (["list", "--actor", "bob", "-u", "alice"], b""),
+    (["--actor", "../x", "list"], b""),
 ]
 
 
@@ -144,13 +149,17 @@ def test_a_forwarded_add_writes_what_an_in_process_add_writes(samples: Path) -> 
     local, served = _copy(samples, "local"), _copy(samples, "served")
     added = ["add", "Bob started learning the trumpet", "-u", "bob", "--type", "skill", "--tag", "music", "--json"]
     refused = ["add", "My card number is 4111 1111 1111 1111", "-u", "bob", "--json"]
-    want = [run(local, *args, trace=False) for args in (added, refused)]
+    fact = ["add", "Bob flies to Oslo on the fifth of January", "-u", "bob", "--type", "event", "--occurred",
+            "2027-01-05", "--state", "planned", "--name", "Oslo flight", "--during", "s1", "--json"]
+    want = [run(local, *args, trace=False) for args in (added, refused, fact)]
     with ServeProcess(served):
-        got = [run(served, *args) for args in (added, refused)]
+        got = [run(served, *args) for args in (added, refused, fact)]
     for g, w in zip(got, want):
         assert "memctl.api" not in g[3] and g[2] == w[2]
         assert _masked(g[0]) == _masked(w[0])
-    assert [g[2] for g in got] == [0, 3]
+    assert [g[2] for g in got] == [0, 3, 0]
+    flight = json.loads(got[2][0])["data"]["memory"]
+    assert (flight["occurred"], flight["state"], flight["name"]) == ("2027-01-05", "planned", "Oslo flight")
     written = sorted((served / "users" / "bob").glob("bob-started-learning-the-trumpet-*.md"))
     assert len(written) == 1 and "trumpet" in written[0].read_text()
 
