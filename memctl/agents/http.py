@@ -65,6 +65,13 @@ class MemoryIn(BaseModel):
     key: Optional[str] = None
     tags: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
+    name: Optional[str] = None
+    description: Optional[str] = None
+    occurred: Optional[str] = Field(None, description="When it happens or happened: a day, a month or a range.")
+    state: Optional[str] = None
+    valid_until: Optional[str] = None
+    kind: Optional[str] = Field(None, description="A typed memory's kind (memctl kinds), with its `fields`.")
+    fields: Optional[dict[str, Any]] = None
 
     @field_validator("tags", "source_ids", mode="before")
     @classmethod

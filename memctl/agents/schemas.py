@@ -77,6 +77,10 @@ class AddArgs(Arguments):
     source: str = Field("ai", description="Who stated it (user, ai, ...). Counted as ai for the rate limit "
                                           "unless the server trusts sources.")
     source_ids: list[str] = Field(default_factory=list, description="Ids of the messages this came from.")
+    occurred: Optional[str] = Field(None, description="When it happens or happened: 2026-03-02, 2026-03 or "
+                                                      "2026-03-02..2026-03-09 (else read from 'tomorrow'... in the text).")
+    state: Optional[str] = Field(None, description="active, inactive, planned, done or cancelled.")
+    valid_until: Optional[str] = Field(None, description="In force until then (ISO 8601).")
     name: Optional[str] = Field(None, description="Optional short title (derived from the content if omitted).")
     description: Optional[str] = Field(None, description="Optional one-line description of what it is about.")
     kind: Optional[str] = Field(None, description="For a typed fact: its kind (passport, trip, medication, allergy, "

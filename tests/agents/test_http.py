@@ -462,3 +462,17 @@ def test_a_deeply_nested_body_is_a_clean_400_and_the_server_stays_up(url: str) -
         assert status == 400 and env["ok"] is False and "nested deeper" in env["errors"][0]["message"], env
     assert ok(http(url, "GET", "/api/health"))["status"] == "ok"
     assert ok(http(url, "GET", "/api/memory/alice"))["count"] == 0
+
+
+def test_an_add_takes_dates_states_and_typed_fields_then_a_query_counts_them(url: str) -> None:
+    for day in ("2025-02-01", "2025-06-01", "2026-01-01"):
+        written = ok(add(url, "/api/memory/alice", f"Alice's trip departing {day}", kind="trip",
+                         fields={"departs": day}, occurred=day, state="done", name=f"Trip {day}"), 201)["memory"]
+        assert (written["kind"], written["occurred"], written["state"], written["name"]) == ("trip", day, "done",
+                                                                                            f"Trip {day}")
+    answer = ok(http(url, "POST", "/api/memory/alice/query", {"op": "count", "kind": "trip",
+                                                              "where": ["departs in 2025"]}))
+    assert answer["value"] == 2 and len(answer["memories"]) == 2
+    status, _, env = http(url, "POST", "/api/memory/alice/query", {"op": "count", "kind": "trip", "where": ["departs <"]})
+    assert status == 400 and "expected a value or a field" in env["errors"][0]["message"]
+    assert ok(http(url, "POST", "/api/memory/bob/query", {"op": "count", "kind": "trip"}))["value"] == 0
