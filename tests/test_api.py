@@ -51,9 +51,9 @@ def test_owners_and_memory_md_text(dated: MemoryStore) -> None:
 
 def test_recall_by_scope(dated: MemoryStore) -> None:
     dated.add_raw("Alice reviews the Go code in checkout", type="skill", project="shop", user="alice")
-    mixed = dated.recall("Go checkout", users=["alice"], k=5).hits
+    mixed = dated.recall("Go checkout", users=["alice"], k=5, min_relevance=0).hits  # none held back
     assert {h.scope for h in mixed} == {"project", "user"}
-    only = dated.recall("Go checkout", users=["alice"], k=5, scopes=["project"]).hits
+    only = dated.recall("Go checkout", users=["alice"], k=5, scopes=["project"], min_relevance=0).hits
     assert only and {h.scope for h in only} == {"project"}
     with pytest.raises(UsageError):
         dated.recall("Go", scopes=["galaxy"])
