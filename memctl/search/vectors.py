@@ -183,7 +183,10 @@ class VectorStore:
 
 
 def _crc(matrix: np.ndarray) -> int:
-    """crc32 of a contiguous matrix's bytes, without copying them."""
+    """crc32 of a contiguous matrix's bytes, without copying them (an empty matrix has none: a
+    memoryview of zero rows cannot be cast)."""
+    if matrix.size == 0:
+        return zlib.crc32(b"")
     return zlib.crc32(memoryview(cast(Any, matrix)).cast("B"))
 
 
