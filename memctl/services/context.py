@@ -30,12 +30,11 @@ class ContextService:
         """The user's profile, then the project's (its headings marked with the project's name)."""
         from memctl.prompt.profile import build_profile
 
-        active = [m for m in self.repo.active() if can_read(self.access, access_view(m))]
         parts = []
         for kind, name in (("user", user), ("project", project)):
             if name:
                 folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
-                members = [m for m in active if m.owner == folder]
+                members = [m for m in self.repo.active(owner=folder) if can_read(self.access, access_view(m))]
                 parts.append(build_profile(kind, name, members, stable_importance(members),
                                            self.config.memory.language, lines))
         if len(parts) < 2:

@@ -170,7 +170,7 @@ class WriteService:
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
         repeat or change (a memory the actor cannot see is never named to them)."""
-        return [m for m in self.repo.active() if m.owner == candidate.owner and m.type == candidate.type
+        return [m for m in self.repo.active(owner=candidate.owner) if m.type == candidate.type
                 and can_read(self.access, access_view(m))]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
