@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
+    from memctl.store.filerepo import FileRepository
     from memctl.store.repository import SearchIndex
 
 __all__ = ["MemoryStore", "init_directory"]
@@ -92,10 +93,16 @@ class MemoryStore:
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
     def search(self) -> "SearchIndex":
-        """The keyword + vector search over this directory's memories."""
+        """The keyword + vector search over this directory's memories: the store's own when it has
+        one (a database searches in SQL), else the engine over the folder's caches."""
+        native = getattr(self.repo, "search_index", None)
+        if native is not None:
+            from memctl.search.native import keyword_spec
+
+            return cast("SearchIndex", native(self._make_embedder, keyword_spec()))
         from memctl.search.engine import Engine
 
-        return Engine(self.repo, self._make_embedder)
+        return Engine(cast("FileRepository", self.repo), self._make_embedder)
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:

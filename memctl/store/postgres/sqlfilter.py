@@ -1,0 +1,86 @@
+"""A recall's filter as SQL (pure): the rules of store/filters.py and core/access.py, so the database
+returns only what the filter lets through and nothing is filtered afterwards in Python.
+
+`where(flt, now)` gives a condition over memctl_memories aliased `m`, and its parameters.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memctl.core.access import Access
+from memctl.store.filters import HISTORY_STATUSES, MemoryFilter
+
+ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
+
+
+def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
+    """(SQL condition, parameters) for the memories a recall with `flt` may see at `now`."""
+    params: dict[str, Any] = {"f_now": now}
+    parts = ["(m.expires IS NULL OR m.expires > %(f_now)s)", status_sql(flt.status, params)]
+    if flt.scoped:
+        parts.append(scope_sql(flt, params))
+    if flt.types:
+        parts.append("m.type = ANY(%(f_types)s)")
+        params["f_types"] = list(flt.types)
+    if flt.tags:
+        parts.append("m.tags && %(f_tags)s::text[]")
+        params["f_tags"] = list(flt.tags)
+    # Times compare to the second, as the file catalog's text timestamps do.
+    if flt.since:
+        parts.append("date_trunc('second', m.created) >= %(f_since)s")
+        params["f_since"] = flt.since.replace(microsecond=0)
+    if flt.until:
+        parts.append("date_trunc('second', m.created) <= %(f_until)s")
+        params["f_until"] = flt.until.replace(microsecond=0)
+    if flt.access is not None:
+        parts.append(access_sql(flt.access, params))
+    return " AND ".join(p for p in parts if p), params
+
+
+def status_sql(wanted: str, params: dict[str, Any]) -> str:
+    """active (in force), history (active, superseded, merged), all, or one archived status."""
+    if wanted == "active":
+        return ACTIVE
+    if wanted == "history":
+        params["f_history"] = list(HISTORY_STATUSES)
+        return f"({ACTIVE} OR m.status = ANY(%(f_history)s))"
+    if wanted == "all":
+        return ""
+    params["f_status"] = wanted
+    return "m.status = %(f_status)s"
+
+
+def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
+    """The user's memories (and their sessions'), their projects' and the session's (filters.in_scope)."""
+    params.update(f_users=list(flt.users), f_projects=list(flt.projects))
+    mine = 'm."user" = ANY(%(f_users)s)'
+    if flt.session is not None:
+        params["f_session"] = flt.session
+        # A session belongs to its owner: the same session id in another user's memories is not ours.
+        owned = f"({mine} OR m.project = ANY(%(f_projects)s))" if flt.users or flt.projects else "TRUE"
+        session = f"(m.session = %(f_session)s AND {owned})"
+    else:
+        session = mine
+    projects = "m.project = ANY(%(f_projects)s)"
+    if flt.users:  # the projects the user has memories in (any status, as the file catalog counts them)
+        projects += (' OR m.project IN (SELECT u.project FROM memctl_memories u '
+                     'WHERE u."user" = ANY(%(f_users)s) AND u.project IS NOT NULL)')
+    return (f"((m.scope = 'session' AND {session}) OR (m.scope = 'project' AND ({projects}))"
+            f" OR (m.scope = 'user' AND {mine}))")
+
+
+def access_sql(access: Access, params: dict[str, Any]) -> str:
+    """What the actor may read (access.can_read): their own personal memories; in a project, what
+    its visibility allows (public, members of a managed project, owner_only for the author)."""
+    managed = [name for name, _ in access.members]
+    params.update(f_actor=access.actor, f_managed=managed,
+                  f_member_of=[name for name, people in access.members if access.actor in dict(people)])
+    is_managed = "COALESCE(m.project = ANY(%(f_managed)s), FALSE)"
+    visibility = f"COALESCE(NULLIF(m.visibility, ''), CASE WHEN {is_managed} THEN 'members' ELSE 'public' END)"
+    project_rule = (f"CASE {visibility} WHEN 'owner_only' THEN COALESCE(m.author = %(f_actor)s, FALSE) "
+                    f"WHEN 'members' THEN (NOT {is_managed}) OR COALESCE(m.project = ANY(%(f_member_of)s), FALSE) "
+                    "ELSE TRUE END")
+    return (f"(CASE WHEN m.owner LIKE 'users/%%' THEN COALESCE(m.\"user\" = %(f_actor)s, FALSE) "
+            f"ELSE {project_rule} END)")
