@@ -276,7 +276,8 @@ class MemoryStore:
     @_acting
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
-        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, redact, llm."""
+        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
+        state, valid_until, part_of, redact, llm."""
         try:
             return self._writer.add(text, **_without_none(fields))
         finally:
@@ -347,16 +348,33 @@ class MemoryStore:
     @_acting
     def forget(self, memory_id: str, reason: str | None = None) -> Memory:
         """Archive a memory with status forgotten; `restore` brings it back."""
-        memory = self._editor.forget(id_arg(memory_id), reason)
-        self._changed()
-        return memory
+        return self.forget_all(memory_id, reason)[0]
+
+    @_acting
+    def forget_all(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> List[Memory]:
+        """Forget a memory and, `with_parts`, the active memories that are part of it (a trip's bookings)."""
+        try:
+            return self._editor.forget(id_arg(memory_id), reason, with_parts)
+        finally:
+            self._changed()
 
     @_acting
     def restore(self, memory_id: str) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
-        memory = self._editor.restore(id_arg(memory_id))
-        self._changed()
-        return memory
+        return self.restore_all(memory_id)[0]
+
+    @_acting
+    def restore_all(self, memory_id: str, with_parts: bool = False) -> List[Memory]:
+        """Restore a memory and, `with_parts`, its forgotten parts."""
+        try:
+            return self._editor.restore(id_arg(memory_id), with_parts)
+        finally:
+            self._changed()
+
+    @_acting
+    def parts(self, memory_id: str) -> List[Memory]:
+        """The memories that are part of this one (`part_of` it), active or archived."""
+        return self._editor.parts(id_arg(memory_id))
 
     # -- transcripts ---------------------------------------------------------------------------
     @_acting

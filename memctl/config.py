@@ -60,6 +60,7 @@ class GateSettings(_Section):
     duplicate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
     related_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
     max_auto_writes: int = Field(default=3, ge=0)
+    max_auto_writes_without_session: int = Field(default=10, ge=0)
     rate_window_hours: float = Field(default=24, gt=0)
     min_length: int = Field(default=5, ge=0)
     max_length: int = Field(default=2000, ge=1)
@@ -87,6 +88,8 @@ class RecallSettings(_Section):
     semantic_weight: float = 1.0
     recency_boost: float = 0.0
     recency_half_life_days: float = 30.0
+    not_in_force_penalty: float = Field(default=0.15, ge=0.0, le=1.0)
+    parts_min_share: float = Field(default=0.75, ge=0.0, le=1.0)
 
 
 class EmbeddingSettings(_Section):
@@ -101,8 +104,23 @@ class LifecycleSettings(_Section):
     cluster_threshold: float = 0.8
     cluster_min_size: int = 4
     promote_min_sessions: int = 2
+    promote_min_confidence: float = Field(default=0.85, ge=0.0, le=1.0)
     key_policy: Literal["latest", "history"] = "latest"
     keys: dict[str, Literal["latest", "history"]] = Field(default_factory=dict)
+
+
+class FactSettings(_Section):
+    """The states a memory can be in, and which of them are in force (the rest rank lower)."""
+
+    states: list[str] = Field(default_factory=lambda: ["active", "inactive", "planned", "done", "cancelled"])
+    in_force: list[str] = Field(default_factory=lambda: ["active", "planned"])
+
+    @model_validator(mode="after")
+    def _in_force_known(self) -> "FactSettings":
+        unknown = [s for s in self.in_force if s not in self.states]
+        if unknown:
+            raise ValueError(f"in_force names states that are not in states: {', '.join(unknown)}")
+        return self
 
 
 class IndexSettings(_Section):
@@ -127,6 +145,7 @@ class Config(_Section):
     recall: RecallSettings = Field(default_factory=RecallSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     projects: dict[str, ProjectSettings] = Field(default_factory=dict)
 
@@ -198,6 +217,8 @@ duplicate_threshold = 0.85
 related_threshold = 0.55
 # Automatic writes (source auto or ai) allowed per session in the window (env MEMORY_MAX_EXTRACTIONS).
 max_auto_writes = 3
+# Automatic writes with no session allowed per owner (user or project) in the window.
+max_auto_writes_without_session = 10
 rate_window_hours = 24
 # Content length bounds in characters (env MEMORY_MIN_LENGTH, MEMORY_MAX_LENGTH).
 min_length = 5
@@ -223,6 +244,12 @@ keyword_weight = 1.0
 semantic_weight = 1.0
 # Optional boost for recently created memories (0 = off).
 recency_boost = 0.0
+# Subtracted from the score of memories no longer in force (a state not in [facts] in_force, or
+# past valid_until): they rank below the facts in force that match nearly as well.
+not_in_force_penalty = 0.15
+# A hit that is part of a whole (or a whole with parts) brings the rest of its family along when
+# its score is at least this share of the best hit's.
+parts_min_share = 0.75
 
 [embedding]
 # The shipped offline model, or any fastembed model name (needs network on first use).
@@ -239,11 +266,19 @@ protected_types = ["constraint", "decision"]
 # Cosine for clustering related memories of one type, and the smallest cluster consolidated.
 cluster_threshold = 0.8
 cluster_min_size = 4
-# Session memories used in this many sessions are promoted to long-term scope.
+# Session memories returned in this many distinct sessions are promoted to long-term scope
+# (or when tagged remember), and only with at least this confidence and no hedged wording.
 promote_min_sessions = 2
+promote_min_confidence = 0.85
 # Versioning by key: "latest" keeps only the newest version active, "history" keeps all.
 key_policy = "latest"
 keys = {}
+
+[facts]
+# The states a memory may have (`add --state`, `edit --set state=...`; none = active), and those in
+# force. Memories in other states, or past their valid_until, rank lower and are marked in context.
+states = ["active", "inactive", "planned", "done", "cancelled"]
+in_force = ["active", "planned"]
 
 [index]
 # MEMORY.md budget: lines, bytes, approximate tokens (0 = no token limit).

@@ -8,6 +8,7 @@ MAX_FRONTMATTER_BYTES, and only YAML's plain types (SafeLoader: no tags that bui
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import frontmatter
@@ -64,6 +65,17 @@ def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
 
 
 _Dumper.add_representer(list, _represent_list)
+_NEEDS_QUOTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    """Strings with characters YAML reads as line breaks or drops (NEL, LS, PS, controls, BOM) are
+    double-quoted, so they come back exactly as written."""
+    style = '"' if _NEEDS_QUOTES.search(data) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 class _Handler(YAMLHandler):

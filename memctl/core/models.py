@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from memctl.clock import format_timestamp
+from memctl.core.dates import normalise_occurred
 from memctl.errors import InvalidId, UsageError
 
 STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived")
@@ -24,11 +25,11 @@ ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
 # Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
 FIELD_ORDER = (
     "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source", "sources",
-    "status", "importance", "created", "updated", "expires", "tags", "key", "entities",
-    "name", "description", "author", "visibility", "supersedes", "superseded_by",
+    "status", "importance", "created", "updated", "expires", "occurred", "state", "valid_until", "tags", "key",
+    "entities", "name", "description", "author", "visibility", "part_of", "supersedes", "superseded_by",
     "merged_from", "merged_into", "conflicts_with", "source_ids", "archived_reason", "archived_at",
 )
-TIME_FIELDS = ("created", "updated", "expires", "archived_at")
+TIME_FIELDS = ("created", "updated", "expires", "valid_until", "archived_at")
 LIST_FIELDS = ("sources", "tags", "entities", "merged_from", "conflicts_with", "source_ids")
 
 
@@ -83,6 +84,9 @@ class Memory(BaseModel):
     created: datetime
     updated: datetime
     expires: datetime | None = None
+    occurred: str | None = None  # when the event happens or happened: a day or a range of days
+    state: str | None = None  # active, inactive, planned, done, cancelled (configurable); None = active
+    valid_until: datetime | None = None  # in force until then (unlike `expires`, nothing is archived)
     tags: list[str] = Field(default_factory=list)
     key: str | None = None
     entities: list[str] = Field(default_factory=list)
@@ -90,6 +94,7 @@ class Memory(BaseModel):
     description: str | None = None
     author: str | None = None
     visibility: str | None = None
+    part_of: str | None = None  # id of the whole this memory is a part of (a trip's flight)
     supersedes: str | None = None
     superseded_by: str | None = None
     merged_from: list[str] = Field(default_factory=list)
@@ -109,7 +114,24 @@ class Memory(BaseModel):
             raise ValueError(f"invalid id {value!r} (8-32 lowercase hex characters)")
         return value
 
-    @field_validator("created", "updated", "expires", "archived_at")
+    @field_validator("part_of")
+    @classmethod
+    def _check_link(cls, value: str | None) -> str | None:
+        if value is not None and not ID_RE.match(value):
+            raise ValueError(f"invalid part_of id {value!r} (8-32 lowercase hex characters)")
+        return value
+
+    @field_validator("occurred", mode="before")
+    @classmethod
+    def _check_occurred(cls, value: Any) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalise_occurred(value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("created", "updated", "expires", "valid_until", "archived_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         # One canonical zone, so stored times compare as text and serialise identically.
@@ -131,7 +153,7 @@ class Memory(BaseModel):
             return [str(value)]
         return [str(v) for v in value] if isinstance(value, list) else value
 
-    @field_validator("subtype", "key", "source")
+    @field_validator("subtype", "key", "source", "state")
     @classmethod
     def _check_labels(cls, value: str | None, info: Any) -> str | None:
         return None if value is None else check_label(value, info.field_name)
@@ -144,7 +166,9 @@ class Memory(BaseModel):
     @field_validator("body")
     @classmethod
     def _check_body(cls, value: str) -> str:
-        if not value or not value.strip():
+        """The body without surrounding whitespace and with one kind of line ending (files are LF)."""
+        value = re.sub(r"\r\n?", "\n", value or "")
+        if not value.strip():
             raise ValueError("the memory has no content")
         return value.strip()
 
@@ -207,6 +231,11 @@ class Hit(BaseModel):
     content: str
     score: float
     created: datetime | None = None
+    occurred: str | None = None
+    state: str | None = None
+    in_force: bool = True  # False: a state not in force, or past valid_until (ranked lower)
+    part_of: str | None = None
+    linked_to: str | None = None  # set on a hit that came along as a part (or the whole) of that hit
     components: dict[str, float] = Field(default_factory=dict)
     memory: Memory | None = Field(default=None, exclude=True)
 

@@ -7,9 +7,11 @@ a memory taken by one rule is not seen by the later ones:
 2. supersede_key           memories of one owner sharing a `key` whose policy is `latest`:
                            the newest (created, then updated, then id) is kept (and taken,
                            so later rules leave it alone); the others are superseded.
-3. promote                 session memories used in >= promote_min_sessions distinct sessions,
-                           or tagged `remember` (or `remember: true`): to `project` scope when
-                           they have a project, else `user`.
+3. promote                 session memories returned in >= promote_min_sessions distinct
+                           sessions, or tagged `remember` (or `remember: true`), and only with
+                           confidence >= promote_min_confidence and no hedged wording ("maybe",
+                           "not sure", "可能"...): to `project` scope when they have a project,
+                           else `user`. The reason says which conditions held.
 4. consolidate             complete-link clusters (every pair's cosine >= cluster_threshold) of
                            >= cluster_min_size long-term memories of one owner and one type ->
                            one summary; protected types and pinned memories never take part.
@@ -34,6 +36,7 @@ from pydantic import BaseModel
 from memctl.clock import format_timestamp
 from memctl.config import LifecycleSettings
 from memctl.core.models import Memory
+from memctl.policy.facts import hedged
 from memctl.policy.importance import Usage, importance, is_pinned
 from memctl.policy.summarise import extractive_summary
 
@@ -101,22 +104,28 @@ def _supersede(memories: Sequence[Memory], settings: LifecycleSettings) -> list[
     return actions
 
 
-def wants_promotion(memory: Memory, usage: Usage | None, min_sessions: int) -> str | None:
-    """Why a session memory should become long-term, or None."""
+def wants_promotion(memory: Memory, usage: Usage | None, settings: LifecycleSettings) -> str | None:
+    """Why a session memory should become long-term, or None. Stricter than writing (a wrong
+    long-term memory pollutes every later recall): returned in `promote_min_sessions` distinct
+    sessions or marked remember, AND confidence >= `promote_min_confidence`, AND no hedged wording."""
     if memory.scope != "session":
         return None
-    if "remember" in memory.tags or memory.extra.get("remember") is True:
-        return "marked remember"
     sessions = len(set(usage.sessions)) if usage is not None else 0
-    if sessions >= min_sessions:
-        return f"used in {sessions} sessions"
-    return None
+    if "remember" in memory.tags or memory.extra.get("remember") is True:
+        why = "marked remember"
+    elif sessions >= settings.promote_min_sessions:
+        why = f"returned in {sessions} sessions (>= {settings.promote_min_sessions})"
+    else:
+        return None
+    if memory.confidence < settings.promote_min_confidence or hedged(memory.body):
+        return None
+    return f"{why}, confidence {memory.confidence:g} (>= {settings.promote_min_confidence:g}), not hedged"
 
 
 def _promote(memories: Sequence[Memory], usage: Mapping[str, Usage], settings: LifecycleSettings) -> list[Action]:
     actions = []
     for m in memories:
-        why = wants_promotion(m, usage.get(m.id), settings.promote_min_sessions)
+        why = wants_promotion(m, usage.get(m.id), settings)
         if why:
             target = "project" if m.project else "user"
             actions.append(Action(kind="promote", ids=[m.id], target_scope=target,

@@ -18,6 +18,15 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
+from memctl.policy.facts import (
+    NAMED_VALUES,
+    announces_change,
+    attribute_of,
+    is_occurrence,
+    names,
+    names_other_things,
+    same_subject,
+)
 
 Relation = Literal["same", "less", "more", "changed", "different"]
 Action = Literal["add", "noop", "update", "supersede"]
@@ -35,6 +44,7 @@ _FILLERS = frozenset(
 )
 # Words whose swap alone does not change a fact. Directional prepositions (to/from, before/after,
 # with/without), copulas (is/was: tense) and negations are deliberately not here.
+_COPULAS = frozenset({"is", "are", "am", "was", "were"})
 _FUNCTION_WORDS = frozenset(stem(w) for w in "a an the on in at every each per of and his her their its this that some very all".split())
 _CONTRACTIONS = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 _NT_BASES = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -141,16 +151,52 @@ def _negations(toks: list[str]) -> int:
     return sum(t in _NEGATIONS for t in toks)
 
 
-def _replaced_value(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
-    """A value replaced in an otherwise matching statement: number, antonym or a small swap."""
+def _replaced_value(ops: list[Opcode], old: list[str], new: list[str]) -> str | None:
+    """What replaced a value in an otherwise matching statement: "number", "antonym", "word" (a small
+    swap), or None."""
     removed = [t for _, i1, i2, _, _ in ops for t in old[i1:i2]]
     added = [t for _, _, _, j1, j2 in ops for t in new[j1:j2]]
     if any(map(_is_number, removed)) and any(map(_is_number, added)):
-        return True
+        return "number"
     if _has_antonym_swap(removed, added):
-        return True
+        return "antonym"
     equal = len(old) - len(removed)
-    return equal >= 2 and max(len(removed), len(added)) <= equal
+    return "word" if equal >= 2 and max(len(removed), len(added)) <= equal else None
+
+
+def _same_thing(old: str, new: str, replaced: str) -> bool:
+    """Whether a replaced value is a new value of the same thing, not another thing.
+
+    Different identifiers (flight, order, item numbers) name different things; two past
+    occurrences (Gina asked on Monday, Gina asked today) are two facts unless the newer one announces
+    a change; a swapped word counts only in an attribute that holds one value at a time (where
+    someone lives, works, what they use or prefer), a number only outside occurrences."""
+    if names_other_things(old, new):
+        return False
+    if replaced == "antonym":
+        return True
+    if is_occurrence(old) and is_occurrence(new) and not announces_change(new):
+        return False
+    attribute = attribute_of(new)
+    if _other_thing(old, new):
+        return False  # another person or place named, where a name is not the value: another thing
+    if replaced == "number":
+        return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
+    return attribute is not None and attribute == attribute_of(old)
+
+
+def _other_thing(old: str, new: str) -> bool:
+    """Texts that name different things (identifiers, or people and places where a name is not the
+    value): similar, never in conflict."""
+    return names_other_things(old, new) or (names(old) != names(new) and attribute_of(new) not in NAMED_VALUES)
+
+
+def only_numbers_changed(old: str, new: str) -> bool:
+    """True when every token that differs between the texts is a number or a date part."""
+    old_t, new_t = tokens(old), tokens(new)
+    ops = _diff_ops(old_t, new_t)
+    changed = [t for _, i1, i2, j1, j2 in ops for t in (*old_t[i1:i2], *new_t[j1:j2])]
+    return all(_is_number(t) or t in _FUNCTION_WORDS for t in changed)
 
 
 def compare_texts(old: str, new: str) -> Relation:
@@ -166,12 +212,15 @@ def compare_texts(old: str, new: str) -> Relation:
     touched = [t for _, i1, i2, j1, j2 in ops for t in (*old_t[i1:i2], *new_t[j1:j2])]
     if all(t in _FUNCTION_WORDS for t in touched):
         return "same"  # only function words differ: "on Friday mornings" / "every Friday morning"
+    if set(touched) <= _COPULAS and {"was", "were"} & set(touched) and {"is", "are", "am"} & set(touched):
+        return "changed"  # "Alice is the lead" / "Alice was the lead": the state began or ended
     kinds = {op[0] for op in ops}
     if kinds == {"insert"}:
-        return "more"
+        return "more" if not names_other_things(old, new) else "different"
     if kinds == {"delete"}:
-        return "less"
-    return "changed" if _replaced_value(ops, old_t, new_t) else "different"
+        return "less" if not names_other_things(old, new) else "different"
+    replaced = _replaced_value(ops, old_t, new_t)
+    return "changed" if replaced and _same_thing(old, new, replaced) else "different"
 
 
 def describe_change(old: str, new: str) -> str:
@@ -188,10 +237,23 @@ def _join_surface(words: list[str]) -> str:
     return re.sub(f"(?<=[{_CJK}]) (?=[{_CJK}])", "", " ".join(words))
 
 
+def announces_change_of(old: str, new: str) -> bool:
+    """The newer text announces a new value of the attribute the older one states, for the same
+    subject: "Hank moved to Shanghai" after "Hank lives in Beijing"."""
+    attribute = attribute_of(new)
+    return (announces_change(new) and attribute is not None and attribute == attribute_of(old)
+            and same_subject(old, new) and not names_other_things(old, new))
+
+
 def looks_conflicting(old: str, new: str) -> bool:
-    """A weaker signal than `changed`: opposite polarity or an antonym across two related texts."""
+    """A weaker signal than `changed`: opposite polarity or an antonym across two related texts, or
+    a change announced for the attribute the older one states ("moved to" after "lives in")."""
     old_t, new_t = tokens(old), tokens(new)
     if compare_texts(old, new) == "changed":
+        return True
+    if names_other_things(old, new):
+        return False
+    if announces_change_of(old, new):
         return True
     if bool(_NEGATIONS & set(old_t)) != bool(_NEGATIONS & set(new_t)):
         return True
@@ -199,11 +261,13 @@ def looks_conflicting(old: str, new: str) -> bool:
 
 
 class Candidate(BaseModel):
-    """A memory that passed the gate and is about to be written."""
+    """A memory that passed the gate and is about to be written (`history`: its key keeps every
+    version, so a new value never supersedes at write time)."""
 
     text: str
     type: str
     key: str | None = None
+    history: bool = False
 
 
 class Neighbor(BaseModel):
@@ -247,6 +311,10 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     same_key = _same_key(candidate.key, old.key)
     if (candidate.key and old.key and not same_key) or not (same_key or old.cosine >= threshold):
         return None, ""  # different explicit keys are different facts; too far apart to match
+    if same_key and candidate.history and relation != "less":
+        return None, ""  # a history key keeps every version: the new one is added beside the old
+    if relation == "changed" and candidate.type == "event" and not (same_key or announces_change(candidate.text)):
+        return None, ""  # an event is its own occurrence unless it says it moved
     if relation == "less":
         return "noop", f"says nothing that {old.id} does not already say"
     if relation == "more":
@@ -282,7 +350,8 @@ def decide(
     related_ids = [n.id for n in related]
     conflicts = [n.id for n, action, _ in judged if n.id != target and (
         action == "supersede"
-        or (n.id in related_ids and looks_conflicting(n.text, candidate.text)))]
+        or (n.id in related_ids and looks_conflicting(n.text, candidate.text) and not _other_thing(n.text, candidate.text))
+        or announces_change_of(n.text, candidate.text))]
     if best is None:
         return Decision(action="add", similar=related_ids, conflicts_with=conflicts,
                         reason=_add_reason(related_ids, conflicts))

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from pydantic import BaseModel, Field
@@ -125,12 +125,15 @@ class ContextItem(BaseModel):
     score: float
     created: datetime | None = None
     status: str = "active"
+    occurred: str | None = None
+    not_in_force: str | None = None  # why the fact no longer holds: its state, or "ended <date>"
 
 
 def items_from_hits(hits: Sequence[Hit]) -> list[ContextItem]:
     """Recall hits (in rank order) as context items, carrying the memory's status when known."""
     return [ContextItem(id=h.id, scope=h.scope, type=h.type, content=h.content, score=h.score,
-                        created=h.created, status=h.memory.status if h.memory is not None else "active")
+                        created=h.created, status=h.memory.status if h.memory is not None else "active",
+                        occurred=h.occurred, not_in_force=None if h.in_force else (h.state or "not in force"))
             for h in hits]
 
 
@@ -177,8 +180,12 @@ def _mark(item: ContextItem, plan: ContextPlan) -> list[str]:
     marks = [f"{item.scope}/{item.type}"]
     if plan.include_history and item.created is not None:
         marks.append(item.created.date().isoformat())
+    if item.occurred:
+        marks.append(item.occurred)
     if item.status != "active":
         marks.append(item.status)
+    if item.not_in_force:
+        marks.append(f"not in force: {item.not_in_force}")
     return marks
 
 
@@ -227,6 +234,10 @@ def _xml(parts: Parts, plan: ContextPlan) -> str:
             attrs += f" created={quoteattr(item.created.date().isoformat())}"
         if item.status != "active":
             attrs += f" status={quoteattr(item.status)}"
+        if item.occurred:
+            attrs += f" occurred={quoteattr(item.occurred)}"
+        if item.not_in_force:
+            attrs += f" in_force=\"false\" state={quoteattr(item.not_in_force)}"
         out.append(f"<memory {attrs}>{escape(item.content.strip())}</memory>")
     return "\n".join(out + ["</memories>"]) + "\n"
 
@@ -234,11 +245,15 @@ def _xml(parts: Parts, plan: ContextPlan) -> str:
 def _json(parts: Parts, plan: ContextPlan) -> str:
     memories = []
     for item in parts.items:
-        entry = {"id": item.id, "scope": item.scope, "type": item.type, "content": item.content.strip()}
+        entry: dict[str, Any] = {"id": item.id, "scope": item.scope, "type": item.type, "content": item.content.strip()}
         if plan.include_history and item.created is not None:
             entry["created"] = item.created.date().isoformat()
         if item.status != "active":
             entry["status"] = item.status
+        if item.occurred:
+            entry["occurred"] = item.occurred
+        if item.not_in_force:
+            entry.update(in_force=False, state=item.not_in_force)
         memories.append(entry)
     data = {"notice": parts.notice,
             "profile": [{"section": heading, "lines": lines} for heading, lines in parts.profile],

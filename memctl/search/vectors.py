@@ -183,11 +183,8 @@ class VectorStore:
 
 
 def _crc(matrix: np.ndarray) -> int:
-    """crc32 of a contiguous matrix's bytes, without copying them (an empty matrix has none: a
-    memoryview of zero rows cannot be cast)."""
-    if matrix.size == 0:
-        return zlib.crc32(b"")
-    return zlib.crc32(memoryview(cast(Any, matrix)).cast("B"))
+    """crc32 of a contiguous matrix's bytes, without copying them."""
+    return zlib.crc32(memoryview(cast(Any, np.ascontiguousarray(matrix).reshape(-1).view(np.uint8))))
 
 
 def _check_matrix(matrix: np.ndarray, meta: Mapping[str, Any], n_ids: int, dim: int) -> None:

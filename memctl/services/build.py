@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.dates import normalise_occurred
 from memctl.core.models import Memory
 from memctl.errors import InvalidMemory, UsageError
+from memctl.policy.when import resolve_occurred
 from memctl.store.repository import Repository
 
 
@@ -25,6 +28,38 @@ def validation_message(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "memory"
     return f"{where}: {str(err['msg']).removeprefix('Value error, ')}"
+
+
+def check_state(config: Config, state: str) -> str:
+    """A state must be one of the configured states."""
+    if state not in config.facts.states:
+        raise InvalidMemory(f"unknown state {state!r} (configured: {', '.join(config.facts.states)})",
+                            code="unknown_state")
+    return state
+
+
+def fact_fields(config: Config, text: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """State, validity and date of a new memory: as given, else `occurred` read from a relative
+    date in the text ("tomorrow" written on 1 March is 2 March), so none stays silently relative."""
+    out: dict[str, Any] = {}
+    if fields.get("state"):
+        out["state"] = check_state(config, str(fields["state"]))
+    if isinstance(fields.get("valid_until"), str):
+        out["valid_until"] = clock.parse_timestamp(fields["valid_until"])
+    if fields.get("occurred"):
+        out["occurred"] = _occurred(fields["occurred"])
+    elif isinstance(fields["created"], datetime):
+        resolved, _ = resolve_occurred(text, fields["created"].date())
+        if resolved:
+            out["occurred"] = resolved
+    return out
+
+
+def _occurred(value: Any) -> str:
+    try:
+        return normalise_occurred(value)
+    except UsageError as exc:
+        raise InvalidMemory(f"occurred: {exc}", code="bad_date") from None
 
 
 def build_memory(repo: Repository, config: Config, text: str, *, type: str, user: str | None = None,
@@ -44,6 +79,7 @@ def build_memory(repo: Repository, config: Config, text: str, *, type: str, user
     fields = {k: v for k, v in fields.items() if v is not None}
     fields.setdefault("created", now)
     fields.setdefault("updated", fields["created"])
+    fields.update(fact_fields(config, text, fields))
     try:
         return Memory(id=repo.new_id(), type=type, scope=scope, user=user, project=project,
                       session=session, expires=when, body=text, **fields)

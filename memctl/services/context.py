@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read
 from memctl.errors import UsageError
@@ -28,13 +29,16 @@ class ContextService:
 
     def profile(self, user: str | None, project: str | None, lines: int) -> Profile | None:
         """The user's profile, then the project's (its headings marked with the project's name)."""
+        from memctl.policy.validity import in_force
         from memctl.prompt.profile import build_profile
 
+        now, states = clock.now(), self.config.facts.in_force  # the profile holds what is in force
         parts = []
         for kind, name in (("user", user), ("project", project)):
             if name:
                 folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
-                members = [m for m in self.repo.active(owner=folder) if can_read(self.access, access_view(m))]
+                members = [m for m in self.repo.active(now, owner=folder)
+                           if can_read(self.access, access_view(m)) and in_force(m, now, states)]
                 parts.append(build_profile(kind, name, members, stable_importance(members),
                                            self.config.memory.language, lines))
         if len(parts) < 2:

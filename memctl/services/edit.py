@@ -9,7 +9,7 @@ from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
 from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
-from memctl.services.build import check_type
+from memctl.services.build import check_state, check_type
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
 
@@ -37,11 +37,16 @@ class EditService:
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
         """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
         from memctl.core.fileformat import serialise_memory
+        from memctl.services.write import check_whole
 
         with self.repo.locked():
             memory = self._mine(memory_id)
             updated = apply_edits(memory, sets or {}, body)
             check_type(self.config, updated.type)
+            if updated.state is not None:
+                check_state(self.config, updated.state)
+            if updated.part_of and updated.part_of != memory.part_of:
+                check_whole(self.repo, self.access, updated.part_of, memory.id)
             self._gate(updated, body_changed=updated.body != memory.body)
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
@@ -63,18 +68,29 @@ class EditService:
             raise Refused("refused by the gate (" + ", ".join(f.code for f in failures) + "): "
                           + "; ".join(f.message for f in failures), code=failures[0].code)
 
-    def forget(self, memory_id: str, reason: str | None = None) -> Memory:
-        """Archive a memory with status forgotten; `restore` brings it back."""
-        with self.repo.locked():
-            return self.repo.archive(self._mine(memory_id), "forgotten", reason, "forget")
+    def parts(self, memory_id: str) -> list[Memory]:
+        """The memories that are part of this one (active or archived) that the actor may see."""
+        whole = self.repo.get(memory_id)
+        return [m for m in self.repo.all_memories() if m.part_of == whole.id and can_read(self.access, access_view(m))]
 
-    def restore(self, memory_id: str) -> Memory:
-        """Bring an archived memory back to its active folder, as it was before archiving."""
+    def forget(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> list[Memory]:
+        """Archive a memory with status forgotten (and, `with_parts`, its active parts); `restore`
+        brings them back. Returns the memories forgotten, the asked-for one first."""
+        with self.repo.locked():
+            whole = self._mine(memory_id)
+            parts = [m for m in self.parts(whole.id) if self.repo.is_active(m)] if with_parts else []
+            return [self.repo.archive(m if m is whole else self._mine(m.id), "forgotten", reason, "forget")
+                    for m in [whole, *parts]]
+
+    def restore(self, memory_id: str, with_parts: bool = False) -> list[Memory]:
+        """Bring an archived memory back to its active folder, as it was before archiving (and,
+        `with_parts`, its forgotten parts). Returns the memories restored, the asked-for one first."""
         with self.repo.locked():
             memory = self._mine(memory_id)
             if not is_archived(memory.path):
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
-            return self.repo.unarchive(memory)
+            parts = [m for m in self.parts(memory.id) if m.status == "forgotten" and is_archived(m.path)] if with_parts else []
+            return [self.repo.unarchive(m if m is memory else self._mine(m.id)) for m in [memory, *parts]]
 
 
 def parse_value(field: str, raw: str) -> Any:

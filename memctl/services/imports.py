@@ -60,9 +60,17 @@ class CandidateIn(BaseModel):
     description: str | None = None
     created: datetime | None = None
     updated: datetime | None = None
+    occurred: str | None = None
+    state: str | None = None
+    valid_until: datetime | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("created", "updated", mode="before")
+    @field_validator("occurred", mode="before")
+    @classmethod
+    def _day(cls, value: Any) -> Any:
+        return None if value in (None, "") else str(value)
+
+    @field_validator("created", "updated", "valid_until", mode="before")
     @classmethod
     def _when(cls, value: Any) -> Any:
         return to_time(value)
@@ -233,7 +241,8 @@ class ImportService:
                       "session": cand.session or defaults.session, "source": cand.source or defaults.source,
                       "key": cand.key, "tags": cand.tags, "source_ids": cand.source_ids or None,
                       "name": cand.name, "description": cand.description, "extra": cand.extra or None,
-                      "created": cand.created or cand.updated, "updated": cand.updated or cand.created}
+                      "created": cand.created or cand.updated, "updated": cand.updated or cand.created,
+                      "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until}
         try:
             result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
         except Refused as exc:

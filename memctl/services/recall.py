@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -13,6 +14,7 @@ from memctl.core.access import Access
 from memctl.core.models import Hit, Memory, name_arg
 from memctl.errors import UsageError
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
+from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter
 from memctl.store.repository import Repository, SearchIndex
 
@@ -117,26 +119,64 @@ class RecallService:
         by_id = {s.id: self.repo.load(pool[s.id]) for s in fused if s.id in pool}
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history)
+        in_force_states = frozenset(self.config.facts.in_force)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states, q.session)
+        hits = self._with_parts(hits, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
         return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
 
+    def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
+        """Each hit followed by the rest of its family (its whole and the whole's other parts, or its
+        parts) that the recall did not return: a trip comes with its flights and hotel, as linked hits.
+        Only hits scoring at least `parts_min_share` of the best bring their family."""
+        known, best = self.repo.wholes(), max((h.score for h in hits), default=0.0)
+        strong = [h for h in hits if h.score >= self.config.recall.parts_min_share * best]
+        wholes = {h.part_of or h.id: None for h in strong if h.part_of or h.id in known}
+        if not wholes:
+            return hits
+        family = self.repo.candidates(replace(q.memory_filter(self.access), family=tuple(sorted(wholes))), now)
+        members = sorted((self.repo.load(handle) for handle in family.values()), key=lambda m: (m.created, m.id))
+        out, shown = [], {h.id for h in hits}
+        for hit in hits:
+            out.append(hit)
+            whole = hit.part_of or hit.id
+            for m in members if whole in wholes else ():
+                if m.id not in shown and (m.id == whole or m.part_of == whole):
+                    shown.add(m.id)
+                    out.append(to_hit(m, 0.0, {}, now, in_force_states, linked_to=hit.id))
+        return out
+
+
+def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
+           in_force_states: frozenset[str], linked_to: str | None = None) -> Hit:
+    """A recall hit for one memory."""
+    return Hit(id=m.id, path=m.path, type=m.type, scope=m.scope, user=m.user, project=m.project,
+               session=m.session, content=m.body, score=round(score, 6), created=m.created, occurred=m.occurred,
+               state=force_label(m, now, in_force_states) or m.state, in_force=in_force(m, now, in_force_states),
+               part_of=m.part_of, linked_to=linked_to, components=components, memory=m)
+
 
 def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
-         history_keys: frozenset[str] = frozenset()) -> list[Hit]:
-    """Final scores, newer-first within conflicting pairs, de-duplicated within a type, top k.
+         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"}),
+         session: str | None = None) -> list[Hit]:
+    """Final scores (less `not_in_force_penalty` for memories no longer in force), newer-first within
+    conflicting pairs, de-duplicated within a type, top k.
 
     A hit's score is its final score after the conflict reordering, and its components say so."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
     for s in fused:
         m = by_id[s.id]
-        score, comp = final_score(s.similarity, m.confidence, m.scope, weights, m.created, now)
+        score, comp = final_score(s.similarity, m.confidence, _scope_of(m, session), weights, m.created, now)
+        if not in_force(m, now, in_force_states):
+            score = max(score - weights.not_in_force_penalty, 0.0)
+            comp["not_in_force_penalty"] = weights.not_in_force_penalty
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
     newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys), newest_first)
+    lapsed = {i for i, _ in scored if not in_force(by_id[i], now, in_force_states)}
+    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys, lapsed), newest_first)
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -145,16 +185,23 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
             continue
         seen.add(fp)
         parts[doc_id]["final"] = round(score, 6)
-        hits.append(Hit(id=m.id, path=m.path, type=m.type, scope=m.scope, user=m.user, project=m.project,
-                        session=m.session, content=m.body, score=round(score, 6), created=m.created,
-                        components=parts[doc_id], memory=m))
+        hits.append(to_hit(m, score, parts[doc_id], now, in_force_states))
         if len(hits) == k:
             break
     return hits
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str]) -> dict[str, set[str]]:
-    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key."""
+def _scope_of(m: Memory, session: str | None) -> str:
+    """The scope priority a memory ranks with: another session's memory ranks as its owner's long-term one."""
+    if m.scope != "session" or session is None or m.session == session:
+        return m.scope
+    return "user" if m.user else "project"
+
+
+def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],
+                lapsed: set[str] = frozenset()) -> dict[str, set[str]]:  # type: ignore[assignment]
+    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key.
+    A memory no longer in force (`lapsed`) is never lifted above one in force."""
     out: dict[str, set[str]] = {}
     by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
@@ -163,7 +210,8 @@ def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: froze
             by_key.setdefault((m.owner, m.key), []).append(m)
         for other in m.conflicts_with:
             o = by_id.get(other)
-            if o is not None and other in present and (m.created, m.id) > (o.created, o.id):
+            if o is not None and other in present and (m.created, m.id) > (o.created, o.id) \
+                    and not (doc_id in lapsed and other not in lapsed):
                 out.setdefault(doc_id, set()).add(other)
     for versions in by_key.values():
         versions.sort(key=lambda v: (v.created, v.id))

@@ -17,9 +17,10 @@ from memctl import clock
 from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import ConfigError, Forbidden, Refused
-from memctl.policy.decide import Candidate, Decision, Neighbor, decide, fingerprint, is_ambiguous
+from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused
+from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.store.repository import Repository, SearchIndex
 
@@ -32,10 +33,11 @@ class WriteResult(BaseModel):
     memory: Memory | None = None
     matched: Memory | None = None
     written: bool = False
+    notes: list[str] = []
 
     def to_data(self) -> dict[str, Any]:
         """The `add --json` data."""
-        return {"decision": self.decision.model_dump(mode="json"),
+        return {"decision": self.decision.model_dump(mode="json"), "notes": self.notes,
                 "verdict": self.verdict.model_dump(mode="json"), "written": self.written,
                 "memory": self.memory.to_public() if self.memory else None,
                 "matched": self.matched.to_public() if self.matched else None}
@@ -55,6 +57,43 @@ def text_fields(memory: Memory) -> dict[str, str]:
     named = {"tags": " ".join(memory.tags), "key": memory.key or "", "subtype": memory.subtype or "",
              "source": memory.source, "name": memory.name or "", "description": memory.description or ""}
     return {**named, **extra}
+
+
+def check_whole(repo: Repository, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
+    """The whole a memory is to be part of: it must exist, be visible to the actor and not be the
+    part itself or one of its parts (no loops)."""
+    whole = repo.get(whole_id)
+    if not can_read(access, access_view(whole)):
+        raise NotFound(f"no memory {whole_id}", code="not_found")
+    seen: set[str] = {part_id} if part_id else set()
+    cursor = whole
+    while True:
+        if cursor.id in seen:
+            raise InvalidMemory(f"part_of {whole_id} would make a loop: it is already part of {part_id}",
+                                code="part_of_loop")
+        seen.add(cursor.id)
+        if not cursor.part_of:
+            break
+        try:
+            cursor = repo.get(cursor.part_of)
+        except NotFound:
+            break
+    return whole
+
+
+def date_notes(memory: Memory, given: Any) -> list[str]:
+    """How relative dates in the text were read (nothing is left silently relative)."""
+    if given:
+        return []
+    notes = []
+    for reading in relative_dates(memory.body, memory.created.date()):
+        if reading.occurred and reading.occurred == memory.occurred:
+            notes.append(f"{reading.phrase!r} read as {reading.occurred} (occurred; --occurred sets another)")
+        elif reading.occurred:
+            notes.append(f"{reading.phrase!r} is {reading.occurred}; occurred is {memory.occurred}")
+        else:
+            notes.append(f"{reading.phrase!r} left as written: which day is not said (--occurred dates it)")
+    return notes
 
 
 def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
@@ -91,7 +130,8 @@ class WriteService:
                                               rate_session=rate_session)
             decision = self._within_rights(decision)
             matched = self.repo.get(decision.target) if decision.target else None
-            result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched)
+            result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
+                                 notes=date_notes(candidate, fields.get("occurred")))
             if dry_run:
                 return result
             if decision.action == "noop" and matched is not None and write_refusal(
@@ -114,6 +154,9 @@ class WriteService:
         may not add it."""
         actor = self.access.actor if self.access else None
         fields.setdefault("author", actor or fields.get("user"))
+        fields["type"] = fields.get("type") or self.config.default_type
+        if fields.get("part_of"):  # an id or a unique prefix of one
+            fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id
         candidate = build_memory(self.repo, self.config, text, **fields)
         refusal = write_refusal(self.access, "create", access_view(candidate))
         if refusal:
@@ -151,7 +194,9 @@ class WriteService:
             return verdict, Decision(action="add", reason="refused by the gate", decided_by="none")
         candidate.body = verdict.text
         neighbors = self._neighbors(candidate, group, th.related_threshold)
-        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key)
+        life = self.config.lifecycle
+        history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
+        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history)
         decision = decide(cand, neighbors, duplicate_threshold=th.duplicate_threshold,
                           related_threshold=th.related_threshold)
         if llm and is_ambiguous(decision):
@@ -170,18 +215,19 @@ class WriteService:
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
         repeat or change (a memory the actor cannot see is never named to them)."""
-        return [m for m in self.repo.active(owner=candidate.owner) if m.type == candidate.type
-                and can_read(self.access, access_view(m))]
+        return [m for m in self.repo.active(owner=candidate.owner) if can_read(self.access, access_view(m))
+                and (m.type == candidate.type or announces_change_of(m.body, candidate.body))]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
-        """Stored memories similar to the candidate (cosine >= related) or sharing its key."""
+        """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the
+        attribute whose change the candidate announces ("moved to" finds "lives in", however far apart)."""
         if not group:
             return []
         sims = self.search.similarities(candidate.body, [m.id for m in group])
         out = []
         for m in group:
             cos = float(sims.get(m.id, 0.0))
-            if cos >= related or (candidate.key and m.key == candidate.key):
+            if cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body):
                 out.append(Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=cos,
                                     created=m.created, confidence=m.confidence))
         return out
@@ -218,10 +264,21 @@ class WriteService:
                               superseded_by=written.id)
             return written
         candidate.conflicts_with = list(decision.conflicts_with)
+        _after_linked(self.repo, candidate)
         written = self.repo.create(candidate, "add", **detail)
         for other in decision.conflicts_with:
             link_conflict(self.repo, other, written.id)
         return written
+
+
+def _after_linked(repo: Repository, candidate: Memory) -> None:
+    """A memory written in the same second as one it conflicts with is dated a second later, so
+    "newer first" between the two never depends on their random ids (times are kept to the second)."""
+    if not candidate.conflicts_with:
+        return
+    latest = max(repo.get(other).created for other in candidate.conflicts_with)
+    if candidate.created == latest:
+        candidate.created = candidate.updated = latest + timedelta(seconds=1)
 
 
 def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: Decision) -> Decision:

@@ -16,11 +16,11 @@ from typing import Any, Sequence
 
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
-from memctl.errors import Conflict, NotFound, UsageError
+from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
 from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
-from memctl.store.files import content_hash, file_lock, move, write_atomic
+from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
 from memctl.store.filters import MemoryFilter, filter_records
 from memctl.store.journal import Journal
 from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
@@ -53,6 +53,7 @@ class FileRepository:
         self._scanned_at = 0.0
         self._warnings: dict[str, None] = {}
         self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
+        self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
         self._lock_depth = 0
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
@@ -110,8 +111,18 @@ class FileRepository:
         if cached is not None and cached[2] is snap and now_s < cached[1]:
             return cached[0]
         pool, next_expiry = filter_records(snap.records(), flt, now)
-        self._pools = {flt: (pool, next_expiry, snap)}
+        self._pools = {f: c for f, c in self._pools.items() if c[2] is snap and f != flt}
+        self._pools[flt] = (pool, next_expiry, snap)  # a few filters: a recall also asks for linked parts
+        while len(self._pools) > 8:
+            self._pools.pop(next(iter(self._pools)))
         return pool
+
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of`; memoised per snapshot."""
+        snap = self.snapshot()
+        if self._wholes is None or self._wholes[1] is not snap:
+            self._wholes = (frozenset(str(d["part_of"]) for _, d in snap.records() if d.get("part_of")), snap)
+        return self._wholes[0]
 
     def load(self, handle: str) -> Memory:
         """The validated memory of one file (by its relative path, from the snapshot `candidates`
@@ -179,8 +190,12 @@ class FileRepository:
         return serialise_memory(memory)
 
     def _save(self, memory: Memory, path: Path) -> str:
-        """Serialise and write atomically; returns the new content hash."""
+        """Serialise, check the text reads back, and write atomically; returns the new content hash."""
         text = self.render(memory, path)
+        try:
+            self.scan.parse(text, self.layout.relative(path), 0)
+        except InvalidMemory as exc:  # never write a file the next scan would call broken
+            raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
         write_atomic(self._writable(path), text)
         memory.path = self.layout.relative(path)
         self._stale = True
@@ -222,6 +237,7 @@ class FileRepository:
         target = self._free(self._writable(self.layout.archive_path(source)), memory)
         self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, **links)
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path"})
         data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
         archived = Memory(**data)
@@ -237,6 +253,7 @@ class FileRepository:
         target = self._free(self._writable(self.layout.active_path(source)), memory)
         self.journal.append(INTENT_OP, memory.id, before, None, status="active")
         move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
         data["status"] = "active"
         restored = Memory(**data)

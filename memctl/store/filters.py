@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from memctl.clock import format_timestamp
 from memctl.core.access import Access, can_read
+from memctl.core.dates import occurred_bounds
 from memctl.store.layout import ARCHIVE_DIR
 
 HISTORY_STATUSES = ("superseded", "merged")
@@ -36,6 +37,7 @@ class MemoryFilter:
     until: datetime | None = None
     status: str = "active"
     access: Access | None = None  # an actor: only what they may see (core/access.py)
+    family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
 
     @property
     def scoped(self) -> bool:
@@ -43,18 +45,28 @@ class MemoryFilter:
 
 
 def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> bool:
-    """The user's own memories, their projects', and the session's; no scope flags = everything."""
+    """The user's own memories (their session memories from any of their sessions included, so use
+    across sessions can be counted), their projects', and the session's; no scope flags = everything."""
     if not f.scoped:
         return True
     scope = m.get("scope", "user")
     if scope == "session":  # a session belongs to its owner: the same id in another user's session is not ours
         owned = m.get("user") in f.users or (m.get("project") is not None and m.get("project") in f.projects)
-        if f.session is not None:
-            return m.get("session") == f.session and (owned or not (f.users or f.projects))
-        return m.get("user") in f.users
+        if f.session is not None and m.get("session") == f.session:
+            return owned or not (f.users or f.projects)
+        return m.get("user") in f.users  # the user's other sessions are theirs too (ranked as long-term)
     if scope == "project":
         return m.get("project") in f.projects or m.get("project") in user_projects
     return m.get("user") in f.users
+
+
+def in_period(d: dict[str, Any], since: str | None, until: str | None) -> bool:
+    """Whether a record falls within [since, until]: when it occurred if it says so, else when written.
+
+    A range of days counts when it overlaps the period."""
+    occurred = d.get("occurred")
+    first, last = occurred_bounds(str(occurred)) if occurred else (d["created"], d["created"])
+    return not ((since and last < since) or (until and first > until))
 
 
 def status_ok(rel: str, status: str, wanted: str) -> bool:
@@ -89,7 +101,9 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
             continue
         if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
             continue
-        if (since and d["created"] < since) or (until and d["created"] > until):
+        if (since or until) and not in_period(d, since, until):
+            continue
+        if f.family and d["id"] not in f.family and d.get("part_of") not in f.family:
             continue
         if f.access is not None and not can_read(f.access, d):
             continue

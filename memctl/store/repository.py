@@ -101,6 +101,10 @@ class Repository(Protocol):
         """The memory behind a handle returned by `candidates`."""
         ...
 
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of` (the inverse link, computed, never stored)."""
+        ...
+
     def owners(self) -> list[str]:
         """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
         ...

@@ -257,3 +257,14 @@ def test_copied_store_is_independent(synced: VectorStore, tmp_path: Path) -> Non
     store.save()
     assert "a1" in new_store(synced.path)
     assert "a1" not in new_store(copy)
+
+
+def test_a_store_emptied_by_removals_saves_and_loads(tmp_path: Path) -> None:
+    store = new_store(tmp_path)
+    store.upsert(["x"], ["1"], FAKE.embed(["first"]))
+    store.save()
+    store.remove(["x"])
+    store.save()  # an empty matrix: its checksum must not fail
+    again = new_store(tmp_path)
+    again.load()
+    assert len(again) == 0

@@ -177,3 +177,32 @@ def test_concurrent_readers_and_a_writer_leave_consistent_caches(memdir: Path) -
     fresh = MemoryStore(memdir)
     assert [h.id for h in fresh.recall("word11", mode="keyword", record_usage=False).hits] == [memory.id]
     assert fresh.recall("word10", mode="keyword", record_usage=False).hits == []
+
+
+LOOP = """
+import sys, time
+from memctl.api import MemoryStore
+store, what, until = MemoryStore(sys.argv[1]), sys.argv[2], time.time() + float(sys.argv[3])
+n = 0
+while time.time() < until:
+    if what == "reindex":
+        store.reindex(vectors=False)
+    else:
+        assert store.recall("alpaca wool", mode="keyword", record_usage=False).hits
+    n += 1
+print(n)
+"""
+
+
+def test_recall_never_fails_beside_a_reindex_in_another_process(memdir: Path) -> None:
+    use_hashing_embedder(memdir)
+    store = MemoryStore(memdir)
+    for i in range(40):
+        store.add_raw(f"Alice knits alpaca wool scarves, pattern {i}", type="habit", user=f"u{i}")
+    env = dict(os.environ)
+    procs = [subprocess.Popen([sys.executable, "-c", LOOP, str(memdir), what, "6"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for what in ("reindex", "recall", "recall")]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-500:] for _, err in outputs]
+    assert all(int(out.strip()) > 0 for out, _ in outputs)

@@ -44,6 +44,14 @@ def add(
     ttl: Annotated[Optional[str], typer.Option(metavar="DURATION", help="Expire after e.g. 7d, 12h.")] = None,
     importance: Annotated[Optional[float], typer.Option(metavar="0..1", min=0.0, max=1.0,
                                                         help="Explicit importance (1 = pinned).")] = None,
+    occurred: Annotated[Optional[str], typer.Option(metavar="DATE", help=(
+        "When it happens or happened: 2026-03-02, 2026-03 or 2026-03-02..2026-03-09 (default: read from "
+        "'tomorrow', 'next week'... in the text)."))] = None,
+    state: Annotated[Optional[str], typer.Option(metavar="STATE", help=(
+        "active, inactive, planned, done, cancelled ([facts] states); not in force ranks lower."))] = None,
+    valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
+    part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
+        "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
     redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
     llm: Annotated[Optional[str], typer.Option(metavar="COMMAND",
                                                help="Command deciding ambiguous cases (reads stdin, writes stdout).")] = None,
@@ -56,7 +64,8 @@ def add(
         return store.add(read_text(text), type=type or store.config.default_type, user=user, project=project,
                          session=session, subtype=subtype, name=name, description=description,
                          confidence=confidence, source=source, tags=tag or [],
-                         key=key, ttl=ttl, importance=importance, redact=redact, llm=llm).to_data()
+                         key=key, ttl=ttl, importance=importance, occurred=occurred, state=state,
+                         valid_until=valid_until, part_of=part_of, redact=redact, llm=llm).to_data()
 
     run("add", json_, action, render_write, quiet)
 
@@ -67,6 +76,8 @@ def render_write(data: dict) -> None:
     memory = data.get("memory") or {}
     output.message(f"{decision.get('action', 'add')}: {memory.get('id')} {memory.get('path')}"
                    + (f" ({decision.get('reason')})" if decision.get("reason") else ""))
+    for note in data.get("notes") or ():
+        output.message(f"note: {note}")
 
 
 def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,
@@ -138,18 +149,47 @@ def parse_sets(items: list[str]) -> dict[str, str]:
     return out
 
 
+WithParts = Annotated[bool, typer.Option("--with-parts", help="Also the memories that are part of it (part_of).")]
+
+
 def forget(memory_id: MemoryId,
            reason: Annotated[Optional[str], typer.Option(metavar="TEXT", help="Why (kept in the archived file).")] = None,
-           json_: Json = False) -> None:
-    """Archive a memory (status forgotten); `restore` brings it back."""
-    run("forget", json_, lambda: {"memory": open_store().forget(memory_id, reason).to_public()},
-        lambda d: output.message(f"forgotten {d['memory']['id']} -> {d['memory']['path']}"))
+           with_parts: WithParts = False, json_: Json = False) -> None:
+    """Archive a memory (status forgotten); `restore` brings it back. A whole's parts are offered."""
+
+    def action() -> dict:
+        s = open_store()
+        done = s.forget_all(memory_id, reason, with_parts)
+        left = [m for m in s.parts(done[0].id) if m.status == "active" and not (m.path or "").startswith("archive/")]
+        return _moved(done, left)
+
+    run("forget", json_, action, lambda d: _render_moved("forgotten", d, "forget"))
 
 
-def restore(memory_id: MemoryId, json_: Json = False) -> None:
-    """Bring an archived memory back to its active folder."""
-    run("restore", json_, lambda: {"memory": open_store().restore(memory_id).to_public()},
-        lambda d: output.message(f"restored {d['memory']['id']} -> {d['memory']['path']}"))
+def restore(memory_id: MemoryId, with_parts: WithParts = False, json_: Json = False) -> None:
+    """Bring an archived memory back to its active folder. A whole's forgotten parts are offered."""
+
+    def action() -> dict:
+        s = open_store()
+        done = s.restore_all(memory_id, with_parts)
+        left = [m for m in s.parts(done[0].id) if m.status == "forgotten"]
+        return _moved(done, left)
+
+    run("restore", json_, action, lambda d: _render_moved("restored", d, "restore"))
+
+
+def _moved(done: list, left: list) -> dict:
+    return {"memory": done[0].to_public(), "parts": [m.to_public() for m in done[1:]],
+            "parts_left": [m.to_public() for m in left]}
+
+
+def _render_moved(verb: str, d: dict, command: str) -> None:
+    for m in [d["memory"], *d["parts"]]:
+        output.message(f"{verb} {m['id']} -> {m['path']}")
+    if d["parts_left"]:
+        ids = " ".join(m["id"] for m in d["parts_left"])
+        output.message(f"note: {len(d['parts_left'])} part(s) of {d['memory']['id']} left as they are: {ids} "
+                       f"(memctl {command} {d['memory']['id']} --with-parts takes them too)")
 
 
 def history(memory_id: MemoryId, json_: Json = False) -> None:

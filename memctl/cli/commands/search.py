@@ -23,8 +23,8 @@ def recall(
     user: Users = None, project: Projects = None, session: Session = None,
     type: Annotated[Optional[List[str]], typer.Option("--type", "-t", metavar="TYPE", help="Only these types (repeatable).")] = None,
     tag: Annotated[Optional[List[str]], typer.Option("--tag", metavar="TAG", help="Only memories with one of these tags.")] = None,
-    since: Annotated[Optional[str], typer.Option(metavar="TIME", help="Created at or after (ISO date/time).")] = None,
-    until: Annotated[Optional[str], typer.Option(metavar="TIME", help="Created at or before (ISO date/time).")] = None,
+    since: Annotated[Optional[str], typer.Option(metavar="TIME", help="Occurred (else created) at or after (ISO date/time).")] = None,
+    until: Annotated[Optional[str], typer.Option(metavar="TIME", help="Occurred (else created) at or before (ISO date/time).")] = None,
     status: Annotated[str, typer.Option(metavar="STATUS",
                                         help="active (default), history, superseded, merged, forgotten, expired, all.")] = "active",
     k: Annotated[Optional[int], typer.Option("-k", metavar="N", min=1, help="How many hits (default from memctl.toml: 5).")] = None,
@@ -54,7 +54,10 @@ def _render_hits(data: dict, explain: bool) -> None:
     rows = []
     for h in data["hits"]:
         owner = h.get("project") if h["scope"] == "project" else h.get("user")
-        row = [f"{h['score']:.3f}", h["id"], h["type"], owner, output.short(h["content"], 100)]
+        marks = "".join(f"[{m}] " for m in (("linked to " + h["linked_to"]) if h.get("linked_to") else None,
+                                             None if h.get("in_force", True) else h.get("state")) if m)
+        score = "linked" if h.get("linked_to") else f"{h['score']:.3f}"
+        row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100)]
         if explain:
             row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
         rows.append(row)

@@ -53,7 +53,9 @@ class CandidatePool(Mapping[str, str]):
         return self._count
 
     def __iter__(self) -> Iterator[str]:
-        return iter([row[0] for row in self._query("m.id", ' ORDER BY m.id COLLATE "C"')])
+        ids = [row[0] for row in self._query("m.id", ' ORDER BY m.id COLLATE "C"')]
+        self._known.update(dict.fromkeys(ids, True))
+        return iter(ids)
 
     def remember(self, memories: list[Memory]) -> None:
         """Rows a search fetched within this filter: members, and loaded."""

@@ -234,6 +234,12 @@ class PostgresRepository:
             raise NotFound(f"no memory with id {handle!r}")
         return memory
 
+    def wholes(self) -> frozenset[str]:
+        """Ids that some memory names as its `part_of`."""
+        with self.connection() as conn:
+            found = conn.execute("SELECT DISTINCT part_of FROM memctl_memories WHERE part_of IS NOT NULL").fetchall()
+        return frozenset(str(whole) for (whole,) in found)
+
     def owners(self) -> list[str]:
         """Every scope folder with active memories."""
         with self.connection() as conn:

@@ -12,8 +12,10 @@ from pydantic import ValidationError
 from memctl.core.models import FIELD_ORDER, Memory
 from memctl.errors import InvalidMemory
 from memctl.store.files import content_hash
+from memctl.store.postgres.schema import MEMORY_COLUMNS
 
-COLUMNS = ("id", "path", "owner", *(f for f in FIELD_ORDER if f != "id"), "body", "extra", "content_hash")
+COLUMNS = tuple(MEMORY_COLUMNS)
+LATER_FIELDS = tuple(f for f in FIELD_ORDER if f not in MEMORY_COLUMNS)  # kept in `fields` (json)
 SELECT_COLUMNS = ", ".join(f'm."{c}"' for c in COLUMNS)  # quoted: "user" is a keyword in SQL
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -43,11 +45,39 @@ def to_row(memory: Memory, path: str) -> dict[str, Any]:
     from psycopg.types.json import Json
 
     data = memory.model_dump(exclude={"path", "extra"})
-    data.update(id=memory.id, path=path, owner=memory.owner,
-                extra=Json({k: _json_safe(v, k) for k, v in memory.extra.items()}, dumps=_dumps))
-    stored = memory.model_copy(update={"path": path})
-    data["content_hash"] = content_hash(file_text(stored))
+    later = {k: data.pop(k) for k in LATER_FIELDS if data.get(k) not in (None, [], {})}
+    data = {k: v for k, v in data.items() if k in MEMORY_COLUMNS}
+    first, last = period(memory)
+    data.update(id=memory.id, path=path, owner=memory.owner, period_first=first, period_last=last,
+                extra=Json({k: _json_safe(v, k) for k, v in memory.extra.items()}, dumps=_dumps),
+                fields=Json(memory.model_dump(mode="json", include=set(later)), dumps=_dumps),
+                content_hash=content_hash(readable_text(memory, path)))
     return data
+
+
+def readable_text(memory: Memory, path: str) -> str:
+    """The memory's file text, checked to read back (as the folder store checks before writing): a
+    memory an export could not read again is never stored."""
+    from memctl.core.fileformat import parse_memory
+
+    text = file_text(memory)
+    try:
+        parse_memory(text, path)
+    except InvalidMemory as exc:
+        raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
+    return text
+
+
+def period(memory: Memory) -> tuple[str, str]:
+    """First and last second a memory covers, as text timestamps (store/filters.in_period's bounds):
+    when it occurred if it says so, else when it was written."""
+    from memctl.clock import format_timestamp
+    from memctl.core.dates import occurred_bounds
+
+    if memory.occurred:
+        return occurred_bounds(str(memory.occurred))
+    created = format_timestamp(memory.created)
+    return created, created
 
 
 def _dumps(value: Any) -> str:
@@ -59,8 +89,11 @@ def from_row(row: tuple[Any, ...]) -> Memory:
     (changed by hand in the database), so a reader can report it and skip it."""
     data = dict(zip(COLUMNS, row))
     path = data.pop("path")
-    data.pop("owner"), data.pop("content_hash")
+    for derived in ("owner", "content_hash", "period_first", "period_last"):
+        data.pop(derived)
+    later = data.pop("fields") or {}
     data = {k: v for k, v in data.items() if v is not None}
+    data.update({k: v for k, v in later.items() if k in LATER_FIELDS})
     try:
         return Memory(**data, path=path)
     except (ValidationError, TypeError) as exc:

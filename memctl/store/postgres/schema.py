@@ -4,7 +4,8 @@ Every table is prefixed `memctl_` and lives in the connection's current schema (
 URL sets `options=-csearch_path=...`), so memctl can share a database with an application, and
 several stores can share one database in separate schemas.
 
-- memctl_memories: one row per memory; the frontmatter fields as columns (lists as text[]), the
+- memctl_memories: one row per memory; the frontmatter fields as columns (lists as text[]; a field
+  added to memctl after this schema version in `fields` until a migration gives it one), the
   unknown keys as json (json, not jsonb: jsonb reorders keys, and the exported file must keep
   them in the order they were read), the body as text. The archive is the status plus the
   archived_* columns, and `path` is where the memory's file sits in the folder layout
@@ -26,50 +27,38 @@ from memctl.errors import StoreError
 SCHEMA_VERSION = 1
 STAT_SHARDS = 16  # corpus statistics are spread over rows so concurrent writers rarely wait on one
 
+# The memory columns of schema version 1, in the frontmatter's order. A field memctl gains later is kept
+# in `fields` (json) until a migration gives it a column of its own (tests/store/postgres/test_schema.py
+# names any such field).
+MEMORY_COLUMNS: dict[str, str] = {
+    "id": "text PRIMARY KEY", "path": "text NOT NULL UNIQUE", "owner": "text NOT NULL",
+    "type": "text NOT NULL", "subtype": "text", "scope": "text NOT NULL", "user": "text", "project": "text",
+    "session": "text", "confidence": "double precision NOT NULL", "source": "text NOT NULL",
+    "sources": "text[] NOT NULL DEFAULT '{}'", "status": "text NOT NULL", "importance": "double precision",
+    "created": "timestamptz NOT NULL", "updated": "timestamptz NOT NULL", "expires": "timestamptz",
+    "occurred": "text", "state": "text", "valid_until": "timestamptz", "tags": "text[] NOT NULL DEFAULT '{}'",
+    "key": "text", "entities": "text[] NOT NULL DEFAULT '{}'", "name": "text", "description": "text",
+    "author": "text", "visibility": "text", "part_of": "text", "supersedes": "text", "superseded_by": "text",
+    "merged_from": "text[] NOT NULL DEFAULT '{}'", "merged_into": "text",
+    "conflicts_with": "text[] NOT NULL DEFAULT '{}'", "source_ids": "text[] NOT NULL DEFAULT '{}'",
+    "archived_reason": "text", "archived_at": "timestamptz", "body": "text NOT NULL",
+    "extra": "json NOT NULL DEFAULT '{}'", "fields": "json NOT NULL DEFAULT '{}'", "content_hash": "text NOT NULL",
+    # derived by the writer, for filters: the period a memory covers (when it occurred, else its creation)
+    "period_first": "text NOT NULL", "period_last": "text NOT NULL",
+}
+_MEMORIES = ",\n    ".join(f'"{name}" {sql}' for name, sql in MEMORY_COLUMNS.items())
+
 V1 = """
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE memctl_memories (
-    id text PRIMARY KEY,
-    path text NOT NULL UNIQUE,
-    owner text NOT NULL,
-    type text NOT NULL,
-    subtype text,
-    scope text NOT NULL,
-    "user" text,
-    project text,
-    session text,
-    confidence double precision NOT NULL,
-    source text NOT NULL,
-    sources text[] NOT NULL DEFAULT '{}',
-    status text NOT NULL,
-    importance double precision,
-    created timestamptz NOT NULL,
-    updated timestamptz NOT NULL,
-    expires timestamptz,
-    tags text[] NOT NULL DEFAULT '{}',
-    key text,
-    entities text[] NOT NULL DEFAULT '{}',
-    name text,
-    description text,
-    author text,
-    visibility text,
-    supersedes text,
-    superseded_by text,
-    merged_from text[] NOT NULL DEFAULT '{}',
-    merged_into text,
-    conflicts_with text[] NOT NULL DEFAULT '{}',
-    source_ids text[] NOT NULL DEFAULT '{}',
-    archived_reason text,
-    archived_at timestamptz,
-    body text NOT NULL,
-    extra json NOT NULL DEFAULT '{}',
-    content_hash text NOT NULL
+    @MEMORIES@
 );
 CREATE INDEX memctl_memories_owner ON memctl_memories (owner, status);
 CREATE INDEX memctl_memories_user ON memctl_memories ("user", project) WHERE "user" IS NOT NULL;
 CREATE INDEX memctl_memories_project ON memctl_memories (project) WHERE project IS NOT NULL;
 CREATE INDEX memctl_memories_session ON memctl_memories (session) WHERE session IS NOT NULL;
 CREATE INDEX memctl_memories_id_prefix ON memctl_memories (id text_pattern_ops);
+CREATE INDEX memctl_memories_part_of ON memctl_memories (part_of) WHERE part_of IS NOT NULL;
 
 CREATE TABLE memctl_journal (
     seq bigserial PRIMARY KEY,
@@ -123,7 +112,8 @@ CREATE TABLE memctl_terms (
     id text PRIMARY KEY,
     content_hash text NOT NULL,
     terms tsvector NOT NULL,
-    lengths integer[] NOT NULL
+    lengths integer[] NOT NULL,
+    norms integer[] NOT NULL
 );
 CREATE INDEX memctl_terms_gin ON memctl_terms USING gin (terms);
 CREATE TABLE memctl_term_df (term text PRIMARY KEY, df integer NOT NULL);
@@ -136,7 +126,7 @@ CREATE TABLE memctl_vector_tables (
 );
 """
 
-MIGRATIONS: list[tuple[int, str]] = [(1, V1)]
+MIGRATIONS: list[tuple[int, str]] = [(1, V1.replace("@MEMORIES@", _MEMORIES))]
 MIGRATION_LOCK = 7_316_010_016  # one advisory lock key: two processes starting at once migrate once
 
 

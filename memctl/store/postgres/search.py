@@ -407,9 +407,9 @@ def _claim(conn: Any, queue: str, pairs: list[tuple[str, str]] | None = None) ->
 def _store_terms(conn: Any, new: dict[str, Document], gone: list[str], claimed: dict[str, str]) -> None:
     for memory_id in sorted(new):
         doc = new[memory_id]
-        conn.execute("INSERT INTO memctl_terms VALUES (%s, %s, %s::tsvector, %s) ON CONFLICT (id) DO UPDATE "
-                     "SET content_hash = excluded.content_hash, terms = excluded.terms, lengths = excluded.lengths",
-                     (memory_id, claimed[memory_id], doc.tsvector(), doc.lengths))
+        conn.execute("INSERT INTO memctl_terms VALUES (%s, %s, %s::tsvector, %s, %s) ON CONFLICT (id) DO UPDATE "
+                     "SET content_hash = excluded.content_hash, terms = excluded.terms, lengths = excluded.lengths, "
+                     "norms = excluded.norms", (memory_id, claimed[memory_id], doc.tsvector(), doc.lengths, doc.norms))
     if gone:
         conn.execute("DELETE FROM memctl_terms WHERE id = ANY(%s)", (gone,))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memctl.clock import format_timestamp
 from memctl.core.access import Access
 from memctl.store.filters import HISTORY_STATUSES, MemoryFilter
 
@@ -27,13 +28,17 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     if flt.tags:
         parts.append("m.tags && %(f_tags)s::text[]")
         params["f_tags"] = list(flt.tags)
-    # Times compare to the second, as the file catalog's text timestamps do.
+    # The period a memory covers (when it occurred, else its creation) overlaps [since, until]; text
+    # timestamps to the second, as the file catalog compares them.
     if flt.since:
-        parts.append("date_trunc('second', m.created) >= %(f_since)s")
-        params["f_since"] = flt.since.replace(microsecond=0)
+        parts.append("m.period_last >= %(f_since)s")
+        params["f_since"] = format_timestamp(flt.since)
     if flt.until:
-        parts.append("date_trunc('second', m.created) <= %(f_until)s")
-        params["f_until"] = flt.until.replace(microsecond=0)
+        parts.append("m.period_first <= %(f_until)s")
+        params["f_until"] = format_timestamp(flt.until)
+    if flt.family:
+        parts.append("(m.id = ANY(%(f_family)s) OR m.part_of = ANY(%(f_family)s))")
+        params["f_family"] = list(flt.family)
     if flt.access is not None:
         parts.append(access_sql(flt.access, params))
     return " AND ".join(p for p in parts if p), params
@@ -58,9 +63,10 @@ def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
     mine = 'm."user" = ANY(%(f_users)s)'
     if flt.session is not None:
         params["f_session"] = flt.session
-        # A session belongs to its owner: the same session id in another user's memories is not ours.
+        # A session belongs to its owner: the same session id in another user's memories is not ours;
+        # the user's other sessions are theirs too.
         owned = f"({mine} OR m.project = ANY(%(f_projects)s))" if flt.users or flt.projects else "TRUE"
-        session = f"(m.session = %(f_session)s AND {owned})"
+        session = f"((m.session = %(f_session)s AND {owned}) OR {mine})"
     else:
         session = mine
     projects = "m.project = ANY(%(f_projects)s)"

@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from whoosh.util.numeric import byte_to_length, length_to_byte  # a lookup table: no index is touched
+
 from memctl.core.models import Memory
 from memctl.core.text import search_terms
 
@@ -51,12 +53,23 @@ class KeywordSpec:
         return list(self.boosts)
 
 
+def norm(length: int) -> int:
+    """A field length as whoosh stores it per document (one byte: exact up to 10, then coarser), so a
+    memory's length normalisation is the file index's; the corpus totals stay exact, as whoosh's do."""
+    return byte_to_length(length_to_byte(length)) if length else 0
+
+
 @dataclass
 class Document:
     """One memory's terms: lexeme -> frequency, and each field's length in terms."""
 
     tf: dict[str, int]
     lengths: list[int]
+
+    @property
+    def norms(self) -> list[int]:
+        """The lengths the scoring uses (see `norm`)."""
+        return [norm(n) for n in self.lengths]
 
     def tsvector(self) -> str:
         """The tsvector literal (lexemes quoted; positions 1..tf)."""
@@ -129,7 +142,7 @@ WITH q AS (
 ), hits AS (
     SELECT t.id, q.grp,
            q.w * (cardinality(u.positions) * (%(k_k1)s + 1))
-             / (cardinality(u.positions) + %(k_k1)s * ((1 - %(k_b)s) + %(k_b)s * t.lengths[q.fld] / q.avgfl)) AS s
+             / (cardinality(u.positions) + %(k_k1)s * ((1 - %(k_b)s) + %(k_b)s * t.norms[q.fld] / q.avgfl)) AS s
     FROM memctl_memories m
     JOIN memctl_terms t ON t.id = m.id
     CROSS JOIN LATERAL unnest(t.terms) AS u

@@ -1,0 +1,128 @@
+"""What a memory is about, read from its words: the attribute it states, the identifiers it names,
+whether it records an occurrence or announces a change, and whether it hedges (pure, no I/O).
+
+The write decision uses these to tell "another value of the same thing" (Alice lives in Lisbon,
+then Berlin) from "another thing" (a second flight, a second car, another time Gina asked about
+the weather). The word lists are about English and Chinese grammar and everyday attributes, not
+about any dataset.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.core.text import stem
+
+# Attributes that hold one value at a time: a new value replaces the old one. Each is found by its
+# cue words (stemmed English, or Chinese substrings).
+SINGLE_VALUED: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "residence": (frozenset(stem(w) for w in "live lives living moved move relocated relocate based home "
+                                               "hometown reside resides city address".split()),
+                  ("住在", "住", "搬到", "搬去", "居住", "定居", "家在")),
+    "employer": (frozenset(stem(w) for w in "works work working employer employed job joined company".split()),
+                 ("工作", "就职", "任职", "入职", "公司")),
+    "role": (frozenset(stem(w) for w in "role title position promoted manager lead boss head director "
+                                          "owner supervisor mentor".split()), ("职位", "担任", "升任", "经理", "负责人")),
+    "tool": (frozenset(stem(w) for w in "uses use using switched default editor ide interpreter version runs".split()),
+             ("使用", "改用", "用的是", "版本")),
+    "preference": (frozenset(stem(w) for w in "prefers prefer preferred favourite favorite".split()),
+                   ("最喜欢", "偏好", "更喜欢")),
+    "status": (frozenset(stem(w) for w in "status phase stage currently".split()), ("状态", "阶段")),
+    "schedule": (frozenset(stem(w) for w in "scheduled schedule deadline due rescheduled postponed "
+                                               "starts begins ends leaves departs arrives meeting appointment "
+                                               "standup launch release offsite interview".split()),
+                 ("截止", "推迟", "改期", "出发", "开始", "会议", "面试", "发布")),
+    "price": (frozenset(stem(w) for w in "budget price cost costs salary rent".split()), ("预算", "价格", "工资", "房租")),
+}
+
+# Phrases that announce a new value of an attribute (the old one no longer holds).
+CHANGE_PHRASES = re.compile(
+    r"(?i)\b(?:moved to|moved back to|relocated to|switched to|switched from|changed to|now works|now lives|"
+    r"now uses|no longer|not anymore|any ?more|quit|left (?:his|her|their|my) job|started (?:working|using|at)|"
+    r"has started|stopped|became|is now|are now|was promoted|joined)\b"
+    r"|搬到|搬去|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任")
+
+# Identifiers: a different one means a different thing (a second flight, order, ticket, room).
+_ID_WORDS = (r"flight|order|ticket|item|room|booking|reservation|confirmation|invoice|case|issue|table|seat|gate|"
+             r"train|bus|car|plate|account|policy|claim|pr|no\.?|number|#")
+IDENTIFIER = re.compile(
+    rf"(?:\b(?i:{_ID_WORDS})\s*[:#]?\s*[A-Z0-9][A-Za-z0-9-]*\d[A-Za-z0-9-]*)"  # flight UA1234, item 6-0, room 12
+    r"|\b[A-Z]{2,3}\s?\d{2,5}\b"  # UA 5678, LH441, BA 12
+    r"|\b[A-Z]+-\d+\b"  # PAY-1234
+    r"|\b(?!v\d)[A-Za-z]+\d+[A-Za-z0-9]*\b"  # A12, QX7PLM (a version such as v2 is a value, not an id)
+    r"|\b\d+-\d+(?:-\d+)*\b"  # 6-0, 6-999 (ISO dates are taken out first)
+    r"|#\d+"
+    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室)\s*[A-Za-z]*-?\d+")
+_ID_PREFIX = re.compile(rf"(?i)^(?:{_ID_WORDS})\s*[:#]?\s*")
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
+
+# An occurrence: something that happened once (each is its own memory). Past tense of action verbs.
+_OCCURRENCE_VERBS = frozenset(
+    """asked said told went came visited called met saw took bought booked ordered paid sent received wrote
+    gave got ate drank cooked watched played won lost attended flew drove ran walked talked mentioned
+    shared showed tried finished completed presented celebrated hosted travelled traveled returned
+    arrived left picked adopted signed opened closed fixed broke""".split())
+_OCCURRENCE_ZH = ("问了", "说了", "去了", "买了", "订了", "见了", "参加了", "看了", "吃了", "提到")
+
+# Words that hedge a statement: a guess must not become a long-term memory by promotion.
+HEDGES = re.compile(
+    r"(?i)\b(?:maybe|perhaps|possibly|probably|might|may be|not sure|unsure|i think|i guess|i believe|"
+    r"seems? to|apparently|supposedly|allegedly|could be|likely)\b|可能|也许|大概|好像|不确定|似乎")
+
+
+# Attributes whose value is itself a name (a city, a company, a tool): a different name there is a
+# new value; anywhere else a different name is a different thing (a meeting with Bob or with Carol).
+NAMED_VALUES = frozenset({"residence", "employer", "tool", "preference"})
+_NAME = re.compile(r"\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
+    June July August September October November December The A An This That These Those It He She They We You
+    My Our Your His Her Their Its There Here When Where What Who Why How If But And Or So Then Every Each All
+    Some No Not Never Always Yesterday Today Tomorrow Last Next Now""".split())
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words (people, places, products), grammar words, weekdays and months left out."""
+    return {n for n in _NAME.findall(text) if n not in _NOT_NAMES}
+
+
+def attribute_of(text: str) -> str | None:
+    """The single-valued attribute a text states (residence, employer, ...), or None."""
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text.lower())}
+    for name, (cues, cjk) in SINGLE_VALUED.items():
+        if words & cues or any(c in text for c in cjk):
+            return name
+    return None
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers a text names (flight, order, item numbers, codes), normalised."""
+    without_dates = _DATE.sub(" ", text)
+    return {re.sub(r"[\s:#]+", "", _ID_PREFIX.sub("", m.group())).upper() for m in IDENTIFIER.finditer(without_dates)}
+
+
+def same_subject(old: str, new: str) -> bool:
+    """Whether two texts speak of the same named subjects (or neither names any)."""
+    a, b = names(old), names(new)
+    return not (a or b) or bool(a & b)
+
+
+def names_other_things(old: str, new: str) -> bool:
+    """True when the two texts name different identifiers: they are about different things."""
+    a, b = identifiers(old), identifiers(new)
+    return bool(a or b) and a != b
+
+
+def is_occurrence(text: str) -> bool:
+    """True for a text recording something that happened (a past action), each time its own fact."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return bool(words & _OCCURRENCE_VERBS) or any(v in text for v in _OCCURRENCE_ZH)
+
+
+def announces_change(text: str) -> bool:
+    """True when a text says a value changed ("moved to", "switched to", "no longer", "搬到", ...)."""
+    return bool(CHANGE_PHRASES.search(text))
+
+
+def hedged(text: str) -> bool:
+    """True for a guess ("maybe", "not sure", "might", "可能", ...)."""
+    return bool(HEDGES.search(text))

@@ -1,0 +1,116 @@
+"""Relative dates in a memory's text ("tomorrow", "next week", "上个月"), resolved against a day.
+
+memctl never leaves a relative date silently relative: a write whose text says "tomorrow" gets an
+absolute `occurred` (unless one is given), and the write reports how it read the phrase. Phrases
+whose day cannot be told ("on Monday": last or next?) are reported as left unresolved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from memctl.core.dates import month_span, span, week_span
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+ZH_WEEKDAYS = "一二三四五六日"
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
+_COUNT = r"(\d{1,3}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+_UNIT = r"(day|week|month|year)s?"
+_DAYS = {"day before yesterday": -2, "day after tomorrow": 2, "yesterday": -1, "last night": -1,
+         "tonight": 0, "today": 0, "this morning": 0, "this afternoon": 0, "this evening": 0, "tomorrow": 1}
+_ZH_DAYS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2, "大后天": 3}
+_ZH_SHIFT = {"上": -1, "下": 1, "这": 0, "本": 0, "这个": 0, "上个": -1, "下个": 1}
+
+EN_PATTERN = re.compile(
+    r"\b(?:the )?(?P<day>day before yesterday|day after tomorrow|yesterday|last night|tonight|today|"
+    r"this (?:morning|afternoon|evening)|tomorrow)\b"
+    r"|\b(?P<rel>next|last|this) (?P<period>week|month|year|" + "|".join(WEEKDAYS) + r")\b"
+    r"|\bin " + _COUNT + r" " + _UNIT + r"\b"
+    r"|\b" + _COUNT.replace("(", "(?P<agocount>", 1) + r" " + _UNIT.replace("(", "(?P<agounit>", 1) + r" ago\b"
+    r"|\b(?:on )?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b",
+    re.IGNORECASE)
+ZH_PATTERN = re.compile(
+    r"(?P<zhday>大前天|前天|昨天|昨晚|今天|今晚|大后天|明天|后天)"
+    r"|(?P<zhshift>上个|下个|这个|上|下|这|本)(?P<zhperiod>周|星期|礼拜|月)(?P<zhweekday>[一二三四五六日天])?"
+    r"|(?P<zhyear>去年|今年|明年)")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one relative phrase was read: the phrase and the `occurred` value (None: unresolved)."""
+
+    phrase: str
+    occurred: str | None
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBERS[word.lower()]
+
+
+def _shift(day: date, amount: int, unit: str) -> date:
+    unit = unit.lower()
+    if unit in ("day", "week"):
+        return day + timedelta(days=amount * (7 if unit == "week" else 1))
+    start, _ = month_span(day, amount * (12 if unit == "year" else 1))
+    return start.replace(day=min(day.day, month_span(start, 0)[1].day))
+
+
+def _relative(day: date, rel: str, period: str) -> str:
+    """"next week", "last month", "this year", "next friday"."""
+    offset = {"next": 1, "last": -1, "this": 0}[rel.lower()]
+    period = period.lower()
+    if period == "week":
+        return span(*week_span(day, offset))
+    if period == "month":
+        return span(*month_span(day, offset))
+    if period == "year":
+        return span(date(day.year + offset, 1, 1), date(day.year + offset, 12, 31))
+    monday, _ = week_span(day, offset)
+    return (monday + timedelta(days=WEEKDAYS.index(period))).isoformat()
+
+
+def _english(match: re.Match[str], day: date) -> str | None:
+    groups = match.groupdict()
+    if groups["day"]:
+        return (day + timedelta(days=_DAYS[groups["day"].lower()])).isoformat()
+    if groups["rel"]:
+        return _relative(day, groups["rel"], groups["period"])
+    if groups["agocount"]:
+        return _shift(day, -_count(groups["agocount"]), groups["agounit"]).isoformat()
+    if groups["weekday"]:
+        return None  # last Monday or next Monday? the text does not say
+    count, unit = match.group(4), match.group(5)
+    return _shift(day, _count(count), unit).isoformat()
+
+
+def _chinese(match: re.Match[str], day: date) -> str:
+    groups = match.groupdict()
+    if groups["zhday"]:
+        return (day + timedelta(days=_ZH_DAYS[groups["zhday"]])).isoformat()
+    if groups["zhyear"]:
+        year = day.year + {"去年": -1, "今年": 0, "明年": 1}[groups["zhyear"]]
+        return span(date(year, 1, 1), date(year, 12, 31))
+    offset = _ZH_SHIFT[groups["zhshift"]]
+    if groups["zhperiod"] == "月":
+        return span(*month_span(day, offset))
+    monday, sunday = week_span(day, offset)
+    if groups["zhweekday"]:
+        return (monday + timedelta(days="一二三四五六日天".index(groups["zhweekday"]) % 7)).isoformat()
+    return span(monday, sunday)
+
+
+def relative_dates(text: str, today: date) -> list[Reading]:
+    """Every relative date phrase in `text`, in order, with how it reads on `today`."""
+    found = [(m.start(), Reading(m.group(0).strip(), _english(m, today))) for m in EN_PATTERN.finditer(text)]
+    found += [(m.start(), Reading(m.group(0), _chinese(m, today))) for m in ZH_PATTERN.finditer(text)]
+    return [reading for _, reading in sorted(found, key=lambda pair: pair[0])]
+
+
+def resolve_occurred(text: str, today: date) -> tuple[str | None, list[Reading]]:
+    """The `occurred` value the text's first resolvable relative phrase gives, and every reading."""
+    readings = relative_dates(text, today)
+    resolved = next((r.occurred for r in readings if r.occurred), None)
+    return resolved, readings

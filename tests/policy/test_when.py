@@ -1,0 +1,45 @@
+"""Relative dates in text are read against the day the memory was written."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memctl.policy.when import relative_dates, resolve_occurred
+
+TUESDAY = date(2026, 12, 1)
+
+
+@pytest.mark.parametrize("text,occurred", [
+    ("Dentist tomorrow at 10", "2026-12-02"),
+    ("we met yesterday", "2026-11-30"),
+    ("the day after tomorrow we fly", "2026-12-03"),
+    ("Hank moved to Shanghai last month", "2026-11-01..2026-11-30"),
+    ("trip next week", "2026-12-07..2026-12-13"),
+    ("release this year", "2026-01-01..2026-12-31"),
+    ("review next friday", "2026-12-11"),
+    ("call back in 3 days", "2026-12-04"),
+    ("visited two weeks ago", "2026-11-17"),
+    ("renew in a month", "2027-01-01"),
+    ("我明天去北京", "2026-12-02"),
+    ("下个月搬家", "2027-01-01..2027-01-31"),
+    ("下周三开会", "2026-12-09"),
+    ("去年结婚", "2025-01-01..2025-12-31"),
+    ("上周去了上海", "2026-11-23..2026-11-29"),
+])
+def test_phrases_resolve(text, occurred):
+    assert resolve_occurred(text, TUESDAY)[0] == occurred
+
+
+def test_a_bare_weekday_is_reported_unresolved():
+    occurred, readings = resolve_occurred("Gina asked about rain on Monday", TUESDAY)
+    assert occurred is None and [(r.phrase, r.occurred) for r in readings] == [("on Monday", None)]
+
+
+def test_text_without_relative_dates_reads_nothing():
+    assert relative_dates("Kim likes jazz; the flight is on 2026-03-02", TUESDAY) == []
+
+
+def test_month_arithmetic_clamps_the_day():
+    assert resolve_occurred("in a month", date(2026, 1, 31))[0] == "2026-02-28"
