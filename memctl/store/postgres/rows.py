@@ -40,8 +40,9 @@ def _json_safe(value: Any, where: str) -> Any:
     return value
 
 
-def to_row(memory: Memory, path: str) -> dict[str, Any]:
-    """Column values for `memory` stored at `path`."""
+def to_row(memory: Memory, path: str, check: bool = True) -> dict[str, Any]:
+    """Column values for `memory` stored at `path` (`check`: its file text must read back; a bulk
+    loader of memories it made itself may skip that)."""
     from psycopg.types.json import Json
 
     data = memory.model_dump(exclude={"path", "extra"})
@@ -51,7 +52,7 @@ def to_row(memory: Memory, path: str) -> dict[str, Any]:
     data.update(id=memory.id, path=path, owner=memory.owner, period_first=first, period_last=last,
                 extra=Json({k: _json_safe(v, k) for k, v in memory.extra.items()}, dumps=_dumps),
                 fields=Json(memory.model_dump(mode="json", include=set(later)), dumps=_dumps),
-                content_hash=content_hash(readable_text(memory, path)))
+                content_hash=content_hash(readable_text(memory, path) if check else file_text(memory)))
     return data
 
 

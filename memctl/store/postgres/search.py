@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # numpy: only when vectors are compared
     import numpy as np
 
 BATCH = 256
+SMALL_POOL = 20_000  # up to this many candidates, a search reads them first (exact, no full-text index scan)
 
 
 class Rows(Protocol):
@@ -76,7 +77,7 @@ class PostgresSearch:
         if not self._terms_checked:
             self._check_terms_version()
         done = 0
-        while True:
+        while self._queued("memctl_index_queue"):
             with self._own_connection() as conn, conn.transaction():
                 claimed = _claim(conn, "memctl_index_queue")
                 if not claimed:
@@ -84,6 +85,12 @@ class PostgresSearch:
                 self._derive_terms(conn, claimed)
                 conn.execute("DELETE FROM memctl_index_queue WHERE id = ANY(%s)", (list(claimed),))
             done += len(claimed)
+        return done
+
+    def _queued(self, queue: str) -> bool:
+        """Whether anything waits in a queue (one cheap read before any transaction is opened)."""
+        with self._own_connection() as conn:
+            return bool(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {queue})").fetchone()[0])
 
     def _check_terms_version(self) -> None:
         """Stored terms made by another analysis (or none yet) are rebuilt from the memories."""
@@ -171,53 +178,44 @@ class PostgresSearch:
         return done
 
     def _store_vectors(self, table: str, memories: Sequence[Memory]) -> None:
-        texts = [self.spec.vector_text(m) for m in memories]
-        matrix = self.embedder.embed(texts)
         with self._own_connection() as conn, conn.transaction():
-            for m, text, vector in sorted(zip(memories, texts, matrix), key=lambda item: item[0].id):
-                conn.execute(f"INSERT INTO {table} VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE "
-                             "SET text_hash = excluded.text_hash, embedding = excluded.embedding",
-                             (m.id, content_hash(text), vector))
+            self._upsert_vectors(conn, table, memories)
 
     def sync_vectors(self) -> int:
-        """Embed the queued memories whose text changed (outside any transaction), then store them."""
+        """Embed the queued memories whose text changed and store their vectors; returns how many.
+
+        Claimed rows are skipped by other processes (no memory is embedded twice); a writer re-queuing a
+        claimed memory waits for this batch to commit."""
         table = self.vector_table()
         done = 0
-        while True:
-            with self._own_connection() as conn:
-                queued = dict(conn.execute("SELECT id, content_hash FROM memctl_embed_queue "
-                                           f'ORDER BY id COLLATE "C" LIMIT {BATCH}').fetchall())
-                if not queued:
+        while self._queued("memctl_embed_queue"):
+            with self._own_connection() as conn, conn.transaction():
+                claimed = _claim(conn, "memctl_embed_queue")
+                if not claimed:
                     return done
-                found = conn.execute(f"SELECT m.content_hash, {rows.SELECT_COLUMNS} FROM memctl_memories m "
-                                     "WHERE m.id = ANY(%s)", (list(queued),)).fetchall()
-                have = dict(conn.execute(f"SELECT id, text_hash FROM {table} WHERE id = ANY(%s)", (list(queued),)).fetchall())
-            current = {row[1]: row[0] for row in found}  # id -> content hash now
-            memories = {m.id: m for m in self.repo.valid([row[1:] for row in found])}
-            todo = [m for m in memories.values() if have.get(m.id) != content_hash(self.spec.vector_text(m))]
-            matrix = self.embedder.embed([self.spec.vector_text(m) for m in todo]) if todo else []
-            still = [(i, h) for i, h in queued.items() if current.get(i, "") == h]
-            if not self._commit_vectors(table, still, memories, list(zip(todo, matrix))):
-                return done  # the rest changed again, or other processes are deriving it
+                ids = sorted(claimed)
+                memories = self.repo.valid(conn.execute(
+                    f"SELECT {rows.SELECT_COLUMNS} FROM memctl_memories m WHERE m.id = ANY(%s)", (ids,)).fetchall())
+                have = dict(conn.execute(f"SELECT id, text_hash FROM {table} WHERE id = ANY(%s)", (ids,)).fetchall())
+                todo = [m for m in memories if have.get(m.id) != content_hash(self.spec.vector_text(m))]
+                self._upsert_vectors(conn, table, todo)
+                gone = sorted(set(ids) - {m.id for m in memories})
+                if gone:
+                    conn.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (gone,))
+                conn.execute("DELETE FROM memctl_embed_queue WHERE id = ANY(%s)", (ids,))
             done += len(todo)
+        return done
 
-    def _commit_vectors(self, table: str, still: list[tuple[str, str]], memories: dict[str, Memory],
-                        embedded: list[tuple[Memory, Any]]) -> bool:
-        """Store the vectors of the queued memories that nobody changed since they were read."""
-        with self._own_connection() as conn, conn.transaction():
-            claimed = _claim(conn, "memctl_embed_queue", still)
-            if not claimed:
-                return False
-            for m, vector in sorted(embedded, key=lambda item: item[0].id):
-                if m.id in claimed:
-                    conn.execute(f"INSERT INTO {table} VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE "
-                                 "SET text_hash = excluded.text_hash, embedding = excluded.embedding",
-                                 (m.id, content_hash(self.spec.vector_text(m)), vector))
-            gone = [i for i in claimed if i not in memories]
-            if gone:
-                conn.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (gone,))
-            conn.execute("DELETE FROM memctl_embed_queue WHERE id = ANY(%s)", (list(claimed),))
-        return True
+    def _upsert_vectors(self, conn: Any, table: str, memories: Sequence[Memory]) -> None:
+        """Embed `memories` and store their vectors (in id order: concurrent upserts never deadlock)."""
+        if not memories:
+            return
+        ordered = sorted(memories, key=lambda m: m.id)
+        texts = [self.spec.vector_text(m) for m in ordered]
+        for m, text, vector in zip(ordered, texts, self.embedder.embed(texts)):
+            conn.execute(f"INSERT INTO {table} VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE "
+                         "SET text_hash = excluded.text_hash, embedding = excluded.embedding",
+                         (m.id, content_hash(text), vector))
 
     # -- the SearchIndex protocol ----------------------------------------------------------------
     def keyword_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
@@ -234,7 +232,7 @@ class PostgresSearch:
             params.update(k_lex=terms.lexemes, k_grp=terms.groups, k_fld=terms.fields, k_w=weight, k_avg=average,
                           k_k1=self.spec.k1, k_b=self.spec.b, k_tsq=terms.tsquery(), k_coord=self.spec.coord,
                           k_den=max(terms.total - 1, 1), k_limit=limit)
-            found = conn.execute(bm25_sql(condition, rows.SELECT_COLUMNS), params).fetchall()
+            found = conn.execute(bm25_sql(condition, rows.SELECT_COLUMNS, _small(allowed)), params).fetchall()
         return _hits(self.repo, found, allowed)
 
     def query_vector(self, query: str) -> Any:
@@ -252,9 +250,14 @@ class PostgresSearch:
             return []
         params.update(v_q=self.query_vector(query), v_limit=limit)
         table = self.vector_table()
-        sql = (f"WITH c AS MATERIALIZED (SELECT v.id, v.embedding <#> %(v_q)s AS distance FROM {table} v "
-               f"JOIN memctl_memories m ON m.id = v.id WHERE {condition} ORDER BY distance LIMIT %(v_limit)s) "
-               f"SELECT -c.distance, {rows.SELECT_COLUMNS} FROM c JOIN memctl_memories m ON m.id = c.id "
+        if _small(allowed):  # exact: the pool's vectors, compared one by one
+            nearest = (f"pool AS MATERIALIZED (SELECT m.id FROM memctl_memories m WHERE {condition}), "
+                       f"c AS MATERIALIZED (SELECT v.id, v.embedding <#> %(v_q)s AS distance FROM pool "
+                       f"JOIN {table} v ON v.id = pool.id ORDER BY distance LIMIT %(v_limit)s)")
+        else:  # the HNSW index, scanning on until `limit` rows pass the filter
+            nearest = (f"c AS MATERIALIZED (SELECT v.id, v.embedding <#> %(v_q)s AS distance FROM {table} v "
+                       f"JOIN memctl_memories m ON m.id = v.id WHERE {condition} ORDER BY distance LIMIT %(v_limit)s)")
+        sql = (f"WITH {nearest} SELECT -c.distance, {rows.SELECT_COLUMNS} FROM c JOIN memctl_memories m ON m.id = c.id "
                'ORDER BY c.distance, m.id COLLATE "C"')
         with self._connection() as conn:
             found = conn.execute(sql, params).fetchall()
@@ -392,16 +395,10 @@ def _shard(memory_id: str) -> int:
         return 0
 
 
-def _claim(conn: Any, queue: str, pairs: list[tuple[str, str]] | None = None) -> dict[str, str]:
-    """Lock queued entries no other process is working on (all, or those still at these hashes)."""
-    if pairs is None:
-        sql = f'SELECT id, content_hash FROM {queue} ORDER BY id COLLATE "C" LIMIT {BATCH} FOR UPDATE SKIP LOCKED'
-        return dict(conn.execute(sql).fetchall())
-    if not pairs:
-        return {}
-    sql = (f"SELECT q.id, q.content_hash FROM {queue} q JOIN unnest(%s::text[], %s::text[]) AS p(id, h) "
-           f'ON q.id = p.id AND q.content_hash = p.h ORDER BY q.id COLLATE "C" FOR UPDATE OF q SKIP LOCKED')
-    return dict(conn.execute(sql, ([i for i, _ in pairs], [h for _, h in pairs])).fetchall())
+def _claim(conn: Any, queue: str) -> dict[str, str]:
+    """Lock a batch of queued entries no other process is working on: id -> content hash."""
+    sql = f'SELECT id, content_hash FROM {queue} ORDER BY id COLLATE "C" LIMIT {BATCH} FOR UPDATE SKIP LOCKED'
+    return dict(conn.execute(sql).fetchall())
 
 
 def _store_terms(conn: Any, new: dict[str, Document], gone: list[str], claimed: dict[str, str]) -> None:
@@ -438,6 +435,11 @@ def _corpus(conn: Any, width: int) -> tuple[float, list[float]]:
         for i, n in enumerate(lengths[:width]):
             totals[i] += n
     return float(sum(docs for docs, _ in found)), totals
+
+
+def _small(allowed: Collection[str] | None) -> bool:
+    """Whether the candidates are few enough to read first (a pool counts them once, in SQL)."""
+    return allowed is not None and len(allowed) <= SMALL_POOL
 
 
 def _within(allowed: Collection[str] | None) -> tuple[str, dict[str, Any]]:

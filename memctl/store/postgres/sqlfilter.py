@@ -58,23 +58,24 @@ def status_sql(wanted: str, params: dict[str, Any]) -> str:
 
 
 def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
-    """The user's memories (and their sessions'), their projects' and the session's (filters.in_scope)."""
+    """The user's memories (and their sessions'), their projects' and the session's (filters.in_scope).
+
+    Each branch is one an index answers (the user's, the projects', the session's memories), so
+    PostgreSQL reads only those rows, never the whole table."""
     params.update(f_users=list(flt.users), f_projects=list(flt.projects))
     mine = 'm."user" = ANY(%(f_users)s)'
+    projects = "%(f_projects)s::text[]"
+    if flt.users:  # and the projects the user has memories in (any status, as the file catalog counts them)
+        projects = (f"({projects} || ARRAY(SELECT DISTINCT u.project FROM memctl_memories u "
+                    'WHERE u."user" = ANY(%(f_users)s) AND u.project IS NOT NULL))')
+    branches = [f"(m.scope IN ('user', 'session') AND {mine})", f"(m.scope = 'project' AND m.project = ANY({projects}))"]
     if flt.session is not None:
         params["f_session"] = flt.session
-        # A session belongs to its owner: the same session id in another user's memories is not ours;
-        # the user's other sessions are theirs too.
+        # A session belongs to its owner: the same session id in another user's memories is not ours
+        # (the user's other sessions are theirs too: the first branch).
         owned = f"({mine} OR m.project = ANY(%(f_projects)s))" if flt.users or flt.projects else "TRUE"
-        session = f"((m.session = %(f_session)s AND {owned}) OR {mine})"
-    else:
-        session = mine
-    projects = "m.project = ANY(%(f_projects)s)"
-    if flt.users:  # the projects the user has memories in (any status, as the file catalog counts them)
-        projects += (' OR m.project IN (SELECT u.project FROM memctl_memories u '
-                     'WHERE u."user" = ANY(%(f_users)s) AND u.project IS NOT NULL)')
-    return (f"((m.scope = 'session' AND {session}) OR (m.scope = 'project' AND ({projects}))"
-            f" OR (m.scope = 'user' AND {mine}))")
+        branches.append(f"(m.scope = 'session' AND m.session = %(f_session)s AND {owned})")
+    return "(" + " OR ".join(branches) + ")"
 
 
 def access_sql(access: Access, params: dict[str, Any]) -> str:

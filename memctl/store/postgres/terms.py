@@ -132,22 +132,33 @@ def weights(query: QueryTerms, spec: KeywordSpec, docs: float, lengths: Sequence
     return weight, average
 
 
-def bm25_sql(where: str, columns: str) -> str:
+def bm25_sql(where: str, columns: str, pool_first: bool) -> str:
     """The scoring query: BM25F per (memory, term group), summed, times the coordination bonus;
-    the best `limit` with their rows, ties to the smaller id (as search/keyword.py breaks them)."""
+    the best `limit` with their rows, ties to the smaller id (as search/keyword.py breaks them).
+
+    `pool_first` (a small candidate pool: one user's, one project's): the filter's rows are found
+    first and only their terms are read; otherwise the GIN index finds the memories holding a query
+    term and the filter is applied to those."""
+    # (OFFSET 0 keeps the lookup per candidate: PostgreSQL would otherwise hash-join the whole table.)
+    source = ("pool CROSS JOIN LATERAL (SELECT * FROM memctl_terms t WHERE t.id = pool.id "
+              "AND t.terms @@ %(k_tsq)s::tsquery OFFSET 0) t" if pool_first else
+              "memctl_memories m JOIN memctl_terms t ON t.id = m.id")
+    # Pool first: each candidate's terms by its key (the join with the query's lexemes filters them);
+    # a full-text condition would lead PostgreSQL to scan every memory holding a common query term.
+    condition = "TRUE" if pool_first else f"({where}) AND t.terms @@ %(k_tsq)s::tsquery"
+    pool = f"pool AS MATERIALIZED (SELECT m.id FROM memctl_memories m WHERE {where}), " if pool_first else ""
     return f"""
-WITH q AS (
+WITH {pool}q AS (
     SELECT * FROM unnest(%(k_lex)s::text[], %(k_grp)s::int[], %(k_fld)s::int[], %(k_w)s::float8[],
                          %(k_avg)s::float8[]) AS q(lexeme, grp, fld, w, avgfl)
 ), hits AS (
     SELECT t.id, q.grp,
            q.w * (cardinality(u.positions) * (%(k_k1)s + 1))
              / (cardinality(u.positions) + %(k_k1)s * ((1 - %(k_b)s) + %(k_b)s * t.norms[q.fld] / q.avgfl)) AS s
-    FROM memctl_memories m
-    JOIN memctl_terms t ON t.id = m.id
+    FROM {source}
     CROSS JOIN LATERAL unnest(t.terms) AS u
     JOIN q ON q.lexeme = u.lexeme
-    WHERE ({where}) AND t.terms @@ %(k_tsq)s::tsquery
+    WHERE {condition}
 ), top AS (
     SELECT id, sum(s) * (1 + %(k_coord)s * (count(DISTINCT grp) - 1)::float8 / %(k_den)s) AS score
     FROM hits GROUP BY id ORDER BY score DESC, id COLLATE "C" LIMIT %(k_limit)s
