@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 MODES = ("keyword", "semantic", "hybrid")
+FILTERED = "hybrid held back"  # hybrid as recall returns it: hits below min_relevance dropped
 CUTOFFS = (1, 5, 10)
 K = 10
 EXCLUDED_CATEGORIES = {5}
@@ -100,11 +101,16 @@ def set_fusion_weights(root: Path, weights: tuple[float, float]) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def set_embedder(root: Path, model: str) -> None:
-    """Use `model` (an [embedding] model name, e.g. hashing) in a benchmark directory."""
+def set_embedder(root: Path, spec: str) -> None:
+    """Use `spec` in a benchmark directory: MODEL (an [embedding] model name, e.g. hashing; no second
+    model) or MODEL+SECOND (recall fuses SECOND too); "default" keeps memctl.toml's settings."""
+    if spec == "default":
+        return
+    model, _, second = spec.partition("+")
     path = root / "memctl.toml"
-    path.write_text(path.read_text(encoding="utf-8").replace('model = "memctl/all-MiniLM-L6-v2-int8"',
-                                                             f'model = "{model}"'), encoding="utf-8")
+    text = path.read_text(encoding="utf-8").replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{model}"', 1)
+    text = text.replace('second_model = "auto"', f'second_model = "{second or "none"}"', 1)
+    path.write_text(text, encoding="utf-8")
 
 
 def load_conversation(sample: dict, root: Path, weights: tuple[float, float] | None = None,
@@ -113,8 +119,7 @@ def load_conversation(sample: dict, root: Path, weights: tuple[float, float] | N
     from memctl.api import MemoryStore, init_directory
 
     init_directory(root)
-    if embedder != "default":
-        set_embedder(root, embedder)
+    set_embedder(root, embedder)
     if weights is not None:
         set_fusion_weights(root, weights)
     store = MemoryStore(root)
@@ -139,27 +144,46 @@ def recall_at(hit_ids: Sequence[Sequence[str]], evidence: Sequence[str], k: int)
 
 
 def score_conversation(store: Any, users: list[str], qs: list[Question], modes: Sequence[str]) -> list[dict]:
-    """One row per question and mode: category, mode and recall at each cutoff."""
+    """One row per question and mode: category, mode and recall at each cutoff, over the ranking
+    (nothing held back); hybrid also as recall returns it by default ("hybrid held back": hits
+    below [recall] min_relevance dropped)."""
     rows = []
+    threshold = store.config.recall.min_relevance
     for q in qs:
         for mode in modes:
-            result = store.recall(q.text, users=users, k=K, mode=mode, record_usage=False)
+            result = store.recall(q.text, users=users, k=K, mode=mode, record_usage=False, min_relevance=0.0)
             hit_ids = [h.memory.source_ids for h in result.hits]
             rows.append({"category": q.category, "mode": mode,
                          **{f"R@{c}": recall_at(hit_ids, q.evidence, c) for c in CUTOFFS}})
+            if mode == "hybrid":
+                kept = [h.memory.source_ids for h in result.hits if h.relevance is None or h.relevance >= threshold]
+                rows.append({"category": q.category, "mode": FILTERED,
+                             **{f"R@{c}": recall_at(kept, q.evidence, c) for c in CUTOFFS}})
     return rows
+
+
+def negative_clean(store: Any, negatives: list[Question]) -> list[bool]:
+    """For each question of another conversation: True when `context` injects no recalled memory.
+
+    No user is named, so recall searches the whole directory (this conversation's two users) and
+    the block holds no profile: what is measured is the recalled memories alone."""
+    return [not store.context(q.text)["items"] for q in negatives]
 
 
 def run(path: Path, conversations: int | None, modes: Sequence[str],
-        weights: tuple[float, float] | None = None, embedder: str = "default") -> list[dict]:
-    """Every counted question of the first `conversations` samples, scored for each mode."""
+        weights: tuple[float, float] | None = None, embedder: str = "default") -> tuple[list[dict], list[bool]]:
+    """Every counted question of the first `conversations` samples, scored for each mode, and the
+    negative queries: each conversation is also asked the next conversation's questions."""
     samples = json.loads(path.read_text(encoding="utf-8"))[:conversations]
     rows: list[dict] = []
-    for sample in samples:
+    clean: list[bool] = []
+    for n, sample in enumerate(samples):
         with tempfile.TemporaryDirectory(prefix="memctl-locomo-") as tmp:
             store, users = load_conversation(sample, Path(tmp) / "mem", weights, embedder)
             rows += score_conversation(store, users, questions(sample), modes)
-    return rows
+            if len(samples) > 1 and "hybrid" in modes:
+                clean += negative_clean(store, questions(samples[(n + 1) % len(samples)]))
+    return rows, clean
 
 
 def average(rows: list[dict]) -> dict[str, float]:
@@ -167,8 +191,10 @@ def average(rows: list[dict]) -> dict[str, float]:
     return {f"R@{c}": round(100 * sum(r[f"R@{c}"] for r in rows) / max(len(rows), 1), 1) for c in CUTOFFS}
 
 
-def summarise(rows: list[dict], modes: Sequence[str]) -> dict[str, Any]:
-    """The --json object: question count, overall recall per mode, and per category."""
+def summarise(rows: list[dict], clean: Sequence[bool] = (), *, modes: Sequence[str]) -> dict[str, Any]:
+    """The --json object: question count, overall recall per mode, per category, and the share of
+    negative queries for which context injects no memory (with the hybrid recall it returns)."""
+    modes = [*modes, FILTERED] if "hybrid" in modes else list(modes)
     by_mode: dict[str, list[dict]] = defaultdict(list)
     by_cat: dict[int, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
@@ -178,15 +204,20 @@ def summarise(rows: list[dict], modes: Sequence[str]) -> dict[str, Any]:
     out.update({m: average(by_mode[m]) for m in modes})
     out["by_category"] = {str(c): {"questions": len(by_cat[c][modes[0]]), **{m: average(by_cat[c][m]) for m in modes}}
                           for c in sorted(by_cat)}
+    if clean:
+        out["negative_questions"] = len(clean)
+        out["negative_clean"] = round(100 * sum(clean) / len(clean), 1)
     return out
 
 
-def render(summary: dict[str, Any], modes: Sequence[str]) -> None:
-    """Rich tables: one per category and one overall, a row per mode."""
+def render(summary: dict[str, Any], modes: Sequence[str], embedder: str) -> None:
+    """Rich tables: one per category and one overall, a row per mode; then the negative queries."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
+    modes = [*modes, FILTERED] if "hybrid" in modes else list(modes)
+    console.print(f"[bold underline]embedder: {embedder}[/bold underline]")
     sections = [(f"category {c} {CATEGORY_NAMES.get(int(c), '?')} ({v['questions']} questions)", v)
                 for c, v in summary["by_category"].items()]
     sections.append((f"overall ({summary['questions']} questions)", summary))
@@ -198,6 +229,9 @@ def render(summary: dict[str, Any], modes: Sequence[str]) -> None:
         for m in modes:
             table.add_row(m, *(f"{data[m][f'R@{c}']:.1f}" for c in CUTOFFS))
         console.print(table)
+    if "negative_clean" in summary:
+        console.print(f"negative queries ({summary['negative_questions']}, another conversation's questions): "
+                      f"context injects no memory for {summary['negative_clean']:.1f}%")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -208,7 +242,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: keyword,semantic,hybrid")
     parser.add_argument("--weights", default=None, metavar="KW,SEM",
                         help="override the fusion weights (default: the memctl.toml defaults)")
-    parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
+    parser.add_argument("--embedder", default=None, metavar="SPEC[,SPEC...]",
+                        help="embedders to compare, each MODEL or MODEL+SECOND (e.g. hashing; default: the "
+                             "shipped model, and with the multilingual extra also it alone and both fused)")
     args = parser.parse_args(argv)
     if args.weights is not None:
         try:
@@ -219,17 +255,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.modes = [m.strip() for m in args.modes.replace(" ", ",").split(",") if m.strip()]
     if not args.modes or set(args.modes) - set(MODES):
         parser.error(f"--modes takes {', '.join(MODES)}")
+    args.embedder = [e.strip() for e in (args.embedder or ",".join(default_embedders())).split(",") if e.strip()]
     return args
+
+
+def default_embedders() -> list[str]:
+    """The shipped configuration first (what `memctl init` gives), then the models alone."""
+    from memctl.search.embedders import DEFAULT_MODEL, MULTILINGUAL_MODEL, multilingual_installed
+
+    if not multilingual_installed():
+        return [DEFAULT_MODEL]
+    return [f"{DEFAULT_MODEL}+{MULTILINGUAL_MODEL}", DEFAULT_MODEL, MULTILINGUAL_MODEL]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print tables or JSON."""
     args = parse_args(argv)
-    summary = summarise(run(args.file, args.conversations, args.modes, args.weights, args.embedder), args.modes)
-    if args.json:
-        sys.stdout.write(json.dumps(summary) + "\n")
+    summaries = {e: summarise(*run(args.file, args.conversations, args.modes, args.weights, e), modes=args.modes)
+                 for e in args.embedder}
+    if args.json:  # the first embedder's figures at the top level, every embedder's under "embedders"
+        first = summaries[args.embedder[0]]
+        sys.stdout.write(json.dumps({**first, "embedder": args.embedder[0], "embedders": summaries}) + "\n")
     else:
-        render(summary, args.modes)
+        for embedder, summary in summaries.items():
+            render(summary, args.modes, embedder)
     return 0
 
 

@@ -118,11 +118,17 @@ def build(root: Path) -> dict[str, float]:
 
     store = MemoryStore(root)
     out = {"catalog": timed(lambda: store.repo.snapshot(refresh=True))}
-    engine = store.search  # the engine syncs from the snapshot's file hashes
-    out["keyword"] = timed(lambda: engine.sync_keyword(force=True))
-    out["vectors"] = timed(lambda: engine.sync_vectors())
+    engines = engines_of(store)  # each engine syncs from the snapshot's file hashes
+    out["keyword"] = timed(lambda: engines[0].sync_keyword(force=True))
+    out["vectors"] = timed(lambda: [e.sync_vectors() for e in engines])
     out["total"] = sum(out.values())
     return out
+
+
+def engines_of(store: Any) -> list[Any]:
+    """The search engines of a store: one, or the primary and the second model's (vectors only)."""
+    search = store.search
+    return [search.primary, search.second] if hasattr(search, "second") else [search]
 
 
 def edit_one(root: Path) -> Path:
@@ -136,9 +142,9 @@ def edit_one(root: Path) -> Path:
 def incremental(store: Any) -> dict[str, float]:
     """The sync after one edited file, in a process with the model loaded: what the next recall pays."""
     out = {"catalog": timed(lambda: store.repo.snapshot(refresh=True))}
-    engine = store.search
-    out["keyword"] = timed(lambda: engine.sync_keyword())
-    out["vectors"] = timed(lambda: engine.sync_vectors())
+    engines = engines_of(store)
+    out["keyword"] = timed(lambda: engines[0].sync_keyword())
+    out["vectors"] = timed(lambda: [e.sync_vectors() for e in engines])
     out["total"] = sum(out.values())
     return out
 
@@ -198,16 +204,19 @@ def fresh_latency(root: Path, texts: list[str]) -> tuple[dict[str, dict[str, flo
     return latency, rss
 
 
-def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default") -> dict[str, Any]:
+def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default",
+            second: str = "auto") -> dict[str, Any]:
     """Every figure for one directory size."""
     from memctl.api import MemoryStore
 
     with tempfile.TemporaryDirectory(prefix="memctl-speed-") as tmp:
         root = Path(tmp) / "mem"
         generated = timed(lambda: generate(root, size))
+        config = root / "memctl.toml"
+        text = config.read_text().replace('second_model = "auto"', f'second_model = "{second}"')
         if embedder != "default":
-            config = root / "memctl.toml"
-            config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"'))
+            text = text.replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"')
+        config.write_text(text)
         built = build(root)
         store = MemoryStore(root)
         warm = warm_latency(store, queries(warm_queries))
@@ -273,7 +282,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-queries", type=int, default=50, help="recalls timed in this process per mode")
     parser.add_argument("--fresh-runs", type=int, default=15, help="fresh `memctl recall` processes per mode")
     parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
+    parser.add_argument("--second-model", default=None,
+                        help="[embedding] second_model (default: auto, or none with --embedder)")
     args = parser.parse_args(argv)
+    if args.second_model is None:
+        args.second_model = "auto" if args.embedder == "default" else "none"
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -288,11 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     results = []
     for size in args.sizes:
-        result = measure(size, args.warm_queries, args.fresh_runs, args.embedder)
+        result = measure(size, args.warm_queries, args.fresh_runs, args.embedder, args.second_model)
         result["targets"] = check_targets(result)
         results.append(result)
     if args.json:
-        sys.stdout.write(json.dumps({"embedder": args.embedder,
+        sys.stdout.write(json.dumps({"embedder": args.embedder, "second_model": args.second_model,
                                      "targets": TARGETS, "sizes": results}) + "\n")
     else:
         render(results)

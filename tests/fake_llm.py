@@ -9,7 +9,8 @@
         a write decision about the first existing memory: ACTION for the first SUBSTRING found in
         the new memory's text, else DEFAULT (ADD, UPDATE, DELETE, NOOP)
 
---calls FILE appends one line per call, so a test can count model calls.
+--calls FILE appends one line per call, so a test can count model calls; --prompt FILE (after
+--calls) keeps the last prompt. "remember: text (replaces N)" answers with "replaces": N.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import json
 import re
 import sys
 
-_MESSAGE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<role>[\w-]+): (?P<content>.*)$")
+_MESSAGE = re.compile(r"^\[(?P<id>[^\]]+)\](?: \S+Z)? (?P<role>[\w-]+): (?P<content>.*)$")
+_REPLACES = re.compile(r"\s*\(replaces (\d+)\)\s*$")
 _REMEMBER = re.compile(r"^remember(?::(?P<type>[\w-]+))?(?:@(?P<key>[\w.-]+))?:\s*(?P<text>.+)$", re.I)
 
 
@@ -32,6 +34,9 @@ def candidates(prompt: str) -> list[dict]:
                     "confidence": 0.9, "source_message_ids": [message.group("id")], "extra_field": "ignored"}
             if wanted.group("key"):
                 item["key"] = wanted.group("key")
+            replaces = _REPLACES.search(item["content"])
+            if replaces:
+                item["content"], item["replaces"] = item["content"][:replaces.start()], int(replaces.group(1))
             out.append(item)
     return out
 
@@ -56,6 +61,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--calls"]:
         with open(argv[1], "a", encoding="utf-8") as handle:
             handle.write("call\n")
+        argv = argv[2:]
+    if argv[:1] == ["--prompt"]:  # keep the last prompt, so a test can read what the model saw
+        with open(argv[1], "w", encoding="utf-8") as handle:
+            handle.write(prompt)
         argv = argv[2:]
     mode = argv[0] if argv else "extract"
     if mode == "extract":

@@ -79,6 +79,61 @@ def test_locomo_json_shape(tmp_path: Path) -> None:
     assert out["hybrid"]["R@10"] == 100.0
 
 
+def other_conversation() -> dict:
+    """A second tiny conversation about other people (so its questions are negatives for the first)."""
+    conv = {"speaker_a": "Chen", "speaker_b": "Dara", "session_1_date_time": "9:00 am on 3 March, 2023",
+            "session_1": []}
+    observation = {"session_1_observation": {
+        "Chen": [["Chen repairs vintage motorcycles in his garage.", "D1:1"]],
+        "Dara": [["Dara keeps bees and sells honey at the market.", "D1:2"]]}}
+    qa = [{"question": "What does Chen repair in his garage?", "answer": "motorcycles", "evidence": ["D1:1"],
+           "category": 4},
+          {"question": "What does Dara sell at the market?", "answer": "honey", "evidence": ["D1:2"], "category": 4}]
+    return {"sample_id": "synthetic-3", "conversation": conv, "observation": observation, "qa": qa}
+
+
+def test_locomo_negative_queries_and_embedders(tmp_path: Path) -> None:
+    data = tmp_path / "tiny-locomo.json"
+    data.write_text(json.dumps([synthetic_locomo()[0], other_conversation()]), encoding="utf-8")
+    out = run_script("locomo", str(data))
+    assert out["questions"] == 6 and out["negative_questions"] == 6  # each asked the other's questions
+    assert 0.0 <= out["negative_clean"] <= 100.0
+    assert set(out["hybrid held back"]) == RECALL_KEYS
+    assert out["hybrid held back"]["R@10"] <= out["hybrid"]["R@10"]  # holding back never adds a hit
+    assert out["embedder"] == "hashing" and set(out["embedders"]) == {"hashing"}
+    assert out["embedders"]["hashing"]["negative_clean"] == out["negative_clean"]
+
+
+def test_cjk_set_is_as_documented() -> None:
+    cjk = load("cjk")
+    data = json.loads(cjk.DATA.read_text(encoding="utf-8"))
+    assert len(data["memories"]) >= 30 and len(data["queries"]) >= 20
+    cjk.check(data)  # no query shares a character with its target
+    with pytest.raises(ValueError, match="shares"):
+        cjk.check({"memories": ["我对花生过敏。"], "queries": [{"q": "花生呢？", "target": 0}]})
+
+
+def test_cjk_json_shape() -> None:
+    out = run_script("cjk")
+    assert out["memories"] >= 30 and out["queries"] >= 20 and set(out["embedders"]) == {"hashing"}
+    for mode in ("keyword", "semantic", "hybrid"):
+        assert set(out["embedders"]["hashing"][mode]) == {"R@1", "R@5"}
+    assert out["embedders"]["hashing"]["keyword"]["R@5"] == 0.0  # no shared character: no bigram to match
+
+
+def test_calibration_fit_recovers_a_separable_signal() -> None:
+    import numpy as np
+
+    calibrate = load("calibrate")
+    values = np.array([0.1, 0.2, 0.3, 0.35, 0.6, 0.7, 0.8, 0.9])
+    labels = np.array([0, 0, 0, 1, 0, 1, 1, 1], dtype=float)
+    slope, intercept = calibrate.fit_logistic(values[:, None], labels)
+    assert slope > 0 and 0.3 < -intercept / slope < 0.6  # the midpoint sits between the classes
+    data = json.loads(calibrate.DATA.read_text(encoding="utf-8"))
+    for item in data["sets"]:
+        assert all(0 <= a < len(item["memories"]) for q in item["questions"] for a in q["a"])
+
+
 def test_locomo_modes_option(tmp_path: Path) -> None:
     data = tmp_path / "tiny-locomo.json"
     data.write_text(json.dumps(synthetic_locomo()), encoding="utf-8")

@@ -46,6 +46,13 @@ def warn(message: str) -> None:
     sys.stderr.write(f"memctl: warning: {safe(message)}\n")
 
 
+def note(message: str) -> None:
+    """A remark for people beside the output (how many hits were held back): stderr, like warnings,
+    after what stdout holds so far (so a terminal shows it below the table)."""
+    sys.stdout.flush()
+    sys.stderr.write(f"memctl: {safe(message)}\n")
+
+
 def error_line(message: str) -> None:
     """An error for people, on stderr."""
     sys.stderr.write(f"memctl: error: {safe(message)}\n")

@@ -230,6 +230,7 @@ class Hit(BaseModel):
     session: str | None = None
     content: str
     score: float
+    relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
     occurred: str | None = None
     state: str | None = None

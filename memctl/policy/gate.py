@@ -127,18 +127,22 @@ def check_duplicate(duplicate_of: str | None) -> GateFailure | None:
 
 
 def check_rate(
-    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateSettings
+    source: str, session: str | None, auto_writes_in_window: int, thresholds: GateSettings,
+    owner: str | None = None,
 ) -> GateFailure | None:
-    """Refuse a runaway extractor: automatic writes per session are capped; explicit writes never are."""
-    if source.strip().lower() not in AUTO_SOURCES or session is None:
+    """Refuse a runaway extractor: automatic writes are capped per session, and those with no session
+    per owner (`max_auto_writes_without_session`); explicit writes never are."""
+    if source.strip().lower() not in AUTO_SOURCES or (session is None and owner is None):
         return None
-    if auto_writes_in_window < thresholds.max_auto_writes:
+    limit = thresholds.max_auto_writes if session is not None else thresholds.max_auto_writes_without_session
+    if auto_writes_in_window < limit:
         return None
+    who = f"session {session}" if session is not None else f"{owner} (no session)"
     return GateFailure(
         code="rate_limited",
         message=(
-            f"session {session} already made {auto_writes_in_window} automatic writes in the last "
-            f"{thresholds.rate_window_hours:g} hours (limit {thresholds.max_auto_writes})"
+            f"{who} already made {auto_writes_in_window} automatic writes in the last "
+            f"{thresholds.rate_window_hours:g} hours (limit {limit})"
         ),
     )
 
@@ -171,9 +175,11 @@ def evaluate_gate(
     thresholds: GateSettings,
     redact: bool = False,
     fields: Mapping[str, str] | None = None,
+    owner: str | None = None,
 ) -> GateVerdict:
     """Run every gate check on a candidate memory; with redact=True secrets in the body are masked
-    instead of refused. `fields` are the other text fields, checked for secrets too."""
+    instead of refused. `fields` are the other text fields, checked for secrets too; `owner` is whose
+    automatic writes with no session `auto_writes_in_window` counts."""
     findings = find_secrets(text)
     stored = redact_secrets(text, findings) if redact and findings else text
     checks = [
@@ -182,7 +188,7 @@ def evaluate_gate(
         check_field_secrets(fields or {}),
         check_length(stored, thresholds),
         check_duplicate(duplicate_of),
-        check_rate(source, session, auto_writes_in_window, thresholds),
+        check_rate(source, session, auto_writes_in_window, thresholds, owner),
     ]
     failures = [failure for failure in checks if failure is not None]
     return GateVerdict(

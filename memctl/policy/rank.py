@@ -55,10 +55,15 @@ def min_max(run: Run) -> dict[str, float]:
 NORMALISERS: dict[str, Callable[[Run], dict[str, float]]] = {"keyword": relative_to_best, "semantic": min_max}
 
 
-def fuse(keyword: Run, semantic: Run, weights: RecallSettings) -> list[Scored]:
-    """Fuse the two rankings (either may be empty) into one, best first, similarity in [0, 1]."""
-    runs = [(name, run, w) for name, run, w in (("keyword", keyword, weights.keyword_weight),
-                                                 ("semantic", semantic, weights.semantic_weight)) if run and w > 0]
+def fuse(keyword: Run, semantic: Run, weights: RecallSettings, more_semantic: Sequence[Run] = ()) -> list[Scored]:
+    """Fuse the rankings (any may be empty) into one, best first, similarity in [0, 1].
+
+    `more_semantic` holds the cosine runs of further embedding models (a second model recall
+    fuses): each is min-max normalised and weighted `semantic_weight`, like the first, and its
+    components are named semantic2, semantic3, ..."""
+    named = [("keyword", keyword, weights.keyword_weight), ("semantic", semantic, weights.semantic_weight)]
+    named += [(f"semantic{n}", run, weights.semantic_weight) for n, run in enumerate(more_semantic, start=2)]
+    runs = [(name, run, w) for name, run, w in named if run and w > 0]
     if not runs:
         return []
     parts = _raw_components(runs)
@@ -87,7 +92,7 @@ def _score_fusion(runs: list[tuple[str, Run, float]], parts: dict[str, dict[str,
     total = sum(w for _, _, w in runs)
     fused = dict.fromkeys(parts, 0.0)
     for name, run, w in runs:
-        for doc_id, value in NORMALISERS[name](run).items():
+        for doc_id, value in NORMALISERS.get(name, min_max)(run).items():
             parts[doc_id][f"{name}_norm"] = round(value, 6)
             fused[doc_id] += w * value / total
     return fused

@@ -52,10 +52,11 @@ def _digest(wanted: dict[str, str]) -> str:
 class Engine:
     """Keyword + vector caches of one memory directory, synced from its repository."""
 
-    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"]) -> None:
+    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"], vectors: str = "vectors") -> None:
         self.repo = repo
         self.cache = repo.cache
         self._make_embedder = embedder
+        self._vectors_name = vectors  # a second model recall fuses keeps its vectors beside the first's
         self._embedder: Embedder | None = None
         self._keyword: KeywordIndex | None = None
         self._vectors: VectorStore | None = None
@@ -144,6 +145,21 @@ class Engine:
             allowed = None  # everything is allowed: skip the per-hit filter
         return self.keyword.search(query, limit=limit, allowed=allowed)
 
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """IDF-weighted share of the query's terms each memory of `ids` holds (0-1, comparable
+        across queries; calibrated relevance reads it)."""
+        if not ids:
+            return {}
+        self.sync_keyword()
+        snapshot = self.repo.snapshot()
+        rel_of = self._wanted(snapshot)[1]
+        docs = {i: keyword_doc(snapshot.memory(rel_of[i])) for i in ids if i in rel_of}
+        return self.keyword.coverage(query, docs)
+
+    def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(embedder identity, cosine run) for each embedding model recall fuses: here, the one."""
+        return [(self.embedder.identity, self.semantic_search(query, limit, allowed))]
+
     # -- vectors ---------------------------------------------------------------
     @property
     def embedder(self) -> "Embedder":
@@ -158,7 +174,7 @@ class Engine:
             from memctl.search.vectors import VectorStore
 
             emb = self.embedder
-            self._vectors = VectorStore(self.cache / "vectors", emb.identity, emb.dim)
+            self._vectors = VectorStore(self.cache / self._vectors_name, emb.identity, emb.dim)
             self._vectors.load()
         return self._vectors
 

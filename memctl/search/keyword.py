@@ -12,7 +12,7 @@ import logging
 import math
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.searching import SearchContext  # noqa: E402
 from whoosh.writing import CLEAR  # noqa: E402
 
+from memctl.core.text import search_terms  # noqa: E402
 from memctl.search.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -88,9 +89,12 @@ class ProbabilisticBM25F(BM25F):
 
     def idf(self, searcher: Any, fieldname: str, text: Any) -> float:
         parent = searcher.get_parent()
-        n = parent.doc_frequency(fieldname, text)
-        total = parent.doc_count_all()
-        return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+        return probabilistic_idf(parent.doc_frequency(fieldname, text), parent.doc_count_all())
+
+
+def probabilistic_idf(n: int, total: int) -> float:
+    """log(1 + (N - n + 0.5) / (n + 0.5)): a term no memory holds weighs the most."""
+    return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
 
 
 def make_schema() -> Schema:
@@ -331,6 +335,24 @@ class KeywordIndex:
             allowed = set(allowed)  # O(1) membership for the post-filter
         return self._read(lambda searcher: _top_hits(searcher, query, limit, allowed), [])
 
+    def coverage(self, query: str, docs: Mapping[str, KeywordDoc]) -> dict[str, float]:
+        """For each doc, the IDF-weighted share of the query's terms it contains, in [0, 1].
+
+        Unlike BM25 this does not depend on the query's length or best match, so it compares
+        across queries: a query word no memory holds (a name the store never heard of) weighs the
+        most, so a memory matching only the common words of a query covers little of it."""
+        terms = list(dict.fromkeys(search_terms(query, "query")))
+        empty: dict[str, float] = {}
+        weights = self._read(lambda searcher: _term_weights(searcher, terms), empty)
+        total = sum(weights.values())
+        if not total:
+            return dict.fromkeys(docs, 0.0)
+        out = {}
+        for doc_id, doc in docs.items():
+            held = {t for value in doc.fields().values() for t in search_terms(value, "index")}
+            out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
+        return out
+
     def ids(self) -> set[str]:
         """Ids of every memory in the index."""
         return self._read(_live_ids, set())
@@ -356,6 +378,13 @@ def _top_hits(
     # Ties go to the smaller id so results are deterministic.
     best = heapq.nsmallest(limit, ranked, key=lambda pair: (-pair[0], pair[1]))
     return [(doc_id, score) for score, doc_id in best]
+
+
+def _term_weights(searcher: Any, terms: Sequence[str]) -> dict[str, float]:
+    """Each term's probabilistic IDF, its document frequency taken in the field that holds it most."""
+    total = searcher.doc_count_all()
+    fields = [name for name in FIELD_BOOSTS if name in searcher.schema]
+    return {t: probabilistic_idf(max(searcher.doc_frequency(f, t) for f in fields), total) for t in terms}
 
 
 def _live_ids(searcher: Any) -> set[str]:

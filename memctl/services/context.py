@@ -68,4 +68,5 @@ class ContextService:
                                language=self.config.memory.language)
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
+        data["held_back"] = result.held_back  # recalled but below [recall] min_relevance: not injected
         return data

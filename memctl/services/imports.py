@@ -63,6 +63,7 @@ class CandidateIn(BaseModel):
     occurred: str | None = None
     state: str | None = None
     valid_until: datetime | None = None
+    replaces: Any = None  # extraction: the number of a stored memory shown in the prompt, then its id
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("occurred", mode="before")
@@ -242,7 +243,8 @@ class ImportService:
                       "key": cand.key, "tags": cand.tags, "source_ids": cand.source_ids or None,
                       "name": cand.name, "description": cand.description, "extra": cand.extra or None,
                       "created": cand.created or cand.updated, "updated": cand.updated or cand.created,
-                      "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until}
+                      "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until,
+                      "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
         try:
             result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
         except Refused as exc:

@@ -14,6 +14,7 @@ from memctl.core.access import Access
 from memctl.core.models import Hit, Memory, name_arg
 from memctl.errors import UsageError
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
+from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter
 from memctl.store.repository import Repository, SearchIndex
@@ -40,6 +41,7 @@ class RecallQuery(BaseModel):
     k: int = Field(default=5, ge=1, le=1000)
     mode: Mode = "hybrid"
     record_usage: bool = True
+    min_relevance: float | None = Field(default=None, ge=0.0, le=1.0)  # None: [recall] min_relevance
 
     @field_validator("query")
     @classmethod
@@ -72,17 +74,21 @@ def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         message = str(err["msg"]).removeprefix("Value error, ")
-        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status"}.get(where, "bad_option")
+        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status",
+                "min_relevance": "bad_min_relevance"}.get(where, "bad_option")
         raise UsageError(f"{where}: {message}" if where else message, code=code) from None
 
 
 class RecallResult(BaseModel):
-    """The hits of one recall, best first, and how many memories were considered."""
+    """The hits of one recall, best first, how many memories were considered, and how many of the
+    top k were held back below `min_relevance`."""
 
     query: str
     mode: str
     hits: list[Hit]
     considered: int
+    held_back: int = 0
+    min_relevance: float = 0.0
 
     def to_data(self, explain: bool = False) -> dict[str, Any]:
         """The `recall --json` data (with each hit's component scores when `explain`)."""
@@ -92,7 +98,8 @@ class RecallResult(BaseModel):
             if explain:
                 data["explain"] = hit.components
             hits.append(data)
-        return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits}
+        return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
+                "held_back": self.held_back, "min_relevance": self.min_relevance}
 
 
 class RecallService:
@@ -109,22 +116,32 @@ class RecallService:
         now = clock.now()
         pool = self.repo.candidates(q.memory_filter(self.access), now)
         keyword: list[tuple[str, float]] = []
-        semantic: list[tuple[str, float]] = []
+        runs: list[tuple[str, list[tuple[str, float]]]] = []
         if q.mode in ("hybrid", "keyword"):
             keyword = self.search.keyword_search(q.query, POOL, pool)
         if q.mode in ("hybrid", "semantic"):
-            semantic = self.search.semantic_search(q.query, POOL, pool)
+            runs = self.search.semantic_runs(q.query, POOL, pool)
         weights = self.config.recall
-        fused = fuse(keyword, semantic, weights)
+        fused = fuse(keyword, runs[0][1] if runs else [], weights, [run for _, run in runs[1:]])
         by_id = {s.id: self.repo.load(pool[s.id]) for s in fused if s.id in pool}
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
         in_force_states = frozenset(self.config.facts.in_force)
         hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states, q.session)
+        threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
+        hits, held = hold_back(self._relevance(q, hits, runs), threshold)
         hits = self._with_parts(hits, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
-        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool))
+        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool), held_back=len(held),
+                            min_relevance=threshold)
+
+    def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]]) -> list[Hit]:
+        """The hits with calibrated relevance, from each model's cosines and keyword coverage."""
+        names = ["semantic", *(f"semantic{n}" for n in range(2, len(runs) + 1))]
+        models = [(name, identity, run[-1][1] if run else 0.0) for name, (identity, run) in zip(names, runs)]
+        coverage = self.search.keyword_coverage(q.query, [h.id for h in hits]) if q.mode != "semantic" else None
+        return annotate(hits, models, coverage)
 
     def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
         """Each hit followed by the rest of its family (its whole and the whole's other parts, or its

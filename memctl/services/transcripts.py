@@ -17,7 +17,7 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core import jsonsafe
 from memctl.core.access import Access
-from memctl.core.models import name_arg
+from memctl.core.models import Memory, name_arg
 from memctl.errors import Forbidden, InvalidMemory, MemctlError, UsageError
 from memctl.services.imports import (
     CandidateIn,
@@ -32,7 +32,8 @@ from memctl.store.repository import Repository
 
 EXTRACT_SOURCE = "auto"
 DEFAULT_EXTRACT_CONFIDENCE = 0.8
-_PLACEHOLDER = re.compile(r"\{\{\s*(messages|user|types)\s*\}\}")
+_PLACEHOLDER = re.compile(r"\{\{\s*(messages|user|types|memories)\s*\}\}")
+SIMILAR_IN_PROMPT = 10  # stored memories shown to the extractor, so it reports changes instead of restating
 
 
 class ExtractionError(MemctlError):
@@ -60,6 +61,7 @@ class ExtractResult(BaseModel):
     called_model: bool = False
     candidates: int = 0
     watermark: str | None = None
+    skipped: list[str] = Field(default_factory=list)  # ids of messages in turns an explicit write covered
     report: ImportReport = Field(default_factory=ImportReport)
 
 
@@ -89,10 +91,41 @@ def pending_messages(messages: list[Message], state: dict[str, Any]) -> list[Mes
     return messages[int(state.get("count", 0) or 0):] if last else messages
 
 
-def render_prompt(template: str, messages: list[Message], user: str, types: tuple[str, ...]) -> str:
-    """Fill `{{ messages }}`, `{{ user }}` and `{{ types }}` (one pass: message text is never re-expanded)."""
-    lines = [f"[{m.id}] {m.role}: " + m.content.strip().replace("\n", "\n    ") for m in messages]
-    values = {"messages": "\n".join(lines), "user": user, "types": ", ".join(types)}
+def turns(messages: list[Message]) -> list[list[Message]]:
+    """Messages grouped into turns: each user message opens one, the replies after it belong to it."""
+    out: list[list[Message]] = []
+    for m in messages:
+        if not out or m.role == "user":
+            out.append([])
+        out[-1].append(m)
+    return out
+
+
+def uncovered(messages: list[Message], write_times: list[str]) -> tuple[list[Message], list[Message]]:
+    """(messages to extract, messages skipped): a turn during which an explicit write was made is
+    covered by it (one channel at a time); a turn without times is never taken as covered."""
+    keep: list[Message] = []
+    skip: list[Message] = []
+    grouped = turns(messages)
+    for n, turn in enumerate(grouped):
+        start = turn[0].time
+        end = grouped[n + 1][0].time if n + 1 < len(grouped) else None
+        covered = start is not None and any(start <= t and (end is None or t < end) for t in write_times)
+        (skip if covered else keep).extend(turn)
+    return keep, skip
+
+
+def render_prompt(template: str, messages: list[Message], user: str, types: tuple[str, ...],
+                  memories: list[str] | None = None) -> str:
+    """Fill `{{ messages }}`, `{{ user }}`, `{{ types }}` and `{{ memories }}` (the owner's stored
+    memories most like the messages, numbered [1], [2]...; one pass: no text is ever re-expanded). A
+    template without `{{ memories }}` (written by an older memctl) gets them after the messages."""
+    lines = [f"[{m.id}]{' ' + m.time if m.time else ''} {m.role}: " + m.content.strip().replace("\n", "\n    ")
+             for m in messages]
+    numbered = "\n".join(f"[{n}] {' '.join(text.split())}" for n, text in enumerate(memories or [], start=1)) or "(none)"
+    values = {"messages": "\n".join(lines), "user": user, "types": ", ".join(types), "memories": numbered}
+    if "memories" not in {m.group(1) for m in _PLACEHOLDER.finditer(template)} and memories:
+        template += "\n\nSTORED MEMORIES (report a change with \"replaces\": <number>; never restate one):\n{{ memories }}\n"
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
@@ -190,19 +223,63 @@ class TranscriptService:
                                watermark=state.get("last_id"))
         if not pending or len(pending) < every:
             return result
-        prompt = render_prompt(self.repo.text(PROMPT_NAME), pending, user, self.config.types)
+        todo, skipped = uncovered(pending, self.repo.session_writes(session, min(m.time or "" for m in pending)))
+        result.skipped = [m.id for m in skipped]
+        if not todo:
+            return self._advance(result, user, session, messages, pending[-1])
+        similar = self._similar(user, todo)
+        prompt = render_prompt(self.repo.text(PROMPT_NAME), todo, user, self.config.types, [m.body for m in similar])
         candidates = parse_model_output(run_llm(llm, prompt))
         result.called_model, result.candidates = True, len(candidates)
-        known = {m.id for m in pending}
+        known = {m.id for m in todo}
         for cand in candidates:
             cand.source_ids = [i for i in cand.source_ids if i in known]
+            cand.replaces = _replaced_id(cand.replaces, similar)
+            cand.occurred = cand.occurred or _dated(cand, todo)
         # Long-term memories of the user, rate-limited per session (the session is kept in source_ids).
         defaults = ImportDefaults(user=user, source=EXTRACT_SOURCE, rate_session=session)
         forced = [(n, c.model_copy(update={"user": user, "project": None, "session": None, "source": EXTRACT_SOURCE}))
                   for n, c in enumerate(candidates, start=1)]
         result.report = self.importer.import_candidates(forced, defaults)
-        last = pending[-1]
+        return self._advance(result, user, session, messages, pending[-1])
+
+    def _advance(self, result: ExtractResult, user: str, session: str, messages: list[Message],
+                 last: Message) -> ExtractResult:
+        """Move the watermark past `last` (extracted or skipped: never sent again)."""
         self.repo.transcripts.write_state(user, session, {"last_id": last.id, "count": messages.index(last) + 1,
                                                           "extracted_at": clock.format_timestamp(clock.now())})
         result.watermark = last.id
         return result
+
+    def _similar(self, user: str, todo: list[Message]) -> list[Memory]:
+        """The user's stored memories most like the new messages (hybrid: keyword and embedding)."""
+        from memctl.policy.rank import fuse
+        from memctl.store.filters import MemoryFilter
+
+        pool = self.repo.candidates(MemoryFilter(users=(user,), access=self.access), clock.now())
+        if not pool:
+            return []
+        text = " ".join(m.content for m in todo if m.role == "user") or " ".join(m.content for m in todo)
+        search = self.importer.writer.search
+        fused = fuse(search.keyword_search(text, SIMILAR_IN_PROMPT, pool),
+                     search.semantic_search(text, SIMILAR_IN_PROMPT, pool), self.config.recall)
+        return [self.repo.load(pool[s.id]) for s in fused[:SIMILAR_IN_PROMPT] if s.id in pool]
+
+
+def _dated(cand: CandidateIn, todo: list[Message]) -> str | None:
+    """A relative date left in a candidate ("tomorrow") read against when its messages were sent."""
+    from memctl.policy.when import resolve_occurred
+
+    times = [m.time for m in todo if m.time and (m.id in cand.source_ids or not cand.source_ids)]
+    if not times:
+        return None
+    return resolve_occurred(cand.content, clock.parse_timestamp(max(times)).date())[0]
+
+
+def _replaced_id(number: Any, similar: list[Memory]) -> str | None:
+    """The stored memory a candidate says it replaces, from the number the prompt showed it under."""
+    try:
+        index = int(number) - 1
+    except (TypeError, ValueError):
+        return None
+    return similar[index].id if 0 <= index < len(similar) else None

@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from memctl import clock
 from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
-from memctl.core.models import Memory
-from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused
+from memctl.core.models import Memory, name_arg
+from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.policy.when import relative_dates
@@ -123,12 +123,14 @@ class WriteService:
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
+        replaces = fields.pop("replaces", None)
+        rate_session = name_arg(rate_session, "session") if rate_session else None
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
             candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
-            decision = self._within_rights(decision)
+            decision = self._within_rights(self._reported_change(decision, candidate, replaces))
             matched = self.repo.get(decision.target) if decision.target else None
             result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
                                  notes=date_notes(candidate, fields.get("occurred")))
@@ -163,6 +165,21 @@ class WriteService:
             raise Forbidden(refusal)
         return candidate
 
+    def _reported_change(self, decision: Decision, candidate: Memory, replaces: str | None) -> Decision:
+        """An extractor that saw the stored memories may report that the candidate replaces one: a plain
+        add becomes a supersede of it (same owner and type only; anything else is left to the rules)."""
+        if not replaces or decision.action != "add" or decision.decided_by == "none":
+            return decision
+        try:
+            old = self.repo.get(replaces)
+        except (NotFound, UsageError):
+            return decision
+        if not self.repo.is_active(old) or old.owner != candidate.owner or old.type != candidate.type:
+            return decision
+        return decision.model_copy(update={"action": "supersede", "target": old.id, "decided_by": "llm",
+                                           "conflicts_with": [c for c in decision.conflicts_with if c != old.id],
+                                           "reason": f"the extractor reports it replaces {old.id}"})
+
     def _within_rights(self, decision: Decision) -> Decision:
         """An update or supersede of a memory the actor may not change becomes a plain add."""
         if decision.target is None or decision.action == "noop":
@@ -186,8 +203,8 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours),
-                                fields=text_fields(candidate))
+                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours, candidate.owner),
+                                fields=text_fields(candidate), owner=candidate.owner)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
         if not verdict.passed:
@@ -205,12 +222,11 @@ class WriteService:
             verdict = _with_duplicate(verdict, decision.target)
         return verdict, decision
 
-    def _auto_writes(self, session: str | None, hours: float) -> int:
-        if not session:
-            return 0
+    def _auto_writes(self, session: str | None, hours: float, owner: str) -> int:
+        """Automatic writes in the window: of the session, or with no session, of the owner."""
         now = clock.now()
         return self.repo.auto_writes(session, clock.format_timestamp(now - timedelta(hours=hours)),
-                                     clock.format_timestamp(now))
+                                     clock.format_timestamp(now), owner=None if session else owner)
 
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
@@ -248,7 +264,7 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session}
+        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
             # the candidate's own time: now for an add, the source's for an import (never going back)

@@ -322,11 +322,18 @@ class FileRepository:
         return [e for e in self.journal.read() if e.op != INTENT_OP
                 and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes this session made within (since, until], from the journal."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until], from the journal: of this session, or (session None)
+        those of `owner` made with no session."""
         return sum(1 for e in self.journal.read()
-                   if e.op in WRITE_OPS and e.detail.get("session") == session
-                   and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until)
+                   if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
+                   and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in this session after `since`."""
+        return [e.time for e in self.journal.read()
+                if e.op in WRITE_OPS and e.detail.get("session") == session
+                and e.detail.get("source") not in AUTO_SOURCES and e.time > since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id in the usage cache."""

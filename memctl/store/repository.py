@@ -167,8 +167,12 @@ class Repository(Protocol):
         """Journal entries about one memory, oldest first."""
         ...
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes (source auto/ai) a session made in the window (timestamps as text)."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        ...
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in the session after `since` (extract skips their turns)."""
         ...
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
@@ -216,6 +220,15 @@ class SearchIndex(Protocol):
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         """Cosine similarity to the query's embedding among `allowed` ids."""
+        ...
+
+    def semantic_runs(self, query: str, limit: int,
+                      allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(model identity, cosine run) for every embedding model recall fuses, the primary first."""
+        ...
+
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
         ...
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:

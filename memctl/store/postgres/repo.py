@@ -39,7 +39,6 @@ ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 ORDER = 'ORDER BY (m.path LIKE \'archive/%%\'), m.path COLLATE "C"'  # as a folder lists them
 LOCK_KEY = "SELECT {fn}(hashtextextended('memctl:' || current_schema() || ':' || %s, 0))"
 EVERYTHING = "*"
-QUEUES = ("memctl_index_queue", "memctl_embed_queue")
 
 
 class _Transaction(threading.local):
@@ -282,10 +281,12 @@ class PostgresRepository:
 
     @staticmethod
     def _queue(conn: Any, memory_id: str, digest: str) -> None:
-        """Ask the search to re-derive a memory's terms and vector (digest "": it is gone)."""
-        for queue in QUEUES:
-            conn.execute(f"INSERT INTO {queue} VALUES (%s, %s) ON CONFLICT (id) "
-                         "DO UPDATE SET content_hash = excluded.content_hash", (memory_id, digest))
+        """Ask the search to re-derive a memory's terms and its vector in every vector table (digest
+        "": it is gone). A table added meanwhile fills itself once this transaction has ended."""
+        conn.execute("INSERT INTO memctl_index_queue VALUES (%s, %s) ON CONFLICT (id) "
+                     "DO UPDATE SET content_hash = excluded.content_hash", (memory_id, digest))
+        conn.execute("INSERT INTO memctl_embed_queue SELECT name, %s, %s FROM memctl_vector_tables "
+                     "ON CONFLICT (vectors, id) DO UPDATE SET content_hash = excluded.content_hash", (memory_id, digest))
 
     def _free(self, rel: str, memory_id: str) -> str:
         """`rel`, or a fresh `<stem>-<id>.md` beside it when another memory has that path."""
@@ -408,9 +409,14 @@ class PostgresRepository:
         """Journal entries about one memory (or naming it), oldest first."""
         return self.journal.read(memory_id)
 
-    def auto_writes(self, session: str, since: str, until: str) -> int:
-        """Automatic writes (source auto/ai) a session made in (since, until]."""
-        return self.journal.auto_writes(session, since, until)
+    def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
+        """Automatic writes (source auto/ai) in (since, until]: of the session, or (session None) of
+        `owner` with no session."""
+        return self.journal.auto_writes(session, since, until, owner)
+
+    def session_writes(self, session: str, since: str) -> list[str]:
+        """Times of the explicit (not automatic) writes made in the session after `since`."""
+        return self.journal.session_writes(session, since)
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id."""

@@ -14,8 +14,9 @@ several stores can share one database in separate schemas.
   records; transcripts and their watermarks; MEMORY.md texts.
 - derived, rebuilt by `memctl reindex`: memctl_terms (a tsvector per memory, built by memctl's own
   analysis), memctl_term_df and memctl_corpus_stats (the BM25 statistics), one vector table per
-  embedder identity (`vector(dim)` with an HNSW index), and two queues of what to re-derive
-  (memctl_index_queue for the terms, memctl_embed_queue for the vectors).
+  embedder identity (`vector(dim)` with an HNSW index), and the queues of what to re-derive
+  (memctl_index_queue for the terms; memctl_embed_queue for the vectors, one entry per vector
+  table, so a second model recall fuses gets every change too).
 """
 
 from __future__ import annotations
@@ -72,11 +73,13 @@ CREATE TABLE memctl_journal (
     detail jsonb NOT NULL DEFAULT '{}',
     mentions text[] NOT NULL DEFAULT '{}',
     session text,
-    source text
+    source text,
+    owner text
 );
 CREATE INDEX memctl_journal_memory ON memctl_journal (memory_id);
 CREATE INDEX memctl_journal_mentions ON memctl_journal USING gin (mentions);
 CREATE INDEX memctl_journal_session ON memctl_journal (session, time) WHERE session IS NOT NULL;
+CREATE INDEX memctl_journal_owner ON memctl_journal (owner, time) WHERE session IS NULL;
 CREATE FUNCTION memctl_journal_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'memctl_journal is append-only';
@@ -107,7 +110,8 @@ CREATE TABLE memctl_transcript_state (
 CREATE TABLE memctl_memory_md (owner text PRIMARY KEY, text text NOT NULL);
 
 CREATE TABLE memctl_index_queue (id text PRIMARY KEY, content_hash text NOT NULL);
-CREATE TABLE memctl_embed_queue (id text PRIMARY KEY, content_hash text NOT NULL);
+CREATE TABLE memctl_embed_queue (vectors text NOT NULL, id text NOT NULL, content_hash text NOT NULL,
+                                 PRIMARY KEY (vectors, id));
 CREATE TABLE memctl_terms (
     id text PRIMARY KEY,
     content_hash text NOT NULL,
@@ -122,7 +126,8 @@ CREATE TABLE memctl_vector_tables (
     identity text PRIMARY KEY,
     name text NOT NULL UNIQUE,
     dim integer NOT NULL,
-    complete boolean NOT NULL DEFAULT false
+    complete boolean NOT NULL DEFAULT false,
+    since xid8  -- a transaction id taken after the table was made: complete once every older one has ended
 );
 """
 

@@ -22,7 +22,7 @@ from memctl.store.files import content_hash
 from memctl.store.postgres import rows
 from memctl.store.postgres.candidates import CandidatePool
 from memctl.store.postgres.schema import MIGRATION_LOCK, STAT_SHARDS
-from memctl.store.postgres.terms import Document, KeywordSpec, bm25_sql, document, query_terms, weights
+from memctl.store.postgres.terms import Document, KeywordSpec, bm25_sql, coverage, document, query_terms, weights
 
 if TYPE_CHECKING:  # numpy: only when vectors are compared
     import numpy as np
@@ -87,10 +87,10 @@ class PostgresSearch:
             done += len(claimed)
         return done
 
-    def _queued(self, queue: str) -> bool:
-        """Whether anything waits in a queue (one cheap read before any transaction is opened)."""
+    def _queued(self, queue: str, vectors: str | None = None) -> bool:
+        """Whether anything waits in a queue (for one vector table); one cheap read before any transaction."""
         with self._own_connection() as conn:
-            return bool(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {queue})").fetchone()[0])
+            return bool(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {queue}{_for(vectors)})", _of(vectors)).fetchone()[0])
 
     def _check_terms_version(self) -> None:
         """Stored terms made by another analysis (or none yet) are rebuilt from the memories."""
@@ -150,17 +150,23 @@ class PostgresSearch:
                 conn.execute(f"CREATE TABLE IF NOT EXISTS {name} (id text PRIMARY KEY, text_hash text NOT NULL, "
                              f"embedding vector({int(emb.dim)}) NOT NULL)")
                 conn.execute(f"CREATE INDEX IF NOT EXISTS {name}_hnsw ON {name} USING hnsw (embedding vector_ip_ops)")
-                conn.execute("INSERT INTO memctl_vector_tables VALUES (%s, %s, %s, false) ON CONFLICT DO NOTHING",
-                             (emb.identity, name, int(emb.dim)))
+                conn.execute("INSERT INTO memctl_vector_tables (identity, name, dim) VALUES (%s, %s, %s) "
+                             "ON CONFLICT DO NOTHING", (emb.identity, name, int(emb.dim)))
                 complete = conn.execute("SELECT complete FROM memctl_vector_tables WHERE identity = %s",
                                         (emb.identity,)).fetchone()[0]
+            if not complete:  # every writer that missed the table has a smaller transaction id than this
+                with self._own_connection() as conn:
+                    conn.execute("UPDATE memctl_vector_tables SET since = pg_current_xact_id() "
+                                 "WHERE name = %s AND since IS NULL", (name,))
+            if not complete and not self._backfill(name)[1]:
+                return name  # not known complete yet: the next use fills it again
             self._vectors = name
-            if not complete:
-                self._backfill(name)
         return self._vectors
 
-    def _backfill(self, table: str, progress: Callable[[int], None] | None = None) -> int:
-        """Embed every memory that has no vector in `table` yet (a new model, a rebuild)."""
+    def _backfill(self, table: str, progress: Callable[[int], None] | None = None) -> tuple[int, bool]:
+        """Embed every memory that has no vector in `table` yet (a new model, a rebuild). The table is
+        complete once every transaction that began before it existed has ended: a writer that queued
+        its memory for the other tables only is then seen here (until then, every use fills it again)."""
         done = 0
         while True:
             with self._own_connection() as conn:
@@ -174,23 +180,24 @@ class PostgresSearch:
             if progress:
                 progress(done)
         with self._own_connection() as conn:
-            conn.execute("UPDATE memctl_vector_tables SET complete = true WHERE name = %s", (table,))
-        return done
+            marked = conn.execute("UPDATE memctl_vector_tables SET complete = true WHERE name = %s "
+                                  "AND since < pg_snapshot_xmin(pg_current_snapshot())", (table,)).rowcount
+        return done, bool(marked)
 
     def _store_vectors(self, table: str, memories: Sequence[Memory]) -> None:
         with self._own_connection() as conn, conn.transaction():
             self._upsert_vectors(conn, table, memories)
 
-    def sync_vectors(self) -> int:
+    def sync_vectors(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed the queued memories whose text changed and store their vectors; returns how many.
 
         Claimed rows are skipped by other processes (no memory is embedded twice); a writer re-queuing a
         claimed memory waits for this batch to commit."""
         table = self.vector_table()
         done = 0
-        while self._queued("memctl_embed_queue"):
+        while self._queued("memctl_embed_queue", table):
             with self._own_connection() as conn, conn.transaction():
-                claimed = _claim(conn, "memctl_embed_queue")
+                claimed = _claim(conn, "memctl_embed_queue", table)
                 if not claimed:
                     return done
                 ids = sorted(claimed)
@@ -202,8 +209,10 @@ class PostgresSearch:
                 gone = sorted(set(ids) - {m.id for m in memories})
                 if gone:
                     conn.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (gone,))
-                conn.execute("DELETE FROM memctl_embed_queue WHERE id = ANY(%s)", (ids,))
+                conn.execute("DELETE FROM memctl_embed_queue WHERE vectors = %s AND id = ANY(%s)", (table, ids))
             done += len(todo)
+            if progress:
+                progress(done)
         return done
 
     def _upsert_vectors(self, conn: Any, table: str, memories: Sequence[Memory]) -> None:
@@ -262,6 +271,24 @@ class PostgresSearch:
         with self._connection() as conn:
             found = conn.execute(sql, params).fetchall()
         return _hits(self.repo, found, allowed)
+
+    def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """(embedder identity, cosine run) for each model recall fuses: here, the one."""
+        return [(self.embedder.identity, self.semantic_search(query, limit, allowed))]
+
+    def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """The IDF-weighted share (0-1) of the query's terms each of `ids` holds in any field, with
+        each term's document frequency taken in the field that holds it most (search/keyword.py)."""
+        if not ids:
+            return {}
+        self.sync_keyword()
+        terms = query_terms(query, self.spec)
+        with self._connection() as conn:
+            docs, _ = _corpus(conn, len(self.spec.names))
+            df = dict(conn.execute("SELECT term, df FROM memctl_term_df WHERE term = ANY(%s)", (terms.lexemes,)).fetchall())
+            held = dict(conn.execute("SELECT id, tsvector_to_array(terms) FROM memctl_terms WHERE id = ANY(%s)",
+                                     (list(ids),)).fetchall())
+        return coverage(terms, df, docs, {i: held.get(i, []) for i in ids})
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids`; a memory whose vector is missing or stale (another
@@ -336,8 +363,8 @@ class PostgresSearch:
         with self._own_connection() as conn:
             conn.execute(f"TRUNCATE {table}")
             conn.execute("UPDATE memctl_vector_tables SET complete = false WHERE name = %s", (table,))
-            conn.execute("DELETE FROM memctl_embed_queue")
-        embedded = self._backfill(table, lambda n: tick("vectors", n))
+            conn.execute("DELETE FROM memctl_embed_queue WHERE vectors = %s", (table,))
+        embedded = self._backfill(table, lambda n: tick("vectors", n))[0]
         tick("vectors", embedded)
         return embedded
 
@@ -395,10 +422,19 @@ def _shard(memory_id: str) -> int:
         return 0
 
 
-def _claim(conn: Any, queue: str) -> dict[str, str]:
-    """Lock a batch of queued entries no other process is working on: id -> content hash."""
-    sql = f'SELECT id, content_hash FROM {queue} ORDER BY id COLLATE "C" LIMIT {BATCH} FOR UPDATE SKIP LOCKED'
-    return dict(conn.execute(sql).fetchall())
+def _claim(conn: Any, queue: str, vectors: str | None = None) -> dict[str, str]:
+    """Lock a batch of queued entries (for one vector table) no other process is working on: id -> content hash."""
+    sql = (f'SELECT id, content_hash FROM {queue}{_for(vectors)} ORDER BY id COLLATE "C" LIMIT {BATCH} '
+           "FOR UPDATE SKIP LOCKED")
+    return dict(conn.execute(sql, _of(vectors)).fetchall())
+
+
+def _for(vectors: str | None) -> str:
+    return "" if vectors is None else " WHERE vectors = %(vectors)s"
+
+
+def _of(vectors: str | None) -> dict[str, str]:
+    return {} if vectors is None else {"vectors": vectors}
 
 
 def _store_terms(conn: Any, new: dict[str, Document], gone: list[str], claimed: dict[str, str]) -> None:

@@ -132,6 +132,27 @@ def weights(query: QueryTerms, spec: KeywordSpec, docs: float, lengths: Sequence
     return weight, average
 
 
+def coverage(query: QueryTerms, df: Mapping[str, int], docs: float,
+             held: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """Per memory, the IDF-weighted share of the query's terms among its lexemes (`held`): a term's
+    weight is the probabilistic IDF of its largest document frequency in any field."""
+    groups: dict[int, list[str]] = {}
+    for lexeme, group in zip(query.lexemes, query.groups):
+        groups.setdefault(group, []).append(lexeme)
+    weight = {group: _idf(max(df.get(lexeme, 0) for lexeme in lexemes), docs) for group, lexemes in groups.items()}
+    total = sum(weight.values())
+    if not total:
+        return dict.fromkeys(held, 0.0)
+    group_of = dict(zip(query.lexemes, query.groups))
+    return {i: sum(weight[g] for g in {group_of[x] for x in lexemes if x in group_of}) / total
+            for i, lexemes in held.items()}
+
+
+def _idf(n: int, docs: float) -> float:
+    """whoosh's probabilistic IDF: log(1 + (N - n + 0.5) / (n + 0.5))."""
+    return math.log(1.0 + (docs - n + 0.5) / (n + 0.5))
+
+
 def bm25_sql(where: str, columns: str, pool_first: bool) -> str:
     """The scoring query: BM25F per (memory, term group), summed, times the coordination bonus;
     the best `limit` with their rows, ties to the smaller id (as search/keyword.py breaks them).

@@ -58,6 +58,16 @@ def test_cosines_are_the_file_index_cosines(both, query: str) -> None:
     assert found.keys() == expected.keys() and all(abs(found[i] - expected[i]) < 1e-5 for i in found)
 
 
+@pytest.mark.parametrize("query", QUERIES)
+def test_keyword_coverage_is_the_file_index_coverage(both, query: str) -> None:
+    files, database = both
+    ids = [i for i, _ in files.search.keyword_search(query, 20, None)] + [m.id for m in files.list()[:10]]
+    expected = files.search.keyword_coverage(query, ids)
+    found = database.search.keyword_coverage(query, ids)
+    assert found.keys() == expected.keys() and all(abs(found[i] - expected[i]) < 1e-9 for i in ids)
+    assert database.search.keyword_coverage(query, []) == {}
+
+
 def test_hybrid_recall_is_the_same_on_both(both) -> None:
     files, database = both
     for query in QUERIES[:-1]:
@@ -134,6 +144,50 @@ def test_each_embedder_has_its_own_vector_table_filled_on_first_use(pgdir: Path)
                              (first,)).fetchone()[0]
     assert dims == {"hashing:256": 256, "other-model:256": 256} and kind == "vector(256)"
     assert "vector_ip_ops" in index
+
+
+def test_every_vector_table_gets_every_change(pgdir: Path) -> None:
+    store, other = MemoryStore(pgdir), MemoryStore(pgdir, embedder=OtherModel())
+    first, second = store.search.vector_table(), other.search.vector_table()
+    kept = store.add_raw("Gina grows chillies on her balcony", type="fact", user="gina")
+    assert store.search.sync_vectors() == 1  # the first model's entry is done; the second's still waits
+    assert other.search.sync_vectors() == 1
+    assert [i for i, _ in other.search.semantic_search("chillies balcony", 5, None)] == [kept.id]
+    with store.repo.connection() as conn:
+        for table in (first, second):
+            assert [i for (i,) in conn.execute(f"SELECT id FROM {table}").fetchall()] == [kept.id]
+        assert conn.execute("SELECT count(*) FROM memctl_embed_queue").fetchone()[0] == 0
+
+
+def test_a_vector_table_added_beside_an_open_write_is_complete_once_it_commits(pgdir: Path) -> None:
+    store = MemoryStore(pgdir)
+    store.search.vector_table()
+    with store.repo.locked():  # a writer queues its memory before the new table exists
+        late = store.add_raw("Hana plays the oboe", type="fact", user="hana")
+        other = MemoryStore(pgdir, embedder=OtherModel())
+        table = other.search.vector_table()  # made and filled while the write is still open
+        assert other.search._vectors is None  # not complete yet: the open transaction may add a memory
+    again = other.search.vector_table()
+    assert again == table and other.search._vectors == table
+    with store.repo.connection() as conn:
+        assert conn.execute(f"SELECT count(*) FROM {table} WHERE id = %s", (late.id,)).fetchone()[0] == 1
+        assert conn.execute("SELECT complete FROM memctl_vector_tables WHERE name = %s", (table,)).fetchone()[0]
+
+
+def test_a_second_model_recall_fuses_is_searched_in_sql_too(pgdir: Path) -> None:
+    previous = embedders.register_embedder(embedders.MULTILINGUAL_MODEL, lambda *_: OtherModel())
+    try:
+        (pgdir / "memctl.toml").write_text((pgdir / "memctl.toml").read_text().replace(
+            'second_model = "auto"', f'second_model = "{embedders.MULTILINGUAL_MODEL}"'))
+        store = MemoryStore(pgdir)
+        memory = store.add("Ivan collects antique maps of the Baltic", type="fact", user="ivan").memory
+        runs = store.search.semantic_runs("antique maps", 5, None)
+        assert [identity for identity, _ in runs] == ["hashing:256", "other-model:256"]
+        assert all(run and run[0][0] == memory.id for _, run in runs)
+        assert store.recall("antique maps", users=["ivan"]).hits[0].id == memory.id
+        assert store.search.rebuild() >= 1
+    finally:
+        embedders.unregister_embedder(embedders.MULTILINGUAL_MODEL, previous)
 
 
 def test_changed_analysis_rebuilds_the_terms_and_reindex_rebuilds_everything(pgstore, pgdir: Path) -> None:

