@@ -94,7 +94,8 @@ class PostgresUsage:
         ids = sorted(set(ids))
         if not ids:
             return
-        with self._connect() as conn, conn.transaction():
+        # One round trip: the statements are pipelined (a recall waits for its usage to be counted).
+        with self._connect() as conn, conn.pipeline(), conn.transaction():
             conn.execute("SET LOCAL synchronous_commit TO OFF")
             conn.execute(
                 "INSERT INTO memctl_usage AS u (id, count, last_used, sessions) "

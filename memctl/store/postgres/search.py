@@ -53,6 +53,7 @@ class PostgresSearch:
         self._vectors: str | None = None  # the vector table of the embedder, once checked
         self._terms_checked = False
         self._last_query: tuple[str, Any] | None = None
+        self._last_statistics: tuple[str, tuple[float, list[float], dict[str, int]]] | None = None
 
     @property
     def embedder(self) -> Any:
@@ -235,14 +236,23 @@ class PostgresSearch:
         if not terms.lexemes or limit <= 0 or condition == "FALSE":
             return []
         with self._connection() as conn:
-            docs, lengths = _corpus(conn, len(self.spec.names))
-            df = dict(conn.execute("SELECT term, df FROM memctl_term_df WHERE term = ANY(%s)", (terms.lexemes,)).fetchall())
+            docs, lengths, df = self._statistics(conn, query, terms)
             weight, average = weights(terms, self.spec, docs, lengths, df)
             params.update(k_lex=terms.lexemes, k_grp=terms.groups, k_fld=terms.fields, k_w=weight, k_avg=average,
                           k_k1=self.spec.k1, k_b=self.spec.b, k_tsq=terms.tsquery(), k_coord=self.spec.coord,
                           k_den=max(terms.total - 1, 1), k_limit=limit)
             found = conn.execute(bm25_sql(condition, rows.SELECT_COLUMNS, _small(allowed)), params).fetchall()
         return _hits(self.repo, found, allowed)
+
+    def _statistics(self, conn: Any, query: str, terms: Any, reuse: bool = False) -> tuple[float, list[float], dict[str, int]]:
+        """The corpus size, field lengths and the query terms' document frequencies; with `reuse`, those
+        the last keyword search of the same query read (a recall's coverage follows its search)."""
+        if reuse and self._last_statistics is not None and self._last_statistics[0] == query:
+            return self._last_statistics[1]
+        docs, lengths = _corpus(conn, len(self.spec.names))
+        df = dict(conn.execute("SELECT term, df FROM memctl_term_df WHERE term = ANY(%s)", (terms.lexemes,)).fetchall())
+        self._last_statistics = (query, (docs, lengths, df))
+        return docs, lengths, df
 
     def query_vector(self, query: str) -> Any:
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
@@ -281,11 +291,11 @@ class PostgresSearch:
         each term's document frequency taken in the field that holds it most (search/keyword.py)."""
         if not ids:
             return {}
-        self.sync_keyword()
+        if not self._terms_checked:  # (a recall's keyword search has just derived what was queued)
+            self.sync_keyword()
         terms = query_terms(query, self.spec)
         with self._connection() as conn:
-            docs, _ = _corpus(conn, len(self.spec.names))
-            df = dict(conn.execute("SELECT term, df FROM memctl_term_df WHERE term = ANY(%s)", (terms.lexemes,)).fetchall())
+            docs, _, df = self._statistics(conn, query, terms, reuse=True)
             held = dict(conn.execute("SELECT id, tsvector_to_array(terms) FROM memctl_terms WHERE id = ANY(%s)",
                                      (list(ids),)).fetchall())
         return coverage(terms, df, docs, {i: held.get(i, []) for i in ids})
