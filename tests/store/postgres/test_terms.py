@@ -10,7 +10,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from memctl.core.models import Memory
 from memctl.core.text import search_terms
 from memctl.search.native import keyword_spec
-from memctl.store.postgres.terms import KeywordSpec, document, norm, query_terms, quote, weights
+from memctl.store.postgres.terms import KeywordSpec, coverage, document, norm, query_terms, quote, weights
 
 T = datetime(2026, 3, 14, tzinfo=timezone.utc)
 SPEC = keyword_spec()
@@ -65,3 +65,14 @@ def test_weights_are_the_boost_times_the_probabilistic_idf() -> None:
     assert math.isclose(weight[0], 1.0 * math.log(1 + (100 - 4 + 0.5) / 4.5))
     assert math.isclose(weight[1], 1.5 * math.log(1 + 100.5 / 0.5))  # tags boost; no memory has it there
     assert average[0] == 8.0 and average[1] == 1.0  # an empty field's average is 1, as whoosh takes it
+
+
+def test_coverage_weighs_each_query_term_by_its_rarest_field_idf() -> None:
+    q = query_terms("cello Lisbon", SPEC)
+    idf = {n: math.log(1 + (100 - n + 0.5) / (n + 0.5)) for n in (2, 40)}
+    held = {"both": ["b:cello", "t:lisbon"], "cello": ["b:cello"], "none": ["b:violin"]}
+    found = coverage(q, {"b:cello": 40, "t:cello": 2, "b:lisbon": 2}, 100.0, held)
+    # cello's weight comes from its largest document frequency in any field (40), Lisbon's from 2
+    assert math.isclose(found["cello"], idf[40] / (idf[40] + idf[2]))
+    assert found["both"] == 1.0 and found["none"] == 0.0
+    assert coverage(query_terms("", SPEC), {}, 100.0, {"x": ["b:cello"]}) == {"x": 0.0}
