@@ -169,13 +169,17 @@ class Loader:
                     copy.write_row([term, n])
             conn.execute("INSERT INTO memctl_corpus_stats VALUES (0, %s, %s)", (self.docs, self.lengths))
 
-    def index(self, drop: bool) -> float:
-        """(Re)build the HNSW index of the vectors; seconds taken."""
+    def index(self, drop: bool, skip: bool = False) -> float:
+        """(Re)build the HNSW index of the vectors (`drop`: only drop it, before a load); seconds taken.
+        `skip` (--hnsw-max): an empty placeholder takes the index's name instead, or the first process
+        to use the vectors (an adder) would build it; a user's or a project's recall never uses it."""
         start = time.perf_counter()
         with self.store.repo.connection() as conn:
             conn.execute("SET maintenance_work_mem = '2GB'")
             conn.execute(f"DROP INDEX IF EXISTS {self.table}_hnsw")
-            if not drop:
+            if skip:
+                conn.execute(f"CREATE INDEX {self.table}_hnsw ON {self.table} (id) WHERE false")
+            elif not drop:
                 conn.execute(f"CREATE INDEX {self.table}_hnsw ON {self.table} USING hnsw (embedding vector_ip_ops)")
             conn.execute("ANALYZE")
         return time.perf_counter() - start
@@ -310,7 +314,7 @@ def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, Any]:
         loader.load(loaded, size)
         load_s = time.perf_counter() - start
         hnsw = args.hnsw_max is None or size <= args.hnsw_max
-        index_s = loader.index(drop=not hnsw)
+        index_s = loader.index(drop=False, skip=not hnsw)
         loaded = size
         users = size // args.per_user
         with store.repo.connection() as conn:
