@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
@@ -24,6 +25,7 @@ from memctl.store.directory import find_root, init_directory, read_config
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
     from memctl.search.fused import ModelSearch
+    from memctl.services.checks import CheckReport, CheckService
     from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
     from memctl.services.context import ContextService
@@ -32,10 +34,12 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.imports import ImportReport, ImportService
     from memctl.services.memory_md import MemoryMdService
     from memctl.services.migrate import MigrationReport, MigrationService
+    from memctl.services.query import QueryResult, QueryService
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
     from memctl.store.filerepo import FileRepository
+    from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
 
 __all__ = ["MemoryStore", "init_directory"]
@@ -133,19 +137,37 @@ class MemoryStore:
     def _writer(self) -> "WriteService":
         from memctl.services.write import WriteService
 
-        return WriteService(self.repo, self.search, self.config, self.access)
+        return WriteService(self.repo, self.search, self.config, self.access, self._kinds)
 
     @cached_property
     def _recaller(self) -> "RecallService":
         from memctl.services.recall import RecallService
 
-        return RecallService(self.repo, self.search, self.config, self.access)
+        return RecallService(self.repo, self.search, self.config, self.access, lambda: self._checks)
 
     @cached_property
     def _editor(self) -> "EditService":
         from memctl.services.edit import EditService
 
-        return EditService(self.repo, self.config, self.access)
+        return EditService(self.repo, self.config, self.access, self._kinds)
+
+    @cached_property
+    def _kinds(self) -> "KindFiles":
+        from memctl.store.kinds import KindFiles  # TOML files of kinds and checks: read on first use
+
+        return KindFiles(self.root, self.config)
+
+    @cached_property
+    def _checks(self) -> "CheckService":
+        from memctl.services.checks import CheckService
+
+        return CheckService(self.repo, self._kinds, self.config, self.access)
+
+    @cached_property
+    def _queries(self) -> "QueryService":
+        from memctl.services.query import QueryService
+
+        return QueryService(self.repo, self._kinds, self.config, self.access)
 
     @cached_property
     def _importer(self) -> "ImportService":
@@ -193,7 +215,7 @@ class MemoryStore:
     def _contexts(self) -> "ContextService":
         from memctl.services.context import ContextService
 
-        return ContextService(self.repo, self.config, self._recaller, self.access)
+        return ContextService(self.repo, self.config, self._recaller, self.access, lambda: self._checks)
 
     def _changed(self) -> list[str]:
         """After a command that wrote: refresh the existing MEMORY.md files of the folders it touched."""
@@ -289,6 +311,25 @@ class MemoryStore:
                 session: str | None = None, budget: int = 800, format: str = "markdown") -> dict[str, Any]:
         """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens."""
         return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
+
+    # -- typed memories ------------------------------------------------------------------------
+    def query(self, op: str, kind: str, *, where: Iterable[str] = (), field: str | None = None,
+              user: str | None = None, project: str | None = None, at: str | None = None) -> "QueryResult":
+        """An exact answer over typed fields: count, sum, latest, earliest or list of the `kind`
+        memories matching every `where` condition (`departs in 2025`, `international = true`);
+        `field` is what sum adds and latest/earliest order by; `at` (a day) is what `today` means."""
+        return self._queries.query(op, kind, list(where), field, user, project, _day(at))
+
+    def check(self, *, user: str | None = None, at: str | None = None) -> "CheckReport":
+        """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today): the
+        findings, and the rules that could not be read (`file:line: what`)."""
+        return self._checks.check(_day(at), user)
+
+    def kinds(self) -> dict[str, Any]:
+        """The kinds typed memories may have, with their fields (and problems reading them)."""
+        schemas = self._kinds.schemas
+        return {"kinds": {name: s.model_dump(exclude={"name"}) for name, s in schemas.items()},
+                "problems": self._kinds.drain_problems()}
 
     # -- writing -------------------------------------------------------------------------------
     @_acting
@@ -528,6 +569,13 @@ def _matches(m: Memory, user: str | None, project: str | None, type_: str | None
     return ((user is None or m.user == user) and (project is None or m.project == project)
             and (type_ is None or m.type == type_) and (tag is None or tag in m.tags)
             and (session is None or m.session == session))
+
+
+def _day(value: str | None) -> "date | None":
+    """A day given as `2026-01-20` (or a full ISO time); UsageError otherwise."""
+    from memctl import clock
+
+    return clock.parse_timestamp(value).date() if value else None
 
 
 def _without_none(fields: dict[str, Any]) -> dict[str, Any]:

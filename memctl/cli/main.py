@@ -8,11 +8,11 @@ from types import ModuleType
 import typer
 
 from memctl.cli.app import STATE, VALUE_GLOBALS, app
-from memctl.cli.commands import bulk, maintain, memories, search, servers, setup
+from memctl.cli.commands import bulk, maintain, memories, search, servers, setup, typed
 
 # (help panel, module): `memctl --help` lists the commands in this order, in these groups.
 GROUPS: tuple[tuple[str, ModuleType], ...] = (
-    ("Memories", memories), ("Recall", search), ("Many at once", bulk), ("Upkeep", maintain),
+    ("Memories", memories), ("Recall", search), ("Typed facts", typed), ("Many at once", bulk), ("Upkeep", maintain),
     ("Agents", servers), ("Setup", setup),
 )
 

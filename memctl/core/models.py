@@ -21,11 +21,12 @@ RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in ran
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 MAX_LABEL = 128
 ID_RE = re.compile(r"^[0-9a-f]{8,32}$")
+KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 # Frontmatter key order: canonical, so serialisation is deterministic and git diffs stay small.
 FIELD_ORDER = (
-    "id", "type", "subtype", "scope", "user", "project", "session", "confidence", "source", "sources",
-    "status", "importance", "created", "updated", "expires", "occurred", "state", "valid_until", "tags", "key",
+    "id", "type", "subtype", "kind", "scope", "user", "project", "session", "confidence", "source", "sources",
+    "status", "importance", "created", "updated", "expires", "occurred", "state", "valid_until", "fields", "tags", "key",
     "entities", "name", "description", "author", "visibility", "part_of", "supersedes", "superseded_by",
     "merged_from", "merged_into", "conflicts_with", "source_ids", "archived_reason", "archived_at",
 )
@@ -72,6 +73,7 @@ class Memory(BaseModel):
     id: str
     type: str
     subtype: str | None = None
+    kind: str | None = None  # a schema's name (passport, trip): the memory's `fields` follow it
     scope: Literal["user", "project", "session"] = "user"
     user: str | None = None
     project: str | None = None
@@ -87,6 +89,7 @@ class Memory(BaseModel):
     occurred: str | None = None  # when the event happens or happened: a day or a range of days
     state: str | None = None  # active, inactive, planned, done, cancelled (configurable); None = active
     valid_until: datetime | None = None  # in force until then (unlike `expires`, nothing is archived)
+    fields: dict[str, Any] = Field(default_factory=dict)  # typed values (core/typed.py), read by kind
     tags: list[str] = Field(default_factory=list)
     key: str | None = None
     entities: list[str] = Field(default_factory=list)
@@ -119,6 +122,22 @@ class Memory(BaseModel):
     def _check_link(cls, value: str | None) -> str | None:
         if value is not None and not ID_RE.match(value):
             raise ValueError(f"invalid part_of id {value!r} (8-32 lowercase hex characters)")
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _check_kind(cls, value: str | None) -> str | None:
+        if value is not None and not KIND_RE.fullmatch(value):
+            raise ValueError(f"invalid kind {value!r} (lowercase letters, digits and _)")
+        return value
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _check_fields(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+            raise ValueError("fields must be a mapping of field names to values")
         return value
 
     @field_validator("occurred", mode="before")
@@ -203,7 +222,7 @@ class Memory(BaseModel):
         out: dict[str, Any] = {}
         for key in FIELD_ORDER:
             value = data.get(key)
-            if value is None or (key in LIST_FIELDS and not value):
+            if value is None or (key in LIST_FIELDS and not value) or (key == "fields" and not value):
                 continue
             out[key] = format_timestamp(value) if key in TIME_FIELDS else value
         for key, value in self.extra.items():

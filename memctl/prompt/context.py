@@ -150,6 +150,7 @@ class ContextBlock(BaseModel):
     truncated: bool
     note: str | None = None
     explain: list[RuleMatch] = Field(default_factory=list)
+    warnings: int = 0  # findings of checks shown first in the block
 
 
 def order_items(items: Sequence[ContextItem], plan: ContextPlan) -> list[ContextItem]:
@@ -205,10 +206,15 @@ class Parts(NamedTuple):
     profile: list[tuple[str, list[str]]]
     items: Sequence[ContextItem]
     relevant_title: str
+    warnings: Sequence[tuple[str, str]] = ()  # (severity, message) of checks' findings, shown first
+    warnings_title: str = ""
 
 
 def _markdown(parts: Parts, plan: ContextPlan) -> str:
     out = [parts.notice, "<memories>"]
+    if parts.warnings:
+        out.append(f"## {parts.warnings_title}")
+        out += [f"- [{severity}] {_defuse(message)}" for severity, message in parts.warnings]
     if parts.profile:
         out.append(f"## {parts.profile_title}")
         for heading, lines in parts.profile:
@@ -221,6 +227,7 @@ def _markdown(parts: Parts, plan: ContextPlan) -> str:
 
 def _xml(parts: Parts, plan: ContextPlan) -> str:
     out = [escape(parts.notice), "<memories>"]
+    out += [f"<warning severity={quoteattr(severity)}>{escape(message)}</warning>" for severity, message in parts.warnings]
     if parts.profile:
         out.append(f"<profile title={quoteattr(parts.profile_title)}>")
         for heading, lines in parts.profile:
@@ -256,6 +263,7 @@ def _json(parts: Parts, plan: ContextPlan) -> str:
             entry.update(in_force=False, state=item.not_in_force)
         memories.append(entry)
     data = {"notice": parts.notice,
+            **({"warnings": [{"severity": s, "message": m} for s, m in parts.warnings]} if parts.warnings else {}),
             "profile": [{"section": heading, "lines": lines} for heading, lines in parts.profile],
             "memories": memories}
     return json.dumps(data, ensure_ascii=False) + "\n"
@@ -266,8 +274,9 @@ RENDERERS = {"markdown": _markdown, "xml": _xml, "json": _json}
 
 def render_context(query: str, profile: Profile | None, items: Sequence[ContextItem], *, budget: int,
                    fmt: Format = "markdown", rules: Sequence[Rule] = RULES,
-                   language: str = "en") -> ContextBlock:
-    """The prompt block for a query: notice, profile, then memories, never over `budget` tokens.
+                   language: str = "en", warnings: Sequence[tuple[str, str]] = ()) -> ContextBlock:
+    """The prompt block for a query: notice, warnings (checks' findings: (severity, message)), profile,
+    then memories, never over `budget` tokens; warnings are the last to be trimmed.
 
     Tokens are counted with `approx_tokens` (ceil(ASCII chars / 4) + one per non-ASCII char).
     Over budget, the lowest-ranked memories go first, then profile lines from the end; if not even
@@ -281,7 +290,7 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
     lang = profile.language if profile is not None else language
     profile_title = phrase(f"profile.{profile.kind if profile is not None else 'user'}", lang)
 
-    sequence = _unit_order(units, ordered, budget)
+    sequence = [("w", i) for i in range(len(warnings))] + _unit_order(units, ordered, budget)
 
     def chosen(kept: int) -> tuple[list[tuple[str, str]], list[ContextItem]]:
         taken = sequence[:kept]
@@ -291,7 +300,9 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
 
     def render(kept: int) -> str:
         lines, shown = chosen(kept)
-        parts = Parts(phrase("notice", lang), profile_title, _regroup(lines), shown, phrase("relevant", lang))
+        warned = [warnings[i] for kind, i in sequence[:kept] if kind == "w"]
+        parts = Parts(phrase("notice", lang), profile_title, _regroup(lines), shown, phrase("relevant", lang),
+                      warned, phrase("warnings", lang))
         return RENDERERS[fmt](parts, plan)
 
     kept = _most_units_within(render, len(sequence), budget)
@@ -302,8 +313,8 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
     return ContextBlock(
         text=text, tokens=approx_tokens(text), budget=budget, format=fmt,
         rules=[m.name for m in explain], items=[i.id for i in listed],
-        profile_lines=len(lines),
-        truncated=note is not None or kept < len(units) + len(ordered), note=note, explain=explain)
+        profile_lines=len(lines), warnings=0 if note else sum(1 for kind, _ in sequence[:kept] if kind == "w"),
+        truncated=note is not None or kept < len(sequence), note=note, explain=explain)
 
 
 PROFILE_SHARE = 0.5  # the profile's share of the budget before memories get theirs

@@ -3,7 +3,7 @@ recalled memories, rendered within a token budget."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from memctl import clock
 from memctl.config import Config
@@ -15,17 +15,34 @@ from memctl.services.memory_md import stable_importance
 from memctl.services.recall import RecallService, parse_query
 from memctl.store.repository import Repository
 
+if TYPE_CHECKING:
+    from memctl.services.checks import CheckService
+
 FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
 
 
 class ContextService:
     """Build `memctl context` blocks from recall and the profiles."""
 
-    def __init__(self, repo: Repository, config: Config, recall: RecallService, access: Access | None = None) -> None:
+    def __init__(self, repo: Repository, config: Config, recall: RecallService, access: Access | None = None,
+                 checks: "Callable[[], CheckService] | None" = None) -> None:
         self.repo = repo
         self.config = config
         self.recaller = recall
         self.access = access
+        self.checks = checks  # built on first use, and only when typed memories exist
+
+    def findings(self, user: str | None, project: str | None, touched: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """Today's findings about the user's (and the project's) own memories as (severity, message):
+        those the recall touched first, then the rest, most severe and soonest first. Checks are not
+        loaded unless some memory is typed."""
+        owners = {f"users/{user}" if user else "", f"projects/{project}" if project else ""} - {""}
+        if self.checks is None or not owners or not any(m.kind for m in self.repo.active(clock.now())):
+            return []
+        found = [f.to_data() for f in self.checks().check().findings if f.owner in owners]
+        first = {(f["rule"], tuple(f["memories"])) for f in touched}
+        found.sort(key=lambda f: (f["rule"], tuple(f["memories"])) not in first)  # sorted() is stable
+        return [(f["severity"], f["message"]) for f in found]
 
     def profile(self, user: str | None, project: str | None, lines: int) -> Profile | None:
         """The user's profile, then the project's (its headings marked with the project's name)."""
@@ -65,7 +82,7 @@ class ContextService:
         result = self.recaller.recall(q)
         profile = self.profile(user, project, plan.profile_lines_per_section)
         block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=chosen,
-                               language=self.config.memory.language)
+                               language=self.config.memory.language, warnings=self.findings(user, project, result.findings))
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
         data["held_back"] = result.held_back  # recalled but below [recall] min_relevance: not injected

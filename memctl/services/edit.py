@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.config import Config
@@ -10,8 +10,12 @@ from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
 from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
 from memctl.services.build import check_state, check_type
+from memctl.services.kinds import typed_input
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
+
+if TYPE_CHECKING:
+    from memctl.store.kinds import KindFiles
 
 IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path", "author"}
 
@@ -19,10 +23,12 @@ IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "pat
 class EditService:
     """Edit, forget and restore single memories, each under the write lock."""
 
-    def __init__(self, repo: Repository, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Repository, config: Config, access: Access | None = None,
+                 kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.config = config
         self.access = access
+        self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def _mine(self, memory_id: str) -> Memory:
         """The memory, if the actor may change it: NotFound when they may not see it, Forbidden else."""
@@ -45,6 +51,9 @@ class EditService:
             check_type(self.config, updated.type)
             if updated.state is not None:
                 check_state(self.config, updated.state)
+            typed_edit = (updated.kind, updated.fields) != (memory.kind, memory.fields)
+            if self.kinds is not None and typed_edit:  # other edits leave a hand-made kind alone
+                updated = updated.model_copy(update=typed_input(self.kinds.schemas, updated.model_dump()))
             if updated.part_of and updated.part_of != memory.part_of:
                 check_whole(self.repo, self.access, updated.part_of, memory.id)
             self._gate(updated, body_changed=updated.body != memory.body)
@@ -118,7 +127,9 @@ def apply_edits(memory: Memory, sets: dict[str, str], body: str | None) -> Memor
         if not field or not field.replace("_", "").replace("-", "").replace(".", "").isalnum():
             raise UsageError(f"invalid field name {field!r}", code="bad_field")
         value = parse_value(field, raw)
-        if field in ("body", "content"):
+        if field.startswith("fields."):  # one typed field: `--set fields.expires=2026-05-01`
+            _set_field(front, field.removeprefix("fields."), value)
+        elif field in ("body", "content"):
             body = "" if value is None else str(value)
         elif value is None:
             front.pop(field, None)
@@ -129,3 +140,16 @@ def apply_edits(memory: Memory, sets: dict[str, str], body: str | None) -> Memor
     new = parse_memory(compose(front, body if body is not None else memory.body), memory.path)
     new.path = memory.path
     return new
+
+
+def _set_field(front: dict[str, Any], name: str, value: Any) -> None:
+    """Set (or, with None, unset) one entry of the `fields:` mapping."""
+    fields = dict(front.get("fields") or {})
+    if value is None:
+        fields.pop(name, None)
+    else:
+        fields[name] = value
+    if fields:
+        front["fields"] = fields
+    else:
+        front.pop("fields", None)

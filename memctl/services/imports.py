@@ -63,6 +63,8 @@ class CandidateIn(BaseModel):
     occurred: str | None = None
     state: str | None = None
     valid_until: datetime | None = None
+    kind: str | None = None  # a typed memory: its kind, and fields checked against the kind's schema
+    fields: Any = None
     replaces: Any = None  # extraction: the number of a stored memory shown in the prompt, then its id
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -244,6 +246,7 @@ class ImportService:
                       "name": cand.name, "description": cand.description, "extra": cand.extra or None,
                       "created": cand.created or cand.updated, "updated": cand.updated or cand.created,
                       "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until,
+                      "kind": cand.kind, "fields": cand.fields,
                       "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
         try:
             result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)

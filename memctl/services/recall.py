@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -18,6 +18,10 @@ from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter
 from memctl.store.repository import Repository, SearchIndex
+
+if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
+    from memctl.policy.checks import Finding
+    from memctl.services.checks import CheckService
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
@@ -89,6 +93,7 @@ class RecallResult(BaseModel):
     considered: int
     held_back: int = 0
     min_relevance: float = 0.0
+    findings: list[dict[str, Any]] = Field(default_factory=list)  # checks the hits take part in
 
     def to_data(self, explain: bool = False) -> dict[str, Any]:
         """The `recall --json` data (with each hit's component scores when `explain`)."""
@@ -98,18 +103,21 @@ class RecallResult(BaseModel):
             if explain:
                 data["explain"] = hit.components
             hits.append(data)
-        return {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
+        data = {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
                 "held_back": self.held_back, "min_relevance": self.min_relevance}
+        return {**data, "findings": self.findings} if self.findings else data
 
 
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+                 checks: "Callable[[], CheckService] | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
 
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
@@ -131,10 +139,30 @@ class RecallService:
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
         hits, held = hold_back(self._relevance(q, hits, runs), threshold)
         hits = self._with_parts(hits, q, now, in_force_states)
+        hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
         return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool), held_back=len(held),
-                            min_relevance=threshold)
+                            min_relevance=threshold, findings=[f.to_data() for f in findings])
+
+    def _with_findings(self, hits: list[Hit], held: list[Hit], q: RecallQuery, now: datetime,
+                       in_force_states: frozenset[str]) -> tuple[list[Hit], list["Finding"]]:
+        """The hits followed by the other memories of the findings they take part in (a trip brings the
+        passport that expires too soon), as linked hits that are never held back; and those findings.
+        Nothing is evaluated unless a hit is a typed memory."""
+        ranked = [h.memory for h in [*hits, *held] if h.memory is not None]
+        if self.checks is None or not any(m.kind for m in ranked):
+            return hits, []
+        findings = self.checks().touching(ranked)
+        out, shown = list(hits), {h.id for h in hits}
+        for finding in findings:
+            anchor = next((i for i in finding.memories if i in shown), finding.memories[0])
+            for memory_id in finding.memories:
+                if memory_id not in shown:
+                    shown.add(memory_id)
+                    out.append(to_hit(self.repo.get(memory_id), 0.0, {}, now, in_force_states,
+                                      linked_to=anchor if anchor != memory_id else finding.memories[-1]))
+        return out, findings
 
     def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]]) -> list[Hit]:
         """The hits with calibrated relevance, from each model's cosines and keyword coverage."""

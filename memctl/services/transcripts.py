@@ -32,7 +32,7 @@ from memctl.store.repository import Repository
 
 EXTRACT_SOURCE = "auto"
 DEFAULT_EXTRACT_CONFIDENCE = 0.8
-_PLACEHOLDER = re.compile(r"\{\{\s*(messages|user|types|memories)\s*\}\}")
+_PLACEHOLDER = re.compile(r"\{\{\s*(messages|user|types|memories|kinds)\s*\}\}")
 SIMILAR_IN_PROMPT = 10  # stored memories shown to the extractor, so it reports changes instead of restating
 
 
@@ -116,14 +116,16 @@ def uncovered(messages: list[Message], write_times: list[str]) -> tuple[list[Mes
 
 
 def render_prompt(template: str, messages: list[Message], user: str, types: tuple[str, ...],
-                  memories: list[str] | None = None) -> str:
+                  memories: list[str] | None = None, kinds: str = "") -> str:
     """Fill `{{ messages }}`, `{{ user }}`, `{{ types }}` and `{{ memories }}` (the owner's stored
-    memories most like the messages, numbered [1], [2]...; one pass: no text is ever re-expanded). A
+    memories most like the messages, numbered [1], [2]...; one pass: no text is ever re-expanded) and
+    `{{ kinds }}` (the typed kinds and their fields, one a line). A
     template without `{{ memories }}` (written by an older memctl) gets them after the messages."""
     lines = [f"[{m.id}]{' ' + m.time if m.time else ''} {m.role}: " + m.content.strip().replace("\n", "\n    ")
              for m in messages]
     numbered = "\n".join(f"[{n}] {' '.join(text.split())}" for n, text in enumerate(memories or [], start=1)) or "(none)"
-    values = {"messages": "\n".join(lines), "user": user, "types": ", ".join(types), "memories": numbered}
+    values = {"messages": "\n".join(lines), "user": user, "types": ", ".join(types), "memories": numbered,
+              "kinds": kinds or "(none)"}
     if "memories" not in {m.group(1) for m in _PLACEHOLDER.finditer(template)} and memories:
         template += "\n\nSTORED MEMORIES (report a change with \"replaces\": <number>; never restate one):\n{{ memories }}\n"
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
@@ -167,6 +169,11 @@ class TranscriptService:
         self.config = config
         self.importer = importer
         self.access = access
+
+    def _kinds_text(self) -> str:
+        """`passport: country (country, required), expires (date, required)`, one kind a line."""
+        kinds = self.importer.writer.kinds
+        return "\n".join(f"- {name}: {s.field_list()}" for name, s in kinds.schemas.items()) if kinds else ""
 
     def _names(self, user: str, session: str) -> tuple[str, str]:
         """Checked names; with an actor, a transcript is only the actor's own."""
@@ -228,7 +235,8 @@ class TranscriptService:
         if not todo:
             return self._advance(result, user, session, messages, pending[-1])
         similar = self._similar(user, todo)
-        prompt = render_prompt(self.repo.text(PROMPT_NAME), todo, user, self.config.types, [m.body for m in similar])
+        prompt = render_prompt(self.repo.text(PROMPT_NAME), todo, user, self.config.types, [m.body for m in similar],
+                               self._kinds_text())
         candidates = parse_model_output(run_llm(llm, prompt))
         result.called_model, result.candidates = True, len(candidates)
         known = {m.id for m in todo}

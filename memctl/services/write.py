@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -22,7 +22,11 @@ from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
+from memctl.services.kinds import typed_change, typed_input
 from memctl.store.repository import Repository, SearchIndex
+
+if TYPE_CHECKING:
+    from memctl.store.kinds import KindFiles
 
 
 class WriteResult(BaseModel):
@@ -109,11 +113,13 @@ def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+                 kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None,
@@ -130,7 +136,9 @@ class WriteService:
             candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
-            decision = self._within_rights(self._reported_change(decision, candidate, replaces))
+            decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
+            if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
+                verdict = _without_duplicate(verdict)
             matched = self.repo.get(decision.target) if decision.target else None
             result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
                                  notes=date_notes(candidate, fields.get("occurred")))
@@ -156,6 +164,8 @@ class WriteService:
         may not add it."""
         actor = self.access.actor if self.access else None
         fields.setdefault("author", actor or fields.get("user"))
+        if self.kinds is not None:
+            fields.update(typed_input(self.kinds.schemas, fields, self.config.types))
         fields["type"] = fields.get("type") or self.config.default_type
         if fields.get("part_of"):  # an id or a unique prefix of one
             fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id
@@ -179,6 +189,14 @@ class WriteService:
         return decision.model_copy(update={"action": "supersede", "target": old.id, "decided_by": "llm",
                                            "conflicts_with": [c for c in decision.conflicts_with if c != old.id],
                                            "reason": f"the extractor reports it replaces {old.id}"})
+
+    def _typed(self, decision: Decision, candidate: Memory) -> Decision:
+        """A typed memory's decision made by its fields (services/kinds.py: typed_change)."""
+        if not candidate.kind or self.kinds is None:
+            return decision
+        matched = self.repo.get(decision.target) if decision.target else None
+        stored = [m for m in self.repo.active() if m.kind == candidate.kind and m.owner == candidate.owner]
+        return typed_change(decision, candidate, matched, self.kinds.schemas, stored)
 
     def _within_rights(self, decision: Decision) -> Decision:
         """An update or supersede of a memory the actor may not change becomes a plain add."""
@@ -309,6 +327,13 @@ def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: 
     if answer is None:
         return fallback.model_copy(update={"reason": f"{fallback.reason} (llm answer malformed; rules decided)"})
     return answer
+
+
+def _without_duplicate(verdict: GateVerdict) -> GateVerdict:
+    remaining = [f for f in verdict.failures if f.code != "duplicate"]
+    if len(remaining) == len(verdict.failures):
+        return verdict
+    return verdict.model_copy(update={"passed": not remaining, "failures": remaining})
 
 
 def _with_duplicate(verdict: GateVerdict, target: str | None) -> GateVerdict:

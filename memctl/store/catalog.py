@@ -27,7 +27,7 @@ from memctl.errors import InvalidMemory
 from memctl.store.files import content_hash, write_bytes_atomic
 from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE
 
-CATALOG_VERSION = 4
+CATALOG_VERSION = 5  # 5: kind and fields are fields of their own
 MAX_FILE_BYTES = 256 * 1024  # a memory is a note; anything larger is reported, not read
 Signature = tuple[int, int, int, int]  # mtime_ns, size, ctime_ns, inode
 

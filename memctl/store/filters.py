@@ -38,6 +38,7 @@ class MemoryFilter:
     status: str = "active"
     access: Access | None = None  # an actor: only what they may see (core/access.py)
     family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
+    kinds: tuple[str, ...] = ()  # only typed memories of these kinds (checks and queries read no others)
 
     @property
     def scoped(self) -> bool:
@@ -104,6 +105,8 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
         if (since or until) and not in_period(d, since, until):
             continue
         if f.family and d["id"] not in f.family and d.get("part_of") not in f.family:
+            continue
+        if f.kinds and d.get("kind") not in f.kinds:
             continue
         if f.access is not None and not can_read(f.access, d):
             continue

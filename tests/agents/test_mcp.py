@@ -225,7 +225,8 @@ def test_stdio_session_end_to_end(memdir: Path) -> None:
         assert init["id"] == 1 and init["result"]["protocolVersion"] == "2024-11-05"
         s.send(rpc(None, "notifications/initialized"))
         tools = s.ask(rpc(2, "tools/list"))["result"]["tools"]
-        assert [t["name"] for t in tools] == ["memory_recall", "memory_add", "memory_context", "memory_forget", "memory_list"]
+        assert [t["name"] for t in tools] == ["memory_recall", "memory_add", "memory_context", "memory_forget", "memory_list",
+                                             "memory_query"]
         for tool in tools:
             assert tool["description"] and tool["inputSchema"]["type"] == "object"
         schemas = {t["name"]: t["inputSchema"] for t in tools}

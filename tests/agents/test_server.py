@@ -104,6 +104,16 @@ def test_add_recall_context_list(server: MemoryHTTPServer) -> None:
     assert request(server, "GET", "/memories?user=bob")[1]["data"]["count"] == 0
 
 
+def test_query_over_http(server: MemoryHTTPServer) -> None:
+    for day in ("2025-02-01", "2025-06-01", "2026-01-01"):
+        server.store.add_raw(f"Trip departing {day}", user="alice", kind="trip", fields={"departs": day})
+    status, env = request(server, "POST", "/query", {"op": "count", "kind": "trip", "where": ["departs in 2025"],
+                                                     "user": "alice"})
+    assert status == 200 and env["command"] == "query" and env["data"]["value"] == 2
+    status, env = request(server, "POST", "/query", {"op": "count", "kind": "trip", "where": ["departs <"]})
+    assert status == 400 and "expected a value or a field" in env["errors"][0]["message"]
+
+
 @pytest.mark.parametrize("method, path, body, status, code", [
     ("POST", "/add", {"content": "My card number is 4111 1111 1111 1111", "user": "alice"}, 422, "sensitive"),
     ("POST", "/add", {"content": "Alice likes tea", "user": "alice", "confidence": 0.2}, 422, "low_confidence"),

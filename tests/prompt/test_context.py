@@ -227,3 +227,33 @@ def test_items_from_hits_keep_rank_order_and_status() -> None:
                 content="Alice prefers window seats.", score=0.5)]
     items = items_from_hits(hits)
     assert [(i.id, i.status) for i in items] == [("a2e969b4", "superseded"), ("cdb5877f", "active")]
+
+
+WARNINGS = [("critical", "Amoxicillin (penicillin) conflicts with the allergy to penicillin."),
+            ("warning", "Passport expires 2026-04-02, less than 180 days after the trip <memories> departs.")]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_warnings_come_first_in_every_format(fmt: str) -> None:
+    block = render_context("book a flight", PROFILE, ITEMS, budget=4000, fmt=fmt, warnings=WARNINGS)
+    assert block.warnings == 2 and not block.truncated
+    text = block.text
+    first_warning = text.index("Amoxicillin")
+    assert first_warning < text.index("Passport expires") < text.index("Alice works as a product designer")
+    assert first_warning < text.index("Alice prefers window seats on flights.")
+    if fmt == "markdown":
+        assert "## Warnings (from checks over stored facts)\n- [critical] Amoxicillin" in text
+        assert "&lt;memories>" in text  # a message cannot close the fence either
+    elif fmt == "xml":
+        ET.fromstring("<root>" + text.split("\n", 1)[1] + "</root>")
+        assert '<warning severity="critical">Amoxicillin' in text
+    else:
+        assert json.loads(text)["warnings"][1]["severity"] == "warning"
+
+
+def test_warnings_are_the_last_thing_trimmed() -> None:
+    only = render_context("book a flight", None, [], budget=4000, warnings=WARNINGS)
+    block = render_context("book a flight", PROFILE, ITEMS, budget=only.tokens + 3, warnings=WARNINGS)
+    assert block.tokens <= block.budget and block.warnings == 2 and block.items == [] and block.truncated
+    tiny = render_context("book a flight", PROFILE, ITEMS, budget=only.tokens - 15, warnings=WARNINGS)
+    assert tiny.tokens <= tiny.budget and tiny.warnings == 1 and "Amoxicillin" in tiny.text

@@ -11,7 +11,7 @@ import pytest
 
 from memctl import clock
 from memctl.api import MemoryStore
-from tests.helpers import cli_json
+from tests.helpers import cli_json, use_hashing_embedder
 
 
 def ids(store: MemoryStore, query: str, **kw) -> list[str]:
@@ -183,8 +183,28 @@ def test_month_and_year_are_searchable(store: MemoryStore) -> None:
 def test_a_session_id_never_reaches_another_users_memories(store: MemoryStore) -> None:
     bob = store.add_raw("Bob has a medical appointment on Friday", type="event", user="bob", session="s1")
     mine = store.add_raw("Alice is drafting the quarterly report", type="context", user="alice", session="s1")
-    hits = [h.id for h in store.recall("appointment Friday report", users=["alice"], session="s1").hits]
+    # nothing held back: Bob's memory is out of reach, not merely below the relevance threshold
+    found = store.recall("appointment Friday report", users=["alice"], session="s1", min_relevance=0.0)
+    hits = [h.id for h in found.hits]
     assert bob.id not in hits and mine.id in hits
     block = store.context("my appointment on Friday", user="alice", session="s1")
     assert "medical" not in block["text"]
     assert bob.id in [h.id for h in store.recall("appointment", users=["bob"], session="s1").hits]
+
+
+CHECK_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+s = MemoryStore(sys.argv[1])
+s.recall("jazz", mode="keyword")
+s.context("jazz", user="alice")
+print(*(name in sys.modules for name in ("memctl.services.checks", "memctl.store.kinds", "memctl.policy.checks")))
+"""
+
+
+def test_recall_and_context_load_no_checks_without_typed_memories(filled: MemoryStore) -> None:
+    use_hashing_embedder(filled.root)
+    out = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "False"]

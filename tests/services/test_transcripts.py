@@ -124,6 +124,19 @@ def test_extract_writes_memories_pointing_at_their_messages(store: MemoryStore, 
     assert len(store.active()) == 2
 
 
+def test_extract_asks_for_kinds_and_writes_typed_memories(store: MemoryStore, tmp_path: Path) -> None:
+    log_all(store, "remember: Alice's US passport expires on 2 April 2026 {passport expires=2026-04-02 country=us}",
+            "remember: Alice's passport is valid forever {passport expires=never country=US}")
+    prompt = tmp_path / "prompt"
+    result = store.extract("alice", "s1", f"{FAKE} --calls {tmp_path / 'calls'} --prompt {prompt} extract")
+    assert "- passport: country (country, required), expires (date, required)" in prompt.read_text()
+    assert '"kind": "...", "fields": {}' in prompt.read_text()
+    assert [i.outcome for i in result.report.items] == ["added", "refused"]
+    assert "passport.expires: not a date" in (result.report.items[1].message or "")
+    (passport,) = [m for m in store.active() if m.kind]
+    assert passport.kind == "passport" and passport.fields == {"country": "US", "expires": "2026-04-02"}
+
+
 def test_extract_only_sends_new_messages(store: MemoryStore, tmp_path: Path) -> None:
     log_all(store, "remember: Alice lives in Lisbon")
     store.extract("alice", "s1", FAKE)

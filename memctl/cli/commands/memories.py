@@ -52,6 +52,10 @@ def add(
     valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
     part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
         "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
+    kind: Annotated[Optional[str], typer.Option(metavar="KIND", help=(
+        "A typed memory of this kind (passport, trip, medication...: `memctl kinds`), with --field values."))] = None,
+    field: Annotated[Optional[List[str]], typer.Option("--field", metavar="NAME=VALUE", help=(
+        "A typed field, checked against the kind (repeatable): --field expires=2026-04-02."))] = None,
     during: Annotated[Optional[str], typer.Option(metavar="SESSION", help=(
         "The conversation this write comes from, for a long-term memory: `extract` then skips that turn."))] = None,
     redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
@@ -62,8 +66,11 @@ def add(
     """Remember TEXT: gate, decide (add/update/supersede/noop), write one memory."""
 
     def action() -> dict:
+        from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
+
         store = open_store()
-        return store.add(read_text(text), type=type or store.config.default_type, user=user, project=project,
+        return store.add(read_text(text), type=type, user=user, project=project, kind=kind,
+                         fields=parse_field_pairs(field) if field else None,
                          session=session, subtype=subtype, name=name, description=description,
                          confidence=confidence, source=source, tags=tag or [],
                          key=key, ttl=ttl, importance=importance, occurred=occurred, state=state,

@@ -69,6 +69,8 @@ def _render_hits(data: dict, explain: bool) -> None:
             row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
         rows.append(row)
     output.rows(cols, rows, title=f"recall: {output.short(data['query'], 60)} ({data['mode']})")
+    for finding in data.get("findings") or ():  # checks the hits take part in: the linked hits say why
+        output.note(f"{finding['severity']}: {finding['message']}")
     if note:
         output.note(note)
 

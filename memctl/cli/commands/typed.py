@@ -1,0 +1,93 @@
+"""Typed facts: query (exact answers over fields), check (warnings before anyone asks), kinds."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from memctl.cli import output
+from memctl.cli.app import Json, Project, User, open_store, run
+
+At = Annotated[Optional[str], typer.Option("--at", metavar="DATE", help="The day `today` means (default: today).")]
+
+
+def query(
+    op: Annotated[str, typer.Argument(metavar="OP", help="count, sum, latest, earliest or list.")],
+    kind: Annotated[str, typer.Option("--kind", "-k", metavar="KIND", help="The kind asked about (trip, expense...).")],
+    where: Annotated[Optional[List[str]], typer.Option("--where", "-w", metavar="CONDITION", help=(
+        "Only memories where this holds (repeatable, all must): 'departs in 2025', 'international = true', "
+        "'amount > 100 EUR', 'departs within 30 days'."))] = None,
+    field: Annotated[Optional[str], typer.Option("--field", "-f", metavar="FIELD", help=(
+        "What sum adds, and what latest/earliest/list order by (default: the kind's first date)."))] = None,
+    user: User = None, project: Project = None, at: At = None, json_: Json = False,
+) -> None:
+    """Answer exactly over typed fields: how many, how much, the latest, the earliest, which."""
+
+    def action() -> dict:
+        return open_store().query(op, kind, where=where or [], field=field, user=user, project=project,
+                                  at=at).to_data()
+
+    run("query", json_, action, _render_query)
+
+
+def _render_query(d: dict) -> None:
+    what = f"{d['op']} {d['kind']}" + (f".{d['field']}" if d.get("field") else "")
+    if d["op"] in ("count", "sum", "latest", "earliest"):
+        output.message(f"{what}: {_shown(d['value'])}" + ("" if d["op"] == "count" else f" ({d['count']} matched)"))
+    if d["op"] != "count":
+        rows = [[m["id"], m.get("user") or m.get("project"), ", ".join(f"{k}={_shown(v)}" for k, v in m["fields"].items()),
+                 output.short(m["content"], 70)] for m in d["memories"]]
+        output.rows(["id", "owner", "fields", "content"], rows, title=f"{what}: {len(rows)} memories")
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return ", ".join(str(v) for v in value.values())
+    return "none" if value is None else str(value)
+
+
+def check(user: User = None, at: At = None, json_: Json = False) -> None:
+    """Run every check over the typed memories: exit 0 no findings, 1 some, 2 a rule file has errors."""
+    outcome: dict = {}
+
+    def action() -> dict:
+        outcome.update(open_store().check(user=user, at=at).to_data())
+        return outcome
+
+    run("check", json_, action, _render_check)
+    if outcome.get("problems"):
+        raise typer.Exit(2)
+    if outcome.get("findings"):
+        raise typer.Exit(1)
+
+
+def _render_check(d: dict) -> None:
+    for problem in d["problems"]:
+        output.warn(problem)
+    for f in d["findings"]:
+        soon = "" if f.get("days") is None else f" [{f['due']}, {f['days']:+d} days]"
+        output.message(f"{f['severity']}: {f['message']}{soon} ({f['rule']}: {', '.join(f['memories'])})")
+
+
+def kinds(json_: Json = False) -> None:
+    """The kinds typed memories may have (shipped, schemas/*.toml, [schemas]) and their fields."""
+
+    def action() -> dict:
+        return open_store().kinds()
+
+    def human(d: dict) -> None:
+        for problem in d["problems"]:
+            output.warn(problem)
+        rows = [[name, k.get("type") or "", ", ".join(f"{f}{'*' if s['required'] else ''}:{s['type']}"
+                                                      for f, s in k["fields"].items())]
+                for name, k in d["kinds"].items()]
+        output.rows(["kind", "type", "fields (* required)"], rows, title=f"{len(rows)} kinds")
+
+    run("kinds", json_, action, human)
+
+
+COMMANDS = [("query", query), ("check", check), ("kinds", kinds)]

@@ -1,0 +1,181 @@
+"""The typed-memory files: kinds (schemas) and checks (rules), read from where they are declared.
+
+Kinds come from the shipped memctl/data/kinds.toml, then `schemas/*.toml` in the memory directory,
+then `[schemas.NAME]` in memctl.toml; checks from memctl/data/checks.toml, `checks/*.toml`, then
+`[checks.NAME]` (a later declaration of a name replaces an earlier one). These files are data: they
+are parsed as TOML, never imported or run. A file that does not read is reported with its file and
+line, and skipped; so is a symlink or an oversized file (nothing outside the directory is read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from memctl.config import Config
+from memctl.core.schemas import Schema, parse_schema
+from memctl.store.layout import CONFIG_NAME
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+SCHEMAS_DIR, CHECKS_DIR = "schemas", "checks"
+MAX_FILE_BYTES = 256 * 1024  # a rule file is a page of rules, not a data set
+_KEY = re.compile(r"^\s*\"?([A-Za-z0-9_-]+)\"?\s*=")
+_AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One table as declared: its name, its settings, and where (file and 1-based line)."""
+
+    name: str
+    table: Any
+    file: str
+    line: int
+    keys: dict[str, int] = field(default_factory=dict)  # the line of each setting in the table
+
+    def where(self, key: str | None = None) -> str:
+        """`file:line` of the table, or of one of its settings."""
+        return f"{self.file}:{self.keys.get(key or '', self.line)}"
+
+
+def key_lines(text: str, start: int) -> dict[str, int]:
+    """The line of each `key =` from line `start` up to the next table header."""
+    out: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines()[start:], start=start + 1):
+        if line.lstrip().startswith("["):
+            break
+        match = _KEY.match(line)
+        if match:
+            out.setdefault(match.group(1), number)
+    return out
+
+
+def table_line(text: str, name: str, prefix: str = "") -> int:
+    """The line of the `[prefix.name]` header (or of `name = ` inside `[prefix]`), else 1."""
+    header = re.compile(rf"^[ \t]*\[[ \t]*{re.escape(prefix + '.' if prefix else '')}\"?{re.escape(name)}\"?\s*\]",
+                        re.MULTILINE)
+    inline = re.compile(rf"^[ \t]*\"?{re.escape(name)}\"?\s*=", re.MULTILINE)
+    match = header.search(text) or (inline.search(text) if prefix else None)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def parse_tables(text: str, file: str, prefix: str = "") -> tuple[list[Declared], list[str]]:
+    """The tables of a TOML text (those under `[prefix]` when given), and the error that stopped it."""
+    try:
+        data: Any = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = _AT_LINE.search(str(exc))
+        message = _AT_LINE.sub("", str(exc)).strip()
+        return [], [f"{file}:{found.group(1) if found else 1}: not valid TOML: {message}"]
+    if prefix:
+        data = data.get(prefix, {})
+    return [_declared(text, str(name), table, file, prefix) for name, table in data.items()], []
+
+
+def _declared(text: str, name: str, table: Any, file: str, prefix: str) -> Declared:
+    line = table_line(text, name, prefix)
+    return Declared(name, table, file, line, key_lines(text, line))
+
+
+class KindFiles:
+    """The kinds and checks a memory directory declares: read on first use, and again when a file
+    in schemas/ or checks/ changes (a long-running server sees an edited rule)."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.problems: list[str] = []
+        self.generation = 0  # bumped each time the files are read again
+        self._seen = self._signature()
+
+    def _signature(self) -> tuple[tuple[str, str, int, int], ...]:
+        """Name, mtime and size of every file in the folders: a change means reading them again."""
+        out = []
+        for folder in (SCHEMAS_DIR, CHECKS_DIR):
+            path = self.root / folder
+            for item in sorted(path.glob("*.toml")) if path.is_dir() else ():
+                with contextlib.suppress(OSError):
+                    stat = item.lstat()
+                    out.append((folder, item.name, stat.st_mtime_ns, stat.st_size))
+        return tuple(out)
+
+    def _fresh(self) -> None:
+        seen = self._signature()
+        if seen != self._seen:
+            self._seen, self.generation = seen, self.generation + 1
+            for name in ("_schemas", "_rules"):
+                self.__dict__.pop(name, None)
+
+    def _declared(self, shipped: str, folder: str, section: str) -> list[Declared]:
+        out, problems = parse_tables(files("memctl").joinpath("data", shipped).read_text(encoding="utf-8"),
+                                     f"(shipped) {shipped}")
+        self.problems += problems
+        for path in sorted((self.root / folder).glob("*.toml")) if (self.root / folder).is_dir() else ():
+            text = self._read(path, f"{folder}/{path.name}")
+            if text is not None:
+                tables, problems = parse_tables(text, f"{folder}/{path.name}")
+                out += tables
+                self.problems += problems
+        if getattr(self.config, section):
+            text = self._read(self.root / CONFIG_NAME, CONFIG_NAME) or ""
+            out += [_declared(text, name, table, CONFIG_NAME, section)
+                    for name, table in getattr(self.config, section).items()]
+        return out
+
+    def _read(self, path: Path, shown: str) -> str | None:
+        try:
+            if path.is_symlink() or not path.is_file():
+                self.problems.append(f"{shown}:1: skipped: not a regular file (symlinks are not followed)")
+                return None
+            if path.stat().st_size > MAX_FILE_BYTES:
+                self.problems.append(f"{shown}:1: skipped: larger than {MAX_FILE_BYTES // 1024} KiB")
+                return None
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problems.append(f"{shown}:1: cannot read it as UTF-8 text ({exc.__class__.__name__})")
+            return None
+
+    @property
+    def schemas(self) -> dict[str, Schema]:
+        """Every kind by name; a kind that does not validate is reported (file:line) and left out."""
+        self._fresh()
+        return self._schemas
+
+    @property
+    def rules(self) -> list[Declared]:
+        """Every rule as declared (checked by policy/checks.py), a later one replacing an earlier of its name."""
+        self._fresh()
+        return self._rules
+
+    @cached_property
+    def _schemas(self) -> dict[str, Schema]:
+        out: dict[str, Schema] = {}
+        for item in self._declared("kinds.toml", SCHEMAS_DIR, "schemas"):
+            try:
+                out[item.name] = parse_schema(item.name, item.table)
+            except ValueError as exc:
+                self.problems.append(f"{item.where()}: kind {item.name!r}: {exc}")
+        return out
+
+    @cached_property
+    def _rules(self) -> list[Declared]:
+        by_name: dict[str, Declared] = {}
+        for item in self._declared("checks.toml", CHECKS_DIR, "checks"):
+            by_name.pop(item.name, None)
+            by_name[item.name] = item
+        return list(by_name.values())
+
+    def drain_problems(self) -> list[str]:
+        """Problems found since the last call (each `file:line: what`)."""
+        out, self.problems = self.problems, []
+        return out
