@@ -15,7 +15,7 @@ from memctl.store.files import content_hash
 from memctl.store.postgres.schema import MEMORY_COLUMNS
 
 COLUMNS = tuple(MEMORY_COLUMNS)
-LATER_FIELDS = tuple(f for f in FIELD_ORDER if f not in MEMORY_COLUMNS)  # kept in `fields` (json)
+LATER_FIELDS = tuple(f for f in FIELD_ORDER if f not in MEMORY_COLUMNS)  # kept in `later_fields` (json)
 SELECT_COLUMNS = ", ".join(f'm."{c}"' for c in COLUMNS)  # quoted: "user" is a keyword in SQL
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -28,9 +28,9 @@ def file_text(memory: Memory) -> str:
 
 
 def _json_safe(value: Any, where: str) -> Any:
-    """Unknown keys hold YAML's plain values; NaN and infinities have no JSON form, so they are refused."""
+    """Unknown keys and typed fields hold YAML's plain values; NaN and infinities have no JSON form, so they are refused."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidMemory(f"unknown key {where!r} holds {value}, which the PostgreSQL store cannot keep")
+        raise InvalidMemory(f"key {where!r} holds {value}, which the PostgreSQL store cannot keep")
     if isinstance(value, dict):
         return {str(k): _json_safe(v, f"{where}.{k}") for k, v in value.items()}
     if isinstance(value, list):
@@ -51,7 +51,8 @@ def to_row(memory: Memory, path: str, check: bool = True) -> dict[str, Any]:
     first, last = period(memory)
     data.update(id=memory.id, path=path, owner=memory.owner, period_first=first, period_last=last,
                 extra=Json({k: _json_safe(v, k) for k, v in memory.extra.items()}, dumps=_dumps),
-                fields=Json(memory.model_dump(mode="json", include=set(later)), dumps=_dumps),
+                fields=Json(_json_safe(memory.fields, "fields"), dumps=_dumps),
+                later_fields=Json(memory.model_dump(mode="json", include=set(later)), dumps=_dumps),
                 content_hash=content_hash(readable_text(memory, path) if check else file_text(memory)))
     return data
 
@@ -92,7 +93,7 @@ def from_row(row: tuple[Any, ...]) -> Memory:
     path = data.pop("path")
     for derived in ("owner", "content_hash", "period_first", "period_last"):
         data.pop(derived)
-    later = data.pop("fields") or {}
+    later = data.pop("later_fields") or {}
     data = {k: v for k, v in data.items() if v is not None}
     data.update({k: v for k, v in later.items() if k in LATER_FIELDS})
     try:

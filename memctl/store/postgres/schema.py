@@ -5,7 +5,7 @@ URL sets `options=-csearch_path=...`), so memctl can share a database with an ap
 several stores can share one database in separate schemas.
 
 - memctl_memories: one row per memory; the frontmatter fields as columns (lists as text[]; a field
-  added to memctl after this schema version in `fields` until a migration gives it one), the
+  added to memctl after this schema version in `later_fields` until a migration gives it one), the
   unknown keys as json (json, not jsonb: jsonb reorders keys, and the exported file must keep
   them in the order they were read), the body as text. The archive is the status plus the
   archived_* columns, and `path` is where the memory's file sits in the folder layout
@@ -25,13 +25,11 @@ from typing import Any
 
 from memctl.errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STAT_SHARDS = 16  # corpus statistics are spread over rows so concurrent writers rarely wait on one
 
-# The memory columns of schema version 1, in the frontmatter's order. A field memctl gains later is kept
-# in `fields` (json) until a migration gives it a column of its own (tests/store/postgres/test_schema.py
-# names any such field).
-MEMORY_COLUMNS: dict[str, str] = {
+# The memory columns as schema version 1 created them (frozen: migration 1 makes exactly these).
+V1_COLUMNS: dict[str, str] = {
     "id": "text PRIMARY KEY", "path": "text NOT NULL UNIQUE", "owner": "text NOT NULL",
     "type": "text NOT NULL", "subtype": "text", "scope": "text NOT NULL", "user": "text", "project": "text",
     "session": "text", "confidence": "double precision NOT NULL", "source": "text NOT NULL",
@@ -47,7 +45,15 @@ MEMORY_COLUMNS: dict[str, str] = {
     # derived by the writer, for filters: the period a memory covers (when it occurred, else its creation)
     "period_first": "text NOT NULL", "period_last": "text NOT NULL",
 }
-_MEMORIES = ",\n    ".join(f'"{name}" {sql}' for name, sql in MEMORY_COLUMNS.items())
+# The memory columns now. Version 2 (typed facts): `kind` and the typed `fields` get columns of their
+# own, and the json of fields without a column is renamed `later_fields` (the name `fields` is now
+# the memory's). A field memctl gains later is kept in `later_fields` until a migration gives it a
+# column (tests/store/postgres/test_schema.py names any such field).
+MEMORY_COLUMNS: dict[str, str] = {
+    **{k: v for k, v in V1_COLUMNS.items() if k != "fields"},
+    "kind": "text", "fields": "json NOT NULL DEFAULT '{}'", "later_fields": "json NOT NULL DEFAULT '{}'",
+}
+_MEMORIES = ",\n    ".join(f'"{name}" {sql}' for name, sql in V1_COLUMNS.items())
 
 V1 = """
 CREATE EXTENSION IF NOT EXISTS vector;
@@ -131,7 +137,19 @@ CREATE TABLE memctl_vector_tables (
 );
 """
 
-MIGRATIONS: list[tuple[int, str]] = [(1, V1.replace("@MEMORIES@", _MEMORIES))]
+# Typed facts: a memory written by version 1 kept its kind and typed fields in the json of later fields
+# (json, not jsonb, for the typed fields: their order is the file's).
+V2 = """
+ALTER TABLE memctl_memories RENAME COLUMN fields TO later_fields;
+ALTER TABLE memctl_memories ADD COLUMN kind text, ADD COLUMN fields json NOT NULL DEFAULT '{}';
+UPDATE memctl_memories
+   SET kind = later_fields->>'kind', fields = COALESCE(later_fields->'fields', '{}'::json),
+       later_fields = (later_fields::jsonb - 'kind' - 'fields')::json
+ WHERE later_fields::jsonb ?| ARRAY['kind', 'fields'];
+CREATE INDEX memctl_memories_kind ON memctl_memories (kind) WHERE kind IS NOT NULL;
+"""
+
+MIGRATIONS: list[tuple[int, str]] = [(1, V1.replace("@MEMORIES@", _MEMORIES)), (2, V2)]
 MIGRATION_LOCK = 7_316_010_016  # one advisory lock key: two processes starting at once migrate once
 
 

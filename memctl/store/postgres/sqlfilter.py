@@ -39,6 +39,9 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     if flt.family:
         parts.append("(m.id = ANY(%(f_family)s) OR m.part_of = ANY(%(f_family)s))")
         params["f_family"] = list(flt.family)
+    if flt.kinds:  # typed memories of these kinds only (an untyped memory has no kind: NULL never matches)
+        parts.append("m.kind = ANY(%(f_kinds)s)")
+        params["f_kinds"] = list(flt.kinds)
     if flt.access is not None:
         parts.append(access_sql(flt.access, params))
     return " AND ".join(p for p in parts if p), params

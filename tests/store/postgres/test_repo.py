@@ -115,11 +115,37 @@ def test_a_store_url_with_a_missing_database_says_so(tmp_path: Path, pg_server) 
         MemoryStore(root).list()
 
 
+TYPED = """---
+id: feedface
+type: fact
+kind: passport
+scope: user
+user: alice
+confidence: 1.0
+source: user
+status: active
+created: 2026-01-05T09:00:00Z
+updated: 2026-01-05T09:00:00Z
+fields:
+  holder: Alice Martin
+  country: FR
+  expires: 2031-04-02
+  fee: 86.00 EUR
+  visas:
+    amount: 2
+    unit: pages
+tags: [travel]
+---
+Alice's French passport expires on 2 April 2031.
+"""
+
+
 def test_a_folder_moves_into_postgresql_and_back_byte_for_byte(tmp_path: Path, pg_url: str) -> None:
     """`memctl import --from folder DIR` then `memctl export --to folder DIR` with MEMCTL_STORE set gives
     back every memory file of the sample directory at its relative path, byte for byte."""
     samples = tmp_path / "samples"
     shutil.copytree(SAMPLES, samples, ignore=shutil.ignore_patterns(".memctl"))
+    (samples / "users" / "alice" / "alice-passport-feedface.md").write_text(TYPED)  # a typed memory too
     team = tmp_path / "team"
     team.mkdir()
     (team / "memctl.toml").write_text((samples / "memctl.toml").read_text())
@@ -129,13 +155,13 @@ def test_a_folder_moves_into_postgresql_and_back_byte_for_byte(tmp_path: Path, p
     imported = subprocess.run([*memctl, "import", "--from", "folder", str(samples)], env=env, cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
     assert imported.returncode == 0, imported.stderr
-    assert "102 taken" in imported.stdout
+    assert "103 taken" in imported.stdout
     assert sorted(p.name for p in team.iterdir()) == ["memctl.toml"]  # the memories went to the database
     exported = subprocess.run([*memctl, "export", "--to", "folder", str(tmp_path / "out")], env=env, cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
     assert exported.returncode == 0, exported.stderr
     source = {k: v for k, v in tree_bytes(samples).items()
               if k.startswith(("users/", "projects/", "archive/")) and not k.endswith("/MEMORY.md")}
-    assert len(source) == 102 and tree_bytes(tmp_path / "out") == source
+    assert len(source) == 103 and tree_bytes(tmp_path / "out") == source
     env.pop("MEMCTL_STORE")
     assert memory_texts(samples) == source  # and the folder itself was only read

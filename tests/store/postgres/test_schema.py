@@ -60,5 +60,32 @@ def test_processes_starting_together_migrate_once(pg_url: str) -> None:
 
 
 def test_every_memory_field_has_a_column() -> None:
-    # A field added to Memory needs a migration giving it a column (until then it lives in `fields`).
+    # A field added to Memory needs a migration giving it a column (until then it lives in `later_fields`).
     assert [f for f in FIELD_ORDER if f not in MEMORY_COLUMNS] == []
+
+
+V1_ROW = """INSERT INTO memctl_memories (id, path, owner, type, scope, "user", confidence, source, status, created,
+    updated, body, fields, content_hash, period_first, period_last)
+VALUES ('00000001', 'users/alice/passport-00000001.md', 'users/alice', 'fact', 'user', 'alice', 1.0, 'user',
+    'active', '2026-05-01T00:00:00Z', '2026-05-01T00:00:00Z', 'Alice''s passport',
+    '{"kind": "passport", "fields": {"number": "X1", "expires": "2031-04-02", "issued": "2021-04-02"}}', 'h',
+    '2026-05-01T00:00:00Z', '2026-05-01T00:00:00Z')"""
+
+
+def test_a_version_1_database_is_migrated_and_its_typed_memories_keep_kind_and_fields(pg_url: str, tmp_path) -> None:
+    from memctl.api import MemoryStore
+    from memctl.store.postgres.schema import MIGRATIONS
+    from tests.postgres import store_config
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what memctl with schema version 1 made and wrote
+        conn.execute("CREATE TABLE memctl_meta (key text PRIMARY KEY, value text NOT NULL)")
+        conn.execute(MIGRATIONS[0][1])
+        conn.execute("INSERT INTO memctl_meta VALUES ('schema_version', '1')")
+        conn.execute(V1_ROW)
+    (tmp_path / "memctl.toml").write_text(store_config(pg_url))
+    memory = MemoryStore(tmp_path).get("00000001")
+    assert memory.kind == "passport" and list(memory.fields.items()) == [
+        ("number", "X1"), ("expires", "2031-04-02"), ("issued", "2021-04-02")]  # in the order written
+    with psycopg.connect(pg_url) as conn:
+        assert schema_version(conn) == SCHEMA_VERSION == 2
+        assert conn.execute("SELECT kind, later_fields::text FROM memctl_memories").fetchone() == ("passport", "{}")

@@ -1,5 +1,5 @@
 """The recall filter in SQL lets through exactly what store/filters.py lets through (owner, scope,
-sessions, type, tags, dates, status, expiry, parts, and the actor's visibility), and nothing else
+sessions, type, tags, dates, status, expiry, parts, kinds, and the actor's visibility), and nothing else
 reaches Python: the database answers inside the filter."""
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ def rows() -> list[dict]:
         {"user": "alice", "body": "Alice forgot this", "status": "forgotten"},
         {"user": "alice", "body": "Alice is at the gym", "expires": T0 + timedelta(days=1)},
         {"user": "alice", "body": "Alice's flight to Rome", "part_of": "0000000a", "type": "event"},
+        {"user": "alice", "body": "Alice's passport", "kind": "passport", "fields": {"number": "X1", "expires": "2031-04-02"}},
+        {"user": "bob", "body": "Bob's trip to Oslo", "kind": "trip", "type": "event", "fields": {"dates": "2026-06-01..2026-06-09"}},
+        {"project": "shop", "scope": "project", "body": "Shop's lease", "kind": "contract", "status": "superseded"},
     ]
     out = []
     for n, spec in enumerate(specs):
@@ -67,6 +70,10 @@ FILTERS = [
     MemoryFilter(status="all", users=("alice",)),
     MemoryFilter(status="forgotten"),
     MemoryFilter(family=("0000000a",)),
+    MemoryFilter(kinds=("passport",)),
+    MemoryFilter(kinds=("passport", "trip"), users=("bob",)),
+    MemoryFilter(kinds=("contract",), status="all"),
+    MemoryFilter(kinds=("visa",)),
     MemoryFilter(access=Access.of("eddy", MEMBERS)),
     MemoryFilter(access=Access.of("olga", MEMBERS), projects=("shop",)),
     MemoryFilter(access=Access.of("zed", MEMBERS)),
