@@ -8,9 +8,14 @@ from memctl.store.postgres.terms import KeywordSpec
 
 
 def keyword_spec() -> KeywordSpec:
-    """The keyword index's fields and BM25F settings (search/keyword.py), for a SQL implementation.
-    `version` changes with the whoosh index's schema or analyzer version, so stored terms follow."""
-    from memctl.search.keyword import COORD_SCALE, FIELD_BOOSTS, INDEX_NAME  # whoosh: this path only
+    """The keyword index's fields, BM25F settings and coverage weights (search/keyword.py), for a SQL
+    implementation. `version` changes with the whoosh index's schema or analyzer version, so stored
+    terms follow."""
+    from memctl.search import keyword  # whoosh: this path only
+    from memctl.search.specificity import specific_terms
 
-    return KeywordSpec(fields=lambda memory: keyword_doc(memory).fields(), boosts=dict(FIELD_BOOSTS),
-                       version=f"{INDEX_NAME}:{','.join(FIELD_BOOSTS)}", vector_text=vector_text, coord=COORD_SCALE)
+    boosts = dict(keyword.FIELD_BOOSTS)
+    return KeywordSpec(fields=lambda memory: keyword_doc(memory).fields(), boosts=boosts,
+                       version=f"{keyword.INDEX_NAME}:{','.join(boosts)}", vector_text=vector_text,
+                       coord=keyword.COORD_SCALE, specific=specific_terms,
+                       present_common=keyword.PRESENT_COMMON_WEIGHT, absent_common=keyword.ABSENT_COMMON_WEIGHT)

@@ -288,7 +288,8 @@ class PostgresSearch:
 
     def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """The IDF-weighted share (0-1) of the query's terms each of `ids` holds in any field, with
-        each term's document frequency taken in the field that holds it most (search/keyword.py)."""
+        each term's document frequency taken in the field that holds it most and common vocabulary
+        weighing less than names (search/keyword.py, search/specificity.py)."""
         if not ids:
             return {}
         if not self._terms_checked:  # (a recall's keyword search has just derived what was queued)
@@ -298,7 +299,7 @@ class PostgresSearch:
             docs, _, df = self._statistics(conn, query, terms, reuse=True)
             held = dict(conn.execute("SELECT id, tsvector_to_array(terms) FROM memctl_terms WHERE id = ANY(%s)",
                                      (list(ids),)).fetchall())
-        return coverage(terms, df, docs, {i: held.get(i, []) for i in ids})
+        return coverage(terms, self.spec, df, docs, {i: held.get(i, []) for i in ids})
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids`; a memory whose vector is missing or stale (another

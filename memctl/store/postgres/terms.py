@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from whoosh.util.numeric import byte_to_length, length_to_byte  # a lookup table: no index is touched
@@ -36,6 +36,12 @@ class KeywordSpec:
     boosts: Mapping[str, float]
     version: str
     vector_text: Callable[[Memory], str] = lambda m: m.body
+    # Coverage weighs a query term by its IDF times a share: 1 for a term `specific` names (a name, an
+    # identifier, a rare word), else `present_common` if some memory holds it, `absent_common` if none
+    # does (search/keyword.py's weights; by default every term is specific: plain IDF).
+    specific: Callable[[str], Collection[str]] | None = None
+    present_common: float = 1.0
+    absent_common: float = 1.0
     k1: float = 1.2  # whoosh BM25F's defaults
     b: float = 0.75
     coord: float = 0.9
@@ -102,6 +108,8 @@ class QueryTerms:
     groups: list[int]
     fields: list[int]
     total: int  # how many distinct terms the query has (the coordination bonus counts them)
+    terms: list[str] = field(default_factory=list)  # each group's term, as analysed
+    specific: Collection[str] | None = None  # the terms that name something (None: all of them)
 
     def tsquery(self) -> str:
         """Any lexeme matches (the scores say how well)."""
@@ -111,7 +119,8 @@ class QueryTerms:
 def query_terms(text: str, spec: KeywordSpec) -> QueryTerms:
     """The query's analysed, de-duplicated terms, each searched in every field (search/keyword.build_query)."""
     terms = [t for t in dict.fromkeys(search_terms(text or "", "query")) if len(t.encode("utf-8")) <= MAX_LEXEME_BYTES - 2]
-    out = QueryTerms([], [], [], len(terms))
+    specific = spec.specific(text or "") if spec.specific is not None else None
+    out = QueryTerms([], [], [], len(terms), terms, specific)
     for group, term in enumerate(terms):
         for index, name in enumerate(spec.names):
             out.lexemes.append(f"{spec.codes[name]}:{term}")
@@ -132,20 +141,31 @@ def weights(query: QueryTerms, spec: KeywordSpec, docs: float, lengths: Sequence
     return weight, average
 
 
-def coverage(query: QueryTerms, df: Mapping[str, int], docs: float,
+def coverage(query: QueryTerms, spec: KeywordSpec, df: Mapping[str, int], docs: float,
              held: Mapping[str, Sequence[str]]) -> dict[str, float]:
-    """Per memory, the IDF-weighted share of the query's terms among its lexemes (`held`): a term's
-    weight is the probabilistic IDF of its largest document frequency in any field."""
+    """Per memory, the weighted share of the query's terms among its lexemes (`held`): a term's weight
+    is the probabilistic IDF of its largest document frequency in any field, times its share (see
+    KeywordSpec.specific): the coverage search/keyword.py computes over the file index."""
     groups: dict[int, list[str]] = {}
     for lexeme, group in zip(query.lexemes, query.groups):
         groups.setdefault(group, []).append(lexeme)
-    weight = {group: _idf(max(df.get(lexeme, 0) for lexeme in lexemes), docs) for group, lexemes in groups.items()}
+    weight = {}
+    for group, lexemes in groups.items():
+        held_by = max(df.get(lexeme, 0) for lexeme in lexemes)
+        weight[group] = _share(query, spec, group, held_by) * _idf(held_by, docs)
     total = sum(weight.values())
     if not total:
         return dict.fromkeys(held, 0.0)
     group_of = dict(zip(query.lexemes, query.groups))
     return {i: sum(weight[g] for g in {group_of[x] for x in lexemes if x in group_of}) / total
             for i, lexemes in held.items()}
+
+
+def _share(query: QueryTerms, spec: KeywordSpec, group: int, held_by: int) -> float:
+    """1 for a specific term; for common vocabulary, less when some memory holds it, else the absent share."""
+    if query.specific is None or query.terms[group] in query.specific:
+        return 1.0
+    return spec.present_common if held_by else spec.absent_common
 
 
 def _idf(n: int, docs: float) -> float:

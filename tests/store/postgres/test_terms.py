@@ -68,11 +68,33 @@ def test_weights_are_the_boost_times_the_probabilistic_idf() -> None:
 
 
 def test_coverage_weighs_each_query_term_by_its_rarest_field_idf() -> None:
-    q = query_terms("cello Lisbon", SPEC)
+    plain = KeywordSpec(fields=SPEC.fields, boosts=SPEC.boosts, version="x")  # every term specific
+    q = query_terms("cello Lisbon", plain)
     idf = {n: math.log(1 + (100 - n + 0.5) / (n + 0.5)) for n in (2, 40)}
     held = {"both": ["b:cello", "t:lisbon"], "cello": ["b:cello"], "none": ["b:violin"]}
-    found = coverage(q, {"b:cello": 40, "t:cello": 2, "b:lisbon": 2}, 100.0, held)
+    found = coverage(q, plain, {"b:cello": 40, "t:cello": 2, "b:lisbon": 2}, 100.0, held)
     # cello's weight comes from its largest document frequency in any field (40), Lisbon's from 2
     assert math.isclose(found["cello"], idf[40] / (idf[40] + idf[2]))
     assert found["both"] == 1.0 and found["none"] == 0.0
-    assert coverage(query_terms("", SPEC), {}, 100.0, {"x": ["b:cello"]}) == {"x": 0.0}
+    assert coverage(query_terms("", plain), plain, {}, 100.0, {"x": ["b:cello"]}) == {"x": 0.0}
+
+
+def test_coverage_weighs_common_vocabulary_less_than_names_and_absent_common_words_not_at_all() -> None:
+    spec = KeywordSpec(fields=SPEC.fields, boosts=SPEC.boosts, version="x", specific=lambda q: {"lisbon", "kyoto"},
+                       present_common=0.25, absent_common=0.0)
+    q = query_terms("schedule cello Lisbon Kyoto", spec)  # schedule: common, no memory holds it
+    idf = {n: math.log(1 + (100 - n + 0.5) / (n + 0.5)) for n in (0, 2, 40)}
+    held = {"cello": ["b:cello"], "lisbon": ["b:lisbon"], "schedule": ["b:schedul"]}
+    found = coverage(q, spec, {"b:cello": 40, "b:lisbon": 2}, 100.0, held)
+    total = 0.25 * idf[40] + idf[2] + idf[0]  # cello a quarter, Lisbon and the unheard-of Kyoto in full
+    assert math.isclose(found["cello"], 0.25 * idf[40] / total) and math.isclose(found["lisbon"], idf[2] / total)
+    assert found["schedule"] == 0.0
+    assert coverage(query_terms("schedule", spec), spec, {}, 100.0, {"x": ["b:schedul"]}) == {"x": 0.0}
+
+
+def test_the_shipped_spec_takes_the_file_index_coverage_weights() -> None:
+    from memctl.search.keyword import ABSENT_COMMON_WEIGHT, PRESENT_COMMON_WEIGHT
+
+    assert (SPEC.present_common, SPEC.absent_common) == (PRESENT_COMMON_WEIGHT, ABSENT_COMMON_WEIGHT)
+    q = query_terms("schedule maintenance for my car in Kyoto", SPEC)
+    assert q.specific == {"kyoto"} and q.terms == ["schedul", "mainten", "car", "kyoto"]
