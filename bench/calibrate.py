@@ -8,7 +8,8 @@ the memories that answer them. Every set becomes a memory directory; every quest
 hits) and against every other set, and every off-topic query against every set (negatives: all
 their hits). For every combination of signals a recall can have (each model's raw cosine, keyword
 coverage) a logistic model is fitted with balanced class weights, so 0.5 means "as likely relevant
-as not"; the suggested min_relevance keeps 95% of the relevant hits. The LoCoMo data is never
+as not"; the suggested min_relevance keeps 95% of the relevant hits, and the share the shipped
+`[recall] min_relevance` keeps is printed beside it. The LoCoMo data is never
 used: its conversations are what bench/locomo.py reports.
 """
 
@@ -99,8 +100,11 @@ def signal_rows(label: str, model: str, second: str, data: dict) -> tuple[list[d
 def calibrate(data: dict) -> dict[str, Any]:
     """A logistic model for every combination of signals a recall can have, and the threshold
     that keeps 95% of the relevant hits under the full model of the shipped setup."""
+    from memctl.config import RecallSettings
+
+    shipped = RecallSettings().min_relevance
     models: dict[str, list[float]] = {}
-    threshold = 0.5
+    threshold, kept = 0.5, 1.0
     for label, model, second in SETUPS:
         signals, labels = signal_rows(label, model, second, data)
         names = sorted(signals[0])
@@ -112,7 +116,9 @@ def calibrate(data: dict) -> dict[str, Any]:
                 if label == "shipped" and size == len(names):
                     relevance = 1 / (1 + np.exp(-(np.c_[features, np.ones(len(features))] @ np.array(beta))))
                     threshold = float(np.floor(np.percentile(relevance[labels == 1], 5) * 20) / 20)
-    return {"models": models, "min_relevance": threshold}
+                    kept = float(np.mean(relevance[labels == 1] >= shipped))
+    return {"models": models, "min_relevance": threshold,
+            "shipped_min_relevance": shipped, "relevant_kept_at_shipped": round(100 * kept, 1)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"    {tuple(combo.split(','))!r}: {tuple(beta)!r},")
         print("}")
         print(f"min_relevance (keeps 95% of the relevant hits): {curves['min_relevance']}")
+        print(f"the shipped min_relevance {curves['shipped_min_relevance']} keeps "
+              f"{curves['relevant_kept_at_shipped']}% of the relevant hits")
     return 0
 
 

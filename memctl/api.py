@@ -24,6 +24,7 @@ from memctl.store.directory import find_root, init_directory, read_config
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
+    from memctl.search.fused import ModelSearch
     from memctl.services.checks import CheckReport, CheckService
     from memctl.services.claude_index import ClaudeIndexService
     from memctl.services.compact import CompactService
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.recall import RecallResult, RecallService
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
+    from memctl.store.filerepo import FileRepository
     from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
 
@@ -99,9 +101,8 @@ class MemoryStore:
         """The keyword + vector search over this directory's memories (with a second model's
         vectors when `[embedding] second_model` names one, or "auto" finds the multilingual extra)."""
         from memctl.search.embedders import get_embedder, recall_uses_primary, second_model_name
-        from memctl.search.engine import Engine
 
-        primary = Engine(self.repo, self._make_embedder)
+        primary = self._search_with(self._make_embedder, "vectors")
         settings = self.config.embedding
         second = None if self._embedder is not None else second_model_name(settings.second_model, settings.model)
         if second is None:
@@ -109,8 +110,20 @@ class MemoryStore:
         from memctl.search.fused import TwoModelSearch
 
         cache = self.repo.cache / "models"
-        engine = Engine(self.repo, lambda: get_embedder(second, cache, settings.batch_size), vectors="vectors-second")
+        engine = self._search_with(lambda: get_embedder(second, cache, settings.batch_size), "vectors-second")
         return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
+
+    def _search_with(self, embedder: "Callable[[], Embedder]", vectors: str) -> "ModelSearch":
+        """One model's search: the store's own when it has one (a database searches in SQL and keys
+        its vectors by the model's identity), else the engine over the folder's caches."""
+        native = getattr(self.repo, "search_index", None)
+        if native is not None:
+            from memctl.search.native import keyword_spec
+
+            return cast("ModelSearch", native(embedder, keyword_spec()))
+        from memctl.search.engine import Engine
+
+        return Engine(cast("FileRepository", self.repo), embedder, vectors=vectors)
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:

@@ -40,6 +40,19 @@ class LayoutSettings(_Section):
     project: str = ""
 
 
+class StoreSettings(_Section):
+    """Where the memories are kept: this folder's files (empty), or a PostgreSQL database (a
+    `postgresql://` URL; MEMCTL_STORE overrides it). See store/backends.py."""
+
+    url: str = ""
+
+    @model_validator(mode="after")
+    def _known_scheme(self) -> "StoreSettings":
+        if self.url and not self.url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("url must be empty (this folder) or a postgresql:// URL")
+        return self
+
+
 class GateSettings(_Section):
     """The gate's limits: memctl.toml, then MEMORY_* environment variables, then flags."""
 
@@ -129,6 +142,7 @@ class ProjectSettings(_Section):
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     layout: LayoutSettings = Field(default_factory=LayoutSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -193,6 +207,12 @@ kind = "memctl"
 # Memories that name no user or project belong to this project (empty: none, except in the claude
 # layout, where it is the folder's name).
 project = ""
+
+[store]
+# Where memories are kept: "" (the files of this folder) or a PostgreSQL database with pgvector,
+# url = "postgresql://host/dbname" (MEMCTL_STORE overrides it). Keep passwords out of this file:
+# libpq reads PGPASSWORD and ~/.pgpass.
+url = ""
 
 [gate]
 # Writes below this confidence are refused (env MEMORY_MIN_CONFIDENCE).

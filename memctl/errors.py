@@ -92,3 +92,10 @@ class LockTimeout(MemctlError):
 
     code = "locked"
     exit_code = EXIT_ERROR
+
+
+class StoreError(MemctlError):
+    """The memory store could not be reached or used (a database down, a schema too new)."""
+
+    code = "store"
+    exit_code = EXIT_ERROR

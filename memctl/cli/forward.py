@@ -72,6 +72,8 @@ def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, dire
     run in-process (also when the server answers as another actor than this command's)."""
     if pinned_time or os.environ.get("MEMCTL_NOW") or (command == "add" and args.get("llm")):
         return None  # the server's clock is its own, and an LLM command would run in its process
+    if os.environ.get("MEMCTL_STORE"):
+        return None  # a store named for this command may not be the one the server opened
     url = client.server_for(directory)
     if url is None:
         return None

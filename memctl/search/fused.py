@@ -7,17 +7,26 @@ write path's thresholds, which are the primary model's, never change meaning.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Protocol, Sequence
 
-from memctl.search.engine import Engine
+from memctl.store.repository import SearchIndex
 
 Run = list[tuple[str, float]]
+
+
+class ModelSearch(SearchIndex, Protocol):
+    """One model's search (search/engine.Engine over files, PostgresSearch in a database)."""
+
+    @property
+    def embedder(self) -> Any: ...
+
+    def sync_vectors(self, progress: Callable[[int], None] | None = None) -> int: ...
 
 
 class TwoModelSearch:
     """The SearchIndex of a directory whose recall fuses two embedding models."""
 
-    def __init__(self, primary: Engine, second: Engine, recall_primary: bool = True) -> None:
+    def __init__(self, primary: ModelSearch, second: ModelSearch, recall_primary: bool = True) -> None:
         self.primary = primary
         self.second = second
         self.recall_primary = recall_primary  # False: recall uses the second model's cosines alone

@@ -31,6 +31,7 @@ from whoosh.writing import CLEAR  # noqa: E402
 
 from memctl.core.text import search_terms  # noqa: E402
 from memctl.search.analysis import ANALYZER_VERSION, memory_analyzer  # noqa: E402
+from memctl.search.specificity import specific_terms  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,12 @@ FIELD_BOOSTS: dict[str, float] = {
 }
 # Coordination bonus: documents matching more of the query's terms rank higher.
 COORD_SCALE = 0.9
+# Coverage weighs a query word by its IDF times a share: 1 for a specific word (a name, an
+# identifier, a rare word: search/specificity.py); less for common vocabulary some memory holds (it
+# says less about the topic than a name does); nothing for common vocabulary no memory holds (a
+# task's words, "schedule", "help", "maintenance": what to do, not what about). bench/README.md.
+PRESENT_COMMON_WEIGHT = 0.25
+ABSENT_COMMON_WEIGHT = 0.0
 LOCK_TIMEOUT_S = 5.0
 _PROGRESS_EVERY = 500
 T = TypeVar("T")
@@ -339,17 +346,22 @@ class KeywordIndex:
         """For each doc, the IDF-weighted share of the query's terms it contains, in [0, 1].
 
         Unlike BM25 this does not depend on the query's length or best match, so it compares
-        across queries: a query word no memory holds (a name the store never heard of) weighs the
-        most, so a memory matching only the common words of a query covers little of it."""
+        across queries. A query word no memory holds weighs the most when it is specific (a name
+        the store never heard of: a memory matching only the rest of the query covers little of
+        it) and nothing when it is common vocabulary (the words of a task: "schedule maintenance
+        for my car" is about the car); a common word some memory holds weighs a quarter of its
+        IDF, less than a name. See search/specificity.py."""
         terms = list(dict.fromkeys(search_terms(query, "query")))
+        specific = specific_terms(query)
         empty: dict[str, float] = {}
-        weights = self._read(lambda searcher: _term_weights(searcher, terms), empty)
+        weights = self._read(lambda searcher: _term_weights(searcher, terms, specific), empty)
         total = sum(weights.values())
         if not total:
             return dict.fromkeys(docs, 0.0)
         out = {}
         for doc_id, doc in docs.items():
-            held = {t for value in doc.fields().values() for t in search_terms(value, "index")}
+            held = {t for name, value in doc.fields().items() if name in FIELD_BOOSTS
+                    for t in search_terms(value, "index")}  # not the id: no query word is an id
             out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
         return out
 
@@ -380,11 +392,17 @@ def _top_hits(
     return [(doc_id, score) for score, doc_id in best]
 
 
-def _term_weights(searcher: Any, terms: Sequence[str]) -> dict[str, float]:
-    """Each term's probabilistic IDF, its document frequency taken in the field that holds it most."""
+def _term_weights(searcher: Any, terms: Sequence[str], specific: Collection[str]) -> dict[str, float]:
+    """Each term's probabilistic IDF, its document frequency taken in the field that holds it most,
+    times a share: 1 for a `specific` term, else PRESENT_ or ABSENT_COMMON_WEIGHT."""
     total = searcher.doc_count_all()
     fields = [name for name in FIELD_BOOSTS if name in searcher.schema]
-    return {t: probabilistic_idf(max(searcher.doc_frequency(f, t) for f in fields), total) for t in terms}
+    out = {}
+    for term in terms:
+        held_by = max(searcher.doc_frequency(f, term) for f in fields)
+        share = 1.0 if term in specific else PRESENT_COMMON_WEIGHT if held_by else ABSENT_COMMON_WEIGHT
+        out[term] = share * probabilistic_idf(held_by, total)
+    return out
 
 
 def _live_ids(searcher: Any) -> set[str]:

@@ -50,12 +50,12 @@ class ContextService:
         from memctl.prompt.profile import build_profile
 
         now, states = clock.now(), self.config.facts.in_force  # the profile holds what is in force
-        active = [m for m in self.repo.active(now) if can_read(self.access, access_view(m)) and in_force(m, now, states)]
         parts = []
         for kind, name in (("user", user), ("project", project)):
             if name:
                 folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
-                members = [m for m in active if m.owner == folder]
+                members = [m for m in self.repo.active(now, owner=folder)
+                           if can_read(self.access, access_view(m)) and in_force(m, now, states)]
                 parts.append(build_profile(kind, name, members, stable_importance(members),
                                            self.config.memory.language, lines))
         if len(parts) < 2:

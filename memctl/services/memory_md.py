@@ -31,7 +31,7 @@ class MemoryMdService:
 
         kind, name = owner.split("/", 1)
         # A memory only its author may see never goes into a file the whole folder shares.
-        memories = [m for m in self.repo.active() if m.owner == owner and m.visibility != "owner_only"]
+        memories = [m for m in self.repo.active(owner=owner) if m.visibility != "owner_only"]
         return render_index(self.repo.text(TEMPLATE_NAME), "user" if kind == "users" else "project", name,
                             memories, stable_importance(memories), settings=self.config.index,
                             language=self.config.memory.language, now=clock.now(), folder=owner)

@@ -249,7 +249,7 @@ class WriteService:
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
         repeat or change (a memory the actor cannot see is never named to them)."""
-        return [m for m in self.repo.active() if m.owner == candidate.owner and can_read(self.access, access_view(m))
+        return [m for m in self.repo.active(owner=candidate.owner) if can_read(self.access, access_view(m))
                 and (m.type == candidate.type or announces_change_of(m.body, candidate.body))]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:

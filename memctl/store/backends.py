@@ -1,12 +1,33 @@
-"""Which repository keeps a directory's memories: its `[layout]` setting, or what the folder looks like."""
+"""Which repository keeps a directory's memories: a PostgreSQL database (`[store] url`, or
+MEMCTL_STORE), else the folder itself in its `[layout]` (or what the folder looks like)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, Union
 
 from memctl.config import Config, LayoutSettings
+from memctl.errors import ConfigError
 from memctl.store.filerepo import FileRepository
 from memctl.store.layout import ACTIVE_DIRS
+
+if TYPE_CHECKING:  # psycopg and the PostgreSQL code load only for a database store
+    from memctl.store.postgres.repo import PostgresRepository
+
+STORE_ENV = "MEMCTL_STORE"
+AnyRepository = Union[FileRepository, "PostgresRepository"]
+
+
+def store_url(config: Config, environ: Mapping[str, str] = os.environ) -> str:
+    """The database URL memories are kept in: MEMCTL_STORE, else `[store] url`; "" for the folder."""
+    url = environ.get(STORE_ENV, "").strip() or config.store.url
+    if url and not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"{STORE_ENV} must be a postgresql:// URL", code="bad_store")
+    if url and config.layout.kind == "claude":
+        raise ConfigError("a PostgreSQL store keeps the memctl layout; [layout] kind = \"claude\" is for a folder",
+                          code="bad_store")
+    return url
 
 
 def resolve_layout(root: Path, settings: LayoutSettings) -> LayoutSettings:
@@ -28,8 +49,14 @@ def resolve_layout(root: Path, settings: LayoutSettings) -> LayoutSettings:
     return LayoutSettings(kind=kind, project=project)
 
 
-def open_repository(root: Path, config: Config) -> FileRepository:
-    """The repository for `root` (config.layout resolved): FileRepository, or ClaudeRepository."""
+def open_repository(root: Path, config: Config) -> AnyRepository:
+    """The repository for `root` (config.layout resolved): PostgresRepository when a database URL is
+    set, else FileRepository or ClaudeRepository."""
+    url = store_url(config)
+    if url:
+        from memctl.store.postgres.repo import PostgresRepository
+
+        return PostgresRepository(url, root)
     if config.layout.kind == "claude":
         from memctl.core.claudefile import TopicDefaults
         from memctl.store.claude import ClaudeRepository

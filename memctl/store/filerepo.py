@@ -87,10 +87,11 @@ class FileRepository:
         """Active means: in an active folder and status active."""
         return memory.status == "active" and not is_archived(memory.path)
 
-    def active(self, at: datetime | None = None) -> list[Memory]:
-        """Active memories that have not expired."""
+    def active(self, at: datetime | None = None, owner: str | None = None) -> list[Memory]:
+        """Active memories that have not expired (of one scope folder when `owner` is given)."""
         at = at or clock.now()
-        return [m for m in self.all_memories() if self.is_active(m) and not m.is_expired(at)]
+        return [m for m in self.all_memories() if self.is_active(m) and not m.is_expired(at)
+                and (owner is None or m.owner == owner)]
 
     def get(self, memory_id: str) -> Memory:
         """A memory by id or unique id prefix (at least 4 characters)."""

@@ -70,8 +70,7 @@ class MemctlLayout:
 
     def new_path(self, memory: Memory, archived: bool = False) -> Path:
         """Where a new memory goes: `<scope folder>/<slug>-<id>.md`."""
-        name = f"{slugify(memory.body, memory.type)}-{memory.id}.md"
-        return self.root / (ARCHIVE_DIR if archived else "") / memory.owner / name
+        return self.root / new_record_path(memory, archived)
 
     def archive_path(self, active: Path) -> Path:
         """The archive location that mirrors an active file's path."""
@@ -92,10 +91,22 @@ class MemctlLayout:
     def place(self, memory: Memory) -> Path:
         """Where a memory brought in whole (an import of memctl's own records) goes: its own relative
         path when that fits its owner and status and is free, else where a new one would go."""
-        archived = memory.status != "active"
         rel = memory.path or ""
-        fits = (_RECORD_PATH.fullmatch(rel) is not None and is_archived(rel) == archived
-                and self.folder_of(rel) == memory.owner and not rel.endswith("/" + INDEX_FILE))
-        if fits and not (self.root / rel).exists():
+        if record_path_fits(memory) and not (self.root / rel).exists():
             return self.root / rel
-        return self.new_path(memory, archived)
+        return self.new_path(memory, memory.status != "active")
+
+
+def record_path_fits(memory: Memory) -> bool:
+    """True when a memory brought in whole can keep its relative path in the memctl layout: the path
+    is a memory file's, in its owner's folder, under archive/ exactly when it is not active."""
+    rel = memory.path or ""
+    return (_RECORD_PATH.fullmatch(rel) is not None and is_archived(rel) == (memory.status != "active")
+            and rel.removeprefix(ARCHIVE_DIR + "/").rsplit("/", 1)[0] == memory.owner
+            and not rel.endswith("/" + INDEX_FILE))
+
+
+def new_record_path(memory: Memory, archived: bool = False) -> str:
+    """The relative path of a new memory in the memctl layout: `[archive/]<scope folder>/<slug>-<id>.md`."""
+    name = f"{slugify(memory.body, memory.type)}-{memory.id}.md"
+    return f"{ARCHIVE_DIR + '/' if archived else ''}{memory.owner}/{name}"

@@ -2,7 +2,8 @@
 
 Services reach stored memories only through a `Repository`, so a second backend (PostgreSQL) or a
 second folder layout (Claude Code's) is a new implementation of this protocol, never an `if` in a
-service. `FileRepository` (store/filerepo.py) is the Markdown-directory implementation.
+service. `FileRepository` (store/filerepo.py) is the Markdown-directory implementation,
+`PostgresRepository` (store/postgres/repo.py) the database one.
 
 Write methods assume the caller holds `locked()`: the decision and the write happen under one lock
 (a flock for files, a transaction with an advisory lock for a database).
@@ -13,7 +14,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Protocol, Sequence
+from typing import Any, Callable, Collection, Mapping, Protocol, Sequence
 
 from memctl.core.models import JournalEntry, Memory
 from memctl.store.filters import MemoryFilter
@@ -78,8 +79,9 @@ class Repository(Protocol):
         """Every readable memory, active and archived."""
         ...
 
-    def active(self, at: datetime | None = None) -> list[Memory]:
-        """Active memories that have not expired at `at` (default now)."""
+    def active(self, at: datetime | None = None, owner: str | None = None) -> list[Memory]:
+        """Active memories that have not expired at `at` (default now); only one scope folder's
+        (`users/alice`) when `owner` is given (a database reads just those)."""
         ...
 
     def is_active(self, memory: Memory) -> bool:
@@ -90,8 +92,9 @@ class Repository(Protocol):
         """A memory by id or unique id prefix; NotFound / UsageError(ambiguous_id) otherwise."""
         ...
 
-    def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
-        """id -> handle of the memories a recall with this filter may see."""
+    def candidates(self, flt: MemoryFilter, now: datetime) -> Mapping[str, str]:
+        """id -> handle of the memories a recall with this filter may see (a database answers with
+        its filter, which its SearchIndex runs in SQL, rather than every id)."""
         ...
 
     def load(self, handle: str) -> Memory:

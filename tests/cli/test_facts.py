@@ -103,7 +103,6 @@ def test_the_users_scenario(memdir):
     assert set(cars) <= {h["id"] for h in recall(memdir, "schedule maintenance for my car", "--all")}
 
 
-@pytest.mark.xfail(strict=True, reason="task-phrased query: relevance holds back both cars (being fixed)")
 def test_both_cars_come_back_for_a_task_phrased_query(memdir):
     cars = [add(memdir, "My car is a 2019 Toyota Camry, plate 7ABC123")["memory"]["id"],
             add(memdir, "My second car is a 2022 Tesla Model 3 that my partner drives")["memory"]["id"]]

@@ -190,6 +190,7 @@ def test_pinned_time_a_changed_config_and_an_llm_run_in_process(samples: Path) -
     with ServeProcess(root):
         assert "memctl.api" in run(root, "--now", "2027-01-01", "recall", "jazz")[3]
         assert "memctl.api" in run(root, "recall", "jazz", env={"MEMCTL_NOW": "2027-01-01"})[3]
+        assert "memctl.api" in run(root, "recall", "jazz", env={"MEMCTL_STORE": "postgresql://127.0.0.1:1/none"})[3]
         assert "memctl.api" in run(root, "add", "Bob likes jazz a lot", "-u", "bob", "--llm", "false")[3]
         assert "memctl.api" not in run(root, "recall", "jazz")[3]
         config = root / "memctl.toml"

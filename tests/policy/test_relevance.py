@@ -30,7 +30,7 @@ def test_every_fitted_model_has_a_weight_per_signal_and_an_intercept() -> None:
     # the multilingual model's band is higher (and its curve flatter): 0.7 is unrelated there
     ({E5: 0.70}, None, 0.0, 0.2), ({E5: 0.97}, None, 0.9, 1.0),
     # keyword coverage alone
-    ({}, 0.0, 0.0, 0.3), ({}, 1.0, 0.99, 1.0),
+    ({}, 0.0, 0.0, 0.3), ({}, 1.0, 0.95, 1.0),
     # all three signals
     ({MINILM: 0.2, E5: 0.76}, 0.0, 0.0, 0.1), ({MINILM: 0.7, E5: 0.9}, 0.8, 0.95, 1.0),
 ])

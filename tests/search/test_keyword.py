@@ -298,8 +298,12 @@ def test_probabilistic_idf_makes_common_words_weigh_little(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("query, doc_id, low, high", [
     ("window seats", "seat", 1.0, 1.0),  # every term held
-    ("Kyoto hotel", "hotel", 0.3, 0.7),  # "hotel" held, "Kyoto" held by no memory: weighs more
+    ("Hilton in Kyoto", "hotel", 0.3, 0.5),  # two names, "Kyoto" held by no memory: weighs more
+    ("Kyoto conference", "hotel", 0.05, 0.2),  # a common word held weighs less than a name
     ("Kyoto hotel", "seat", 0.0, 0.0),
+    ("Kyoto hotel", "hotel", 0.0, 0.0),  # the doc's id is "hotel", its text is not
+    # a task's common words that no memory holds weigh nothing: the request is about the seat
+    ("find me a window seat for the flight", "seat", 1.0, 1.0),
     ("绿茶", "tea", 1.0, 1.0),
     ("", "seat", 0.0, 0.0),
 ])
@@ -314,3 +318,17 @@ def test_coverage_weighs_rare_terms_more(index: KeywordIndex) -> None:
     # "booked" is held by one memory, "travel" (a tag) by two: matching the rarer covers more
     assert index.coverage("booked travel", {"hotel": docs["hotel"]})["hotel"] == 1.0
     assert index.coverage("booked travel", {"seat": docs["seat"]})["seat"] < 0.5
+
+
+def test_coverage_of_a_task_phrased_query_counts_its_topic(tmp_path: Path) -> None:
+    from memctl.search.keyword import KeywordDoc, KeywordIndex
+
+    index = KeywordIndex(tmp_path / "kw")
+    docs = {"camry": KeywordDoc(id="camry", body="My car is a 2019 Toyota Camry"),
+            "tesla": KeywordDoc(id="tesla", body="My second car is a Tesla Model 3 that my partner drives"),
+            "trip": KeywordDoc(id="trip", body="Trip to Tokyo in March")}
+    index.rebuild(docs.values())
+    # "schedule" and "maintenance" are held by no memory but are common words: the task, not the topic
+    assert index.coverage("schedule maintenance for my car", docs) == {"camry": 1.0, "tesla": 1.0, "trip": 0.0}
+    # a name no memory holds still counts against a memory matching the rest
+    assert index.coverage("car rental in Kyoto", docs)["camry"] < 0.3

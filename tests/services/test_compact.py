@@ -15,24 +15,38 @@ import pytest
 from memctl import clock
 from memctl.api import MemoryStore
 from memctl.config import Config
+from memctl.store.directory import read_config
 from tests.helpers import ROOT, cli_json
+from tests.postgres import load_rows
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
 
 
 def memory_files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))
-            if p.name != "MEMORY.md" and ".memctl" not in p.parts}
+    """Every memory as the file it is (a folder) or would be (PostgreSQL: its path and exact text)."""
+    repo = MemoryStore(root).repo
+    if repo.kind == "files":
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))
+                if p.name != "MEMORY.md" and ".memctl" not in p.parts}
+    return {str(m.path): repo.original(m)["text"].encode() for m in repo.all_memories()}
+
+
+def synthetic_config(root: Path) -> Config:
+    """The directory's settings (for postgres: its store) with the lifecycle the planted cases assume."""
+    return read_config(root).model_copy(update={"lifecycle": synthetic_settings()})
 
 
 def build(root: Path):
     memories, usage, similarity, expected = make_memories(1000, seed=0, now=NOW)
-    write_directory(root, memories)
-    (root / ".memctl").mkdir(exist_ok=True)
-    (root / ".memctl" / "usage.json").write_text(json.dumps({
-        i: {"count": u.count, "last_used": clock.format_timestamp(u.last_used) if u.last_used else None,
-            "sessions": u.sessions} for i, u in usage.items()}))
+    records = {i: {"count": u.count, "last_used": clock.format_timestamp(u.last_used) if u.last_used else None,
+                   "sessions": u.sessions} for i, u in usage.items()}
+    if MemoryStore(root).repo.kind == "files":
+        write_directory(root, memories)
+        (root / ".memctl").mkdir(exist_ok=True)
+        (root / ".memctl" / "usage.json").write_text(json.dumps(records))
+    else:
+        load_rows(MemoryStore(root), memories, records)
     clock.set_now(NOW)
-    return MemoryStore(root, config=Config(lifecycle=synthetic_settings())), similarity, expected
+    return MemoryStore(root, config=synthetic_config(root)), similarity, expected
 
 
 @pytest.fixture
@@ -71,7 +85,7 @@ def test_apply_loses_nothing_restores_and_undoes_byte_identically(synthetic) -> 
     MemoryStore(root).restore(victim)
     assert MemoryStore(root).get(victim).path.startswith("users/") or MemoryStore(root).get(victim).path.startswith("projects/")
     # undo after a manual restore: the restored file is already where it was
-    MemoryStore(root, config=Config(lifecycle=synthetic_settings())).undo_compaction()
+    MemoryStore(root, config=synthetic_config(root)).undo_compaction()
     assert memory_files(root) == before
 
 
@@ -83,43 +97,59 @@ def test_recall_and_index_reflect_the_compacted_state(synthetic) -> None:
     hits = fresh.recall(fresh.get(gone).body, k=50, record_usage=False).hits
     assert gone not in {h.id for h in hits}
 
-    text = "\n".join((root / i["path"]).read_text() for i in fresh.write_memory_md(all=True))
+    text = "\n".join(str(fresh.repo.read_memory_md(i["path"].rsplit("/", 1)[0])) for i in fresh.write_memory_md(all=True))
     assert gone not in text and all(i not in text for i in expected.archive_low_importance)
 
 
 KILLER = """
-import json, sys
+import sys
 from memctl import clock
-from memctl.config import Config
 from memctl.api import MemoryStore
+from memctl.store.directory import read_config
 from tests.synthetic import NOW, make_memories, synthetic_settings
 clock.set_now(NOW)
 _, _, similarity, _ = make_memories(1000, seed=0, now=NOW)
-MemoryStore(sys.argv[1], config=Config(lifecycle=synthetic_settings())).compact(similarity=similarity)
+config = read_config(MemoryStore(sys.argv[1]).root).model_copy(update={"lifecycle": synthetic_settings()})
+MemoryStore(sys.argv[1], config=config).compact(similarity=similarity)
 """
+
+
+def _wait_mid_apply(store: MemoryStore, proc: subprocess.Popen) -> None:
+    """Until the killer has applied at least three actions (a folder: its record says so; PostgreSQL:
+    the compaction's transaction holds the store's lock, and three 0.4 s pauses have passed)."""
+    deadline = time.time() + 60
+    records = store.root / ".memctl" / "compactions"
+    while time.time() < deadline and proc.poll() is None:
+        if store.repo.kind == "files":
+            done = [json.loads(p.read_text())["done"] for p in records.glob("*.json")] if records.exists() else []
+            if done and len(done[0]) >= 3:
+                return
+        else:
+            with store.repo.connection() as conn:
+                if conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock'"
+                                ).fetchone()[0]:
+                    time.sleep(1.3)
+                    return
+        time.sleep(0.05)
 
 
 def test_sigkill_mid_apply_leaves_every_memory_once_and_next_compact_finishes(synthetic) -> None:
     root, store, similarity, expected = synthetic
-    ids_before = {m.id for m in store.repo.snapshot(refresh=True).memories}
+    ids_before = {m.id for m in store.repo.all_memories()}
     env = {**os.environ, "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS": "0.4", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", KILLER, str(root)], env=env)
-    records = root / ".memctl" / "compactions"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        done = [json.loads(p.read_text())["done"] for p in records.glob("*.json")] if records.exists() else []
-        if done and len(done[0]) >= 3:
-            break
-        time.sleep(0.05)
+    _wait_mid_apply(store, proc)
+    assert proc.poll() is None, "the compaction ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    snap = MemoryStore(root).repo.snapshot(refresh=True)
-    ids = [m.id for m in snap.memories]
-    assert not snap.duplicates and len(ids) == len(set(ids))
-    assert ids_before <= set(ids)  # every memory present exactly once, active or archived
-    result = MemoryStore(root, config=Config(lifecycle=synthetic_settings())).compact(similarity=similarity)
-    assert result["resumed"] is not None
-    archived = {m.id for m in MemoryStore(root).repo.snapshot(refresh=True).memories if m.path.startswith("archive/")}
+    fresh = MemoryStore(root)
+    ids = [m.id for m in fresh.repo.all_memories()]
+    assert not [p for p in fresh.doctor()["problems"] if p["kind"] == "duplicate_id"]
+    assert len(ids) == len(set(ids)) and ids_before <= set(ids)  # every memory present exactly once
+    result = MemoryStore(root, config=synthetic_config(root)).compact(similarity=similarity)
+    # A folder resumes the plan it recorded; PostgreSQL rolled the killed transaction back whole.
+    assert (result["resumed"] is not None) == (fresh.repo.kind == "files")
+    archived = {m.id for m in MemoryStore(root).repo.all_memories() if m.path.startswith("archive/")}
     assert expected.archived() <= archived
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from memctl.api import MemoryStore
 from memctl.store.directory import init_directory
-from tests.helpers import TESTS, claude_folder, cli, cli_json, tree_bytes
+from tests.helpers import TESTS, claude_folder, cli, cli_json, memory_texts, tree_bytes
 
 MEM0 = TESTS / "fixtures" / "mem0_export.json"
 SCHEMA = """CREATE TABLE structured_memories (
@@ -85,9 +85,8 @@ def test_a_memoryservice_database_is_read_with_categories_groups_and_dates(memdi
     assert db.read_bytes() == original  # opened read-only
 
 
-def test_memoryservice_categories_are_types_in_the_categories_preset(tmp_path: Path) -> None:
-    root = tmp_path / "cat"
-    init_directory(root, "categories")
+def test_memoryservice_categories_are_types_in_the_categories_preset(new_memdir, tmp_path: Path) -> None:
+    root = new_memdir("cat", "categories")
     MemoryStore(root).import_from("memoryservice", str(memoryservice_db(tmp_path / "m.db")))
     stored = memories(root)
     assert stored["The user is called Xiao Ming"]["type"] == "profile" and stored["The user is called Xiao Ming"]["extra"] == {}
@@ -118,10 +117,10 @@ def test_a_claude_folder_is_copied_into_a_memctl_directory(memdir: Path, tmp_pat
 
 
 @pytest.fixture
-def rich(tmp_path: Path) -> Path:
+def rich(new_memdir, tmp_path: Path) -> Path:
     """A directory with every kind of memory: superseded, merged, conflicting, forgotten, session,
-    project, expiring, unknown keys, importance, tags, keys."""
-    root = tmp_path / "rich"
+    project, expiring, unknown keys, importance, tags, keys (for postgres: that folder, imported)."""
+    root = tmp_path / "rich-folder"
     init_directory(root)
     store = MemoryStore(root)
     store.add("Alice lives in Paris", type="fact", user="alice", key="home.city")
@@ -135,7 +134,12 @@ def rich(tmp_path: Path) -> Path:
     store.forget(gone.id, reason="outdated")
     path = root / str(kept.path)
     path.write_text(path.read_text().replace("---\nCarol", "hive_count: 3\nnotes: {colour: yellow}\n---\nCarol"))
-    return root
+    target = new_memdir("rich")
+    if MemoryStore(target).repo.kind == "files":
+        return root
+    report = MemoryStore(target).import_from("folder", str(root))
+    assert report.summary["taken"] == len(comparable(root))
+    return target
 
 
 def comparable(root: Path) -> dict[str, dict]:
@@ -150,43 +154,40 @@ def test_the_rich_fixture_has_every_link(rich: Path) -> None:
     assert any(m["session"] for m in data) and any(m["extra"] for m in data) and any(m["expires"] for m in data)
 
 
-def test_export_jsonl_then_import_round_trips_with_no_loss(rich: Path, tmp_path: Path) -> None:
+def test_export_jsonl_then_import_round_trips_with_no_loss(rich: Path, new_memdir, tmp_path: Path) -> None:
     exported = cli(rich, "export", "--to", "jsonl")
     assert exported.exit_code == 0 and len(exported.stdout.splitlines()) == len(comparable(rich))
-    target = tmp_path / "back"
-    init_directory(target)
+    target = new_memdir("back")
     (tmp_path / "all.jsonl").write_text(exported.stdout)
     result = cli(target, "import", "--from", "jsonl", str(tmp_path / "all.jsonl"))
     assert result.exit_code == 0 and f"jsonl: {len(comparable(rich))} taken" in result.stdout
     assert comparable(target) == comparable(rich)
-    back, source = tree_bytes(target / "users"), tree_bytes(rich / "users")
+    back, source = memory_texts(target), memory_texts(rich)
     assert set(back) == set(source)  # the same relative paths; the files memctl wrote, the same bytes
     assert {k: v for k, v in back.items() if "bees" not in k} == {k: v for k, v in source.items() if "bees" not in k}
     again = cli_json(target, "import", "--from", "jsonl", "-", input=exported.stdout)[1]
     assert again["data"]["summary"]["already"] == len(comparable(rich)) and again["data"]["summary"]["taken"] == 0
 
 
-def test_export_to_a_folder_gives_back_the_same_files_byte_for_byte(rich: Path, tmp_path: Path) -> None:
+def test_export_to_a_folder_gives_back_the_same_files_byte_for_byte(rich: Path, new_memdir, tmp_path: Path) -> None:
     code, out = cli_json(rich, "export", "--to", "folder", str(tmp_path / "out"))
     assert code == 0 and out["data"]["layout"] == "memctl"
-    files = {k: v for k, v in tree_bytes(rich).items() if k.startswith(("users/", "projects/", "archive/"))}
-    assert tree_bytes(tmp_path / "out") == files
-    target = tmp_path / "back"
-    init_directory(target)
+    files = memory_texts(rich)
+    assert tree_bytes(tmp_path / "out") == files and files
+    target = new_memdir("back")
     report = MemoryStore(target).import_from("folder", str(tmp_path / "out"))
     assert report.summary == {"taken": len(files), "merged": 0, "already": 0, "refused": 0}
     assert comparable(target) == comparable(rich)
 
 
-def test_a_claude_layout_export_round_trips_too(rich: Path, tmp_path: Path) -> None:
+def test_a_claude_layout_export_round_trips_too(rich: Path, new_memdir, tmp_path: Path) -> None:
     MemoryStore(rich).export_folder(tmp_path / "claude", layout="claude")
     out = tmp_path / "claude"
     index = (out / "MEMORY.md").read_text().splitlines()
     assert index and all(line.startswith("- [") and ".md) — " in line for line in index)
     assert all(p.name.split("_")[0] in {"fact", "preference", "decision", "context"} for p in out.glob("*.md")
                if p.name != "MEMORY.md")
-    target = tmp_path / "back"
-    init_directory(target)
+    target = new_memdir("back")
     MemoryStore(target).import_from("folder", str(out))
     original, back = comparable(rich), comparable(target)
     for memory_id, memory in original.items():  # Claude's layout adds a name and a description

@@ -75,6 +75,7 @@ def test_no_secret_reaches_an_llm_prompt(store: MemoryStore, tmp_path: Path) -> 
     assert TOKEN not in seen.read_text() and "Hunter2024!" not in seen.read_text()
 
 
+@pytest.mark.files_only  # a file written by hand; test_doctor_reports_secrets_written_past_the_gate is the same on both
 def test_doctor_reports_secrets_already_on_disk(memdir: Path) -> None:
     path = memdir / "users" / "alice" / "old.md"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,3 +85,10 @@ def test_doctor_reports_secrets_already_on_disk(memdir: Path) -> None:
     problems = [p for p in out["data"]["problems"] if p["kind"] == "secret"]
     assert code == 1 and problems and problems[0]["path"] == "users/alice/old.md"
     assert TOKEN not in json.dumps(out)
+
+
+def test_doctor_reports_secrets_written_past_the_gate(store) -> None:
+    memory = store.add_raw(f"The deploy token is {TOKEN}", type="fact", user="alice")
+    report = store.doctor()
+    problems = [p for p in report["problems"] if p["kind"] == "secret"]
+    assert [p["path"] for p in problems] == [memory.path] and TOKEN not in json.dumps(report)

@@ -1,0 +1,83 @@
+"""Which words of a query name something specific, and which are common vocabulary.
+
+Keyword coverage gives a query word that no memory holds the most weight: "Kyoto hotel" covers
+little of an LA hotel memory, because the store never heard of Kyoto. The words of a task ("schedule
+maintenance for my car", "help me renew my passport") are absent from the memories too, but they
+say what to do, not what it is about. A query word is *specific* (an absent one keeps its weight)
+when it looks like a name or an identifier, or is not common English:
+
+- written with a capital letter other than the first of a sentence ("my trip to Kyoto", "iOS",
+  "ERR_42"), or holding a digit or a character that is not an ASCII letter (numbers, codes, CJK);
+- or its stem is not in memctl/data/common_words.txt, the stems of 12,675 common English
+  words that are not names (derived offline by bench/common_words.py), so a rare word or a name
+  typed in lower case ("kyoto hotel") stays specific too.
+
+Every other word is common vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left
+from functools import lru_cache
+from pathlib import Path
+from typing import Container, Sequence
+
+from memctl.core.text import STOP_WORDS, raw_terms, stem
+
+# Beside the package's code, as the shipped model is (importlib.resources costs a fresh recall more).
+COMMON_WORDS = Path(__file__).resolve().parent.parent / "data" / "common_words.txt"
+_SENTENCE_END = re.compile(r"[.!?:;\u3002\uff01\uff1f]\s*$")
+_PRONOUN_I = re.compile(r"I(?:['\u2019][a-z]+)?")  # "I'm", "I'd": always capitalised
+
+
+class SortedWords:
+    """Membership in a sorted word list by bisection: splitting the shipped file takes about a
+    millisecond, where hashing its 12,675 stems into a set would cost a fresh recall several."""
+
+    def __init__(self, words: Sequence[str]) -> None:
+        self._words = words
+
+    def __contains__(self, word: object) -> bool:
+        at = bisect_left(self._words, word) if isinstance(word, str) else len(self._words)
+        return at < len(self._words) and self._words[at] == word
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
+@lru_cache(maxsize=1)
+def common_stems() -> SortedWords:
+    """The stems of common English words: the shipped list (sorted, one a line after its comment
+    header). Read on the first query that needs it, never at import (a fresh recall pays only then)."""
+    text = COMMON_WORDS.read_text(encoding="utf-8")
+    body = text.rpartition("\n#")[2].partition("\n")[2]  # after the last header line ("#" is no stem)
+    return SortedWords(body.split())
+
+
+def specific_terms(query: str, common: Container[str] | None = None) -> set[str]:
+    """The query's terms (as the keyword index stems them) that are specific: see the module doc.
+    `common` replaces the shipped list (tests)."""
+    words: Container[str] = common_stems() if common is None else common
+    text = unicodedata.normalize("NFKC", query)
+    out = set()
+    for term, start, end in raw_terms(text, index=False):
+        if term in STOP_WORDS:
+            continue
+        key = stem(term)
+        if looks_like_a_name(text, start, end) or not (term.isascii() and term.isalpha()) or key not in words:
+            out.add(key)
+    return out
+
+
+def looks_like_a_name(text: str, start: int, end: int) -> bool:
+    """True for a word written with a capital that sentence case does not explain: a capital after
+    its first letter ("iOS", "McDonald"), or a first capital when the word does not open a sentence."""
+    word = text[start:end]
+    if _PRONOUN_I.fullmatch(word):
+        return False
+    if any(c.isupper() for c in word[1:]):
+        return True
+    opens_sentence = not text[:start].strip() or bool(_SENTENCE_END.search(text[:start]))
+    return word[:1].isupper() and not opens_sentence

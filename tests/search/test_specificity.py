@@ -1,0 +1,65 @@
+"""Which query words name something specific (memctl.search.specificity): a table of queries."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.core.text import search_terms
+from memctl.search.specificity import COMMON_WORDS, SortedWords, common_stems, looks_like_a_name, specific_terms
+
+
+@pytest.mark.parametrize("query, specific", [
+    ("schedule maintenance for my car", set()),  # a task's words: all common vocabulary
+    ("Schedule maintenance for my car", set()),  # the capital opens the sentence
+    ("book a hotel in Kyoto", {"kyoto"}),  # a capital inside the sentence: a name
+    ("kyoto hotel", {"kyoto"}),  # typed in lower case, still not a common word
+    ("Kyoto hotel", {"kyoto"}),
+    ("when did Caroline and Melanie go camping", {"carolin", "melani"}),
+    ("I'm renewing my passport", set()),  # "I'm" is always capitalised
+    ("reset my iOS settings", {"io", "os"}),  # a capital after the first letter
+    ("the createOrder call fails with ERR_42", {"createord", "creat", "order", "err_42", "err", "42"}),
+    ("flight 2019 to 東京", {"2019", "東京"}),  # digits and CJK: never common English
+    ("the zygomorphic flower", {"zygomorph"}),  # a rare word is not on the list
+    ("", set()),
+])
+def test_specific_terms(query: str, specific: set[str]) -> None:
+    assert specific_terms(query) == specific
+
+
+def test_specific_terms_are_query_terms_as_the_index_stems_them() -> None:
+    query = "Book the Hilton near Kyoto station"
+    assert specific_terms(query) <= set(search_terms(query, "query"))
+
+
+def test_a_word_off_the_list_is_specific() -> None:
+    assert specific_terms("repair the car", frozenset({"repair"})) == {"car"}
+    assert specific_terms("repair the car", frozenset({"repair", "car"})) == set()
+
+
+@pytest.mark.parametrize("text, word, name", [
+    ("my trip to Kyoto", "Kyoto", True), ("Kyoto trip", "Kyoto", False), ("Done. Kyoto next", "Kyoto", False),
+    ("use McDonald", "McDonald", True), ("I think", "I", False), ("so I'd go", "I'd", False),
+    ("the car", "car", False),
+])
+def test_looks_like_a_name(text: str, word: str, name: bool) -> None:
+    start = text.index(word)
+    assert looks_like_a_name(text, start, start + len(word)) is name
+
+
+def test_the_shipped_list_holds_common_words_and_leaves_out_names() -> None:
+    stems = common_stems()
+    assert len(stems) > 10_000
+    assert all(word in stems for word in ("aa", "car", "schedul", "mainten", "passport", "hotel", "zone"))
+    assert not any(word in stems for word in ("kyoto", "toyota", "london", "pari", "", "zzzz", "#"))
+
+
+def test_the_shipped_list_is_sorted_for_bisection() -> None:
+    words = COMMON_WORDS.read_text(encoding="utf-8").split("\n")
+    body = [w for w in words if w and not w.startswith("#")]
+    assert body == sorted(set(body)) and len(body) == len(common_stems())
+
+
+def test_sorted_words() -> None:
+    words = SortedWords(["apple", "car", "zone"])
+    assert "car" in words and "apple" in words and "zone" in words
+    assert "ca" not in words and "cart" not in words and "zzz" not in words and 3 not in words
