@@ -9,6 +9,9 @@ For each size, a synthetic memory directory is generated (template sentences wit
   keyword update, one re-embedding), excluding the query itself;
 - warm: recall latency in this process (keyword and hybrid), p50/p95 over --warm-queries queries;
 - fresh: `python -m memctl -d DIR recall Q --mode M --json` as a new process, p50/p95 wall time;
+- served: with `memctl serve` running for the directory, the server's own search (`GET
+  /api/memory/USER/search?q=Q` on a kept-alive connection) and a fresh `memctl recall Q --json`
+  process forwarded to it, p50/p95;
 - peak memory: ru_maxrss of the fresh processes and of this (warm) process.
 `--embedder hashing` uses the deterministic hashing embedder instead of the model (for tests; the
 figures then mean little).
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 TARGETS = {"fresh_keyword_p50_s": 0.3, "fresh_hybrid_p50_s": 1.0, "warm_hybrid_p50_ms": 30.0,
-           "incremental_sync_s": 0.5}
+           "incremental_sync_s": 0.5, "server_search_p50_ms": 20.0, "forwarded_recall_p50_ms": 100.0}
 USERS = [f"user{i:02d}" for i in range(20)]
 WORDS = {
     "name": "Alice Bob Carla Deepak Elena Farid Grace Hiro Ines Jonas Kofi Lena Mateo Nadia Omar Priya "
@@ -204,6 +207,39 @@ def fresh_latency(root: Path, texts: list[str]) -> tuple[dict[str, dict[str, flo
     return latency, rss
 
 
+def served_latency(root: Path, searches: list[str], recalls: list[str]) -> tuple[dict[str, dict[str, float]], float]:
+    """With `memctl serve` running: its own search latency and forwarded fresh-process recall (ms),
+    and the forwarded processes' peak RSS (MB)."""
+    from http.client import HTTPConnection
+    from urllib.parse import quote, urlsplit
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from serve import start_server, stop_server
+
+    proc, url = start_server(root)
+    try:
+        parts = urlsplit(url)
+        conn = HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=60)
+
+        def search(q: str, user: str) -> None:
+            conn.request("GET", f"/api/memory/{user}/search?q={quote(q)}&k=5")
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status != 200:
+                raise RuntimeError(f"search answered {resp.status}")
+
+        for user in USERS:  # a warm server: caches synced, each user's candidate pool built once
+            search(searches[0], user)
+        server = [timed(lambda q=q, i=i: search(q, USERS[i % len(USERS)])) for i, q in enumerate(searches)]
+        conn.close()
+        runs = [run_fresh(["-d", str(root), "recall", q, "--json"]) for q in recalls]
+    finally:
+        stop_server(proc)
+    out = {"server_search_ms": percentiles(server, 1000.0),
+           "forwarded_recall_ms": percentiles([t for t, _ in runs], 1000.0)}
+    return out, round(max(m for _, m in runs), 1)
+
+
 def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default",
             second: str = "auto") -> dict[str, Any]:
     """Every figure for one directory size."""
@@ -223,11 +259,12 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
         edit_one(root)
         synced = incremental(store)
         fresh, rss = fresh_latency(root, queries(fresh_runs, seed=13))
+        served, rss["forwarded"] = served_latency(root, queries(warm_queries, seed=17), queries(fresh_runs, seed=19))
     rss["warm"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return {"memories": size, "generate_s": round(generated, 2),
             "build_s": {k: round(v, 3) for k, v in built.items()},
             "incremental_sync_s": {k: round(v, 4) for k, v in synced.items()},
-            "warm_ms": warm, "fresh_s": fresh, "peak_rss_mb": rss}
+            "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss}
 
 
 def check_targets(result: dict[str, Any]) -> dict[str, bool]:
@@ -235,7 +272,9 @@ def check_targets(result: dict[str, Any]) -> dict[str, bool]:
     return {"fresh_keyword_p50_s": result["fresh_s"]["keyword"]["p50"] <= TARGETS["fresh_keyword_p50_s"],
             "fresh_hybrid_p50_s": result["fresh_s"]["hybrid"]["p50"] <= TARGETS["fresh_hybrid_p50_s"],
             "warm_hybrid_p50_ms": result["warm_ms"]["hybrid"]["p50"] <= TARGETS["warm_hybrid_p50_ms"],
-            "incremental_sync_s": result["incremental_sync_s"]["total"] <= TARGETS["incremental_sync_s"]}
+            "incremental_sync_s": result["incremental_sync_s"]["total"] <= TARGETS["incremental_sync_s"],
+            "server_search_p50_ms": result["server_search_ms"]["p50"] <= TARGETS["server_search_p50_ms"],
+            "forwarded_recall_p50_ms": result["forwarded_recall_ms"]["p50"] <= TARGETS["forwarded_recall_p50_ms"]}
 
 
 def render(results: list[dict[str, Any]]) -> None:
@@ -269,8 +308,12 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
      lambda r: _mark(r, "fresh_keyword_p50_s", "{p50:.2f} / {p95:.2f}".format(**r["fresh_s"]["keyword"]))),
     ("fresh hybrid p50 / p95 (s)",
      lambda r: _mark(r, "fresh_hybrid_p50_s", "{p50:.2f} / {p95:.2f}".format(**r["fresh_s"]["hybrid"]))),
-    ("peak RSS fresh keyword / hybrid (MB)",
-     lambda r: "{fresh_keyword:.0f} / {fresh_hybrid:.0f}".format(**r["peak_rss_mb"])),
+    ("server search p50 / p95 (ms)",
+     lambda r: _mark(r, "server_search_p50_ms", "{p50:.1f} / {p95:.1f}".format(**r["server_search_ms"]))),
+    ("forwarded CLI recall p50 / p95 (ms)",
+     lambda r: _mark(r, "forwarded_recall_p50_ms", "{p50:.0f} / {p95:.0f}".format(**r["forwarded_recall_ms"]))),
+    ("peak RSS fresh keyword / hybrid / forwarded (MB)",
+     lambda r: "{fresh_keyword:.0f} / {fresh_hybrid:.0f} / {forwarded:.0f}".format(**r["peak_rss_mb"])),
     ("peak RSS warm process so far (MB)", lambda r: f"{r['peak_rss_mb']['warm']:.0f}"),
 ]
 

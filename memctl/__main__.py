@@ -1,5 +1,5 @@
 """`python -m memctl`."""
 
-from memctl.cli.main import main
+from memctl.cli.entry import main
 
 main()

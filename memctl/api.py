@@ -245,20 +245,44 @@ class MemoryStore:
 
     def list(self, *, user: str | None = None, project: str | None = None, type: str | None = None,
              status: str | None = "active", tag: str | None = None, session: str | None = None,
-             sort: str = "created", limit: int = 0) -> List[Memory]:
+             sort: str = "created", limit: int = 0, subtype: str | None = None, offset: int = 0,
+             newest_first: bool = False) -> List[Memory]:
         """Memories matching every given filter, sorted (created, updated, type, confidence, importance,
-        id, user; importance most important first), at most `limit` (0: all)."""
+        id, user; importance most important first; `newest_first` reverses), from `offset`, at most
+        `limit` (0: all)."""
         if sort not in SORTS:
             raise UsageError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})", code="bad_sort")
-        if limit < 0:
-            raise UsageError("limit must be 0 (all) or more", code="bad_limit")
+        if limit < 0 or offset < 0:
+            raise UsageError("limit and offset must be 0 or more (limit 0: all)", code="bad_limit")
         user, project, session = (name_arg(v, w) if v else None for v, w in
                                   ((user, "user"), (project, "project"), (session, "session")))
-        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session) and self._visible(m)]
+        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)
+               and (subtype is None or m.subtype == subtype) and self._visible(m)]
         if status and status != "all":
             out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
         out = self._sorted(out, sort)
+        out = (out[::-1] if newest_first else out)[offset:]
         return out[:limit] if limit else out
+
+    def tree(self, *, user: str | None = None, project: str | None = None) -> dict[str, dict[str, List[Memory]]]:
+        """A user's or a project's active memories grouped by type, then subtype ("" for none), oldest first."""
+        if bool(user) == bool(project):
+            raise UsageError("say whose tree: a user or a project", code="no_owner")
+        grouped: dict[str, dict[str, List[Memory]]] = {}
+        for memory in self.list(user=user, project=project):
+            grouped.setdefault(memory.type, {}).setdefault(memory.subtype or "", []).append(memory)
+        return grouped
+
+    def owners(self) -> List[str]:
+        """Every scope folder with active memories: `users/<name>` and `projects/<name>`."""
+        return self.repo.owners()
+
+    def memory_md(self, *, user: str | None = None, project: str | None = None) -> str:
+        """The MEMORY.md of a user or a project as it renders now from the memories (nothing written)."""
+        if bool(user) == bool(project):
+            raise UsageError("say whose MEMORY.md: a user or a project", code="no_owner")
+        owner = f"users/{name_arg(user, 'user')}" if user else f"projects/{name_arg(project or '', 'project')}"
+        return self._memory_md.text(owner)
 
     def _sorted(self, memories: List[Memory], sort: str) -> List[Memory]:
         if sort == "importance":
@@ -301,8 +325,9 @@ class MemoryStore:
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage, min_relevance (default `[recall]
-        min_relevance`; 0 holds nothing back). Hits carry a calibrated `relevance`."""
+        mode (hybrid|keyword|semantic), record_usage, scopes (only user, project or session memories),
+        min_relevance (default `[recall] min_relevance`; 0 holds nothing back). Hits carry a
+        calibrated `relevance`."""
         from memctl.services.recall import parse_query
 
         return self._recaller.recall(parse_query(query, options))

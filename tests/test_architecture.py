@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "search": {"core", "store"},
     "services": {"core", "policy", "prompt", "store", "search"},
     "api": {"core", "store", "search", "services"},
-    "agents": {"core", "api"},
+    "agents": {"core", "api", "store"},  # store: the lean server record and directory lookup (docs/architecture.md)
     "cli": {"core", "api", "agents"},
     "top": {"api", "cli"},
 }
@@ -91,6 +91,15 @@ def test_no_upward_import(module: str) -> None:
     allowed = {mine, "base", *ALLOWED[mine]}
     wrong = sorted(m for m in GRAPH[module] if layer(m) not in allowed)
     assert not wrong, f"{module} ({mine}) imports a higher or unrelated layer: {wrong}"
+
+
+def test_agents_reach_only_the_lean_store_modules() -> None:
+    """agents/ may read the server record and find the directory (the CLI's forwarding path), never
+    stored memories: those go through the facade."""
+    lean = {"memctl.store", "memctl.store.server_record", "memctl.store.locate"}
+    for module in (m for m in MODULES if layer(m) == "agents"):
+        wrong = sorted(m for m in GRAPH[module] if layer(m) == "store" and m not in lean)
+        assert not wrong, f"{module} imports {wrong}"
 
 
 def test_no_import_cycles() -> None:

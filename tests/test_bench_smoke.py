@@ -188,7 +188,8 @@ def test_recall_at(hits: list, evidence: list, k: int, expected: float) -> None:
 def test_speed_json_shape() -> None:
     out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1")
     assert out["embedder"] == "hashing" and set(out["targets"]) == {
-        "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s"}
+        "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s",
+        "server_search_p50_ms", "forwarded_recall_p50_ms"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
     assert set(size["build_s"]) == {"catalog", "keyword", "vectors", "total"}
@@ -196,8 +197,19 @@ def test_speed_json_shape() -> None:
     for group in ("warm_ms", "fresh_s"):
         assert set(size[group]) == {"keyword", "hybrid"}
         assert all(set(v) == {"p50", "p95"} and v["p50"] > 0 for v in size[group].values())
-    assert set(size["peak_rss_mb"]) == {"fresh_keyword", "fresh_hybrid", "warm"}
+    for group in ("server_search_ms", "forwarded_recall_ms"):
+        assert set(size[group]) == {"p50", "p95"} and size[group]["p50"] > 0
+    assert set(size["peak_rss_mb"]) == {"fresh_keyword", "fresh_hybrid", "forwarded", "warm"}
     assert set(size["targets"]) == set(out["targets"])
+
+
+def test_serve_load_loses_no_add() -> None:
+    out = run_script("serve", "--memories", "60", "--clients", "2", "--requests", "25")
+    assert out["requests"] == out["answered"] == 50 and out["failures"] == []
+    assert set(out["routes"]) == {"search", "add", "list"}
+    assert all(set(r) == {"count", "p50", "p95"} for r in out["routes"].values())
+    assert out["adds_accepted"] == out["routes"]["add"]["count"] > 0 and out["adds_lost"] == 0
+    assert out["throughput_rps"] > 0 and set(out["statuses"]) == {"200", "201"}
 
 
 def test_speed_generates_valid_memories(tmp_path: Path) -> None:

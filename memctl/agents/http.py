@@ -1,234 +1,371 @@
-"""`memctl serve`: a local HTTP JSON API over the agent tools, sharing one warm store across requests.
+"""`memctl serve`: the REST API over one warm MemoryStore, on FastAPI (served by agents/serve.py).
 
-Every answer is the CLI's JSON envelope. Only the standard library: http.server is enough for a
-loopback service, and the store (not thread-safe) is used under one lock.
+The seed MemoryService shape, for a user and the same for a project (`/api/project/{project}/memory`):
+
+    GET    /api/memory/{user}             list: type, subtype, tag, state, limit, offset (newest first)
+    POST   /api/memory/{user}             add, through the gate and the write decision:
+                                          201 written, 200 noop (already stored), 422 refused
+    GET    /api/memory/{user}/search      recall: q, k, type, mode
+    GET    /api/memory/{user}/tree        active memories by type and subtype
+    POST   /api/memory/{user}/query       an exact answer over typed facts: op, kind, where, field
+    GET    /api/memory/{user}/{id}        one memory; PUT changes the fields it names; DELETE forgets it
+    GET    /api/context                   the prompt block: q, user, project, session, budget, format
+    GET    /api/health                    status, version, root
+    POST   /api/cli/{command}             the CLI's forwarding (recall, context, add, list, show)
+
+Every request runs as the actor guard.authenticate decides (403 `forbidden` for what their role
+does not allow). Every answer, errors included, is the JSON envelope; the operations are the agent tools of
+agents/tools.py, so HTTP and MCP answer alike. OpenAPI is at /openapi.json, docs at /docs.
+The store is not thread-safe: requests use it one at a time.
 """
 
-from __future__ import annotations
-
-import ipaddress
+# No `from __future__ import annotations`: FastAPI reads these signatures at run time, and the
+# per-owner path parameter (`Name` in owner_routes) is a local alias that strings could not name.
 import json
 import logging
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Annotated, Any, Callable, Optional
 
-from memctl.agents.tools import TOOLS, Defaults, call_tool
-from memctl.core import envelope as render
-from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, MemctlError, UsageError
+from fastapi import Body, Depends, FastAPI, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException
+
+from memctl._version import __version__
+from memctl.agents import commands
+from memctl.agents.guard import Access, allowed_methods, authenticate, failure
+from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
+from memctl.core.envelope import envelope
+from memctl.core.models import name_arg
+from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
 
-# path -> (method, envelope command, tool)
-ROUTES: dict[str, tuple[str, str, str]] = {
-    "/recall": ("POST", "recall", "memory_recall"),
-    "/add": ("POST", "add", "memory_add"),
-    "/context": ("POST", "context", "memory_context"),
-    "/memories": ("GET", "list", "memory_list"),
-    "/query": ("POST", "query", "memory_query"),
-}
 STATUS_BY_EXIT = {EXIT_USAGE: 400, EXIT_REFUSED: 422, EXIT_NOT_FOUND: 404}
-MAX_BODY_BYTES = 1 << 20
-LOOPBACK_NAMES = ("localhost",)
+WARNINGS_HEADER = "Memctl-Warnings"
+ACTOR_HEADER = "Memctl-Actor"  # the actor a forwarded CLI command runs as (its --actor / MEMCTL_ACTOR)
+CODE_BY_STATUS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 
 
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses; names are never resolved (no network at run time)."""
-    host = host.strip("[]")
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+class MemoryIn(BaseModel):
+    """A memory to add: the fields of `memctl import`'s JSON Lines (the owner comes from the path)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(description="The memory: one self-contained statement.")
+    type: Optional[str] = Field(None, description="A configured type (default: the preset's).")
+    subtype: Optional[str] = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    user: Optional[str] = Field(None, description="Only the path's user (on a project: who it is about).")
+    project: Optional[str] = Field(None, description="Only the path's project.")
+    session: Optional[str] = Field(None, description="Makes it a short-term session memory.")
+    source: str = Field("ai", description="Who stated it: user, ai, ... (ai and auto count for the rate limit).")
+    key: Optional[str] = None
+    tags: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    name: Optional[str] = None
+    description: Optional[str] = None
+    occurred: Optional[str] = Field(None, description="When it happens or happened: a day, a month or a range.")
+    state: Optional[str] = None
+    valid_until: Optional[str] = None
+    kind: Optional[str] = Field(None, description="A typed memory's kind (memctl kinds), with its `fields`.")
+    fields: Optional[dict[str, Any]] = None
+
+    @field_validator("tags", "source_ids", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
 
-def check_bind_host(host: str, allow_remote: bool) -> str | None:
-    """Refuse a non-loopback address unless allowed; returns a warning when it is allowed."""
-    if is_loopback(host):
-        return None
-    if not allow_remote:
-        raise UsageError(f"refusing to listen on {host!r}: memories would be reachable from other machines "
-                         "(use --allow-remote if you mean it)", code="remote_refused")
-    return f"listening on {host}: anyone who can reach this address can read and write these memories"
+class QueryIn(BaseModel):
+    """An exact question over typed facts (memctl query): the owner comes from the path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: str = Field(description="count, sum, latest, earliest or list.")
+    kind: str = Field(description="The kind asked about: trip, expense, passport...")
+    where: list[str] = Field(default_factory=list, description="Conditions that must all hold: 'departs in 2025'.")
+    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
 
 
-def _header_host(value: str) -> str:
-    """The host part of a Host or Origin header value (`http://[::1]:8765` -> `::1`)."""
-    netloc = urlsplit(value if "//" in value else "//" + value).hostname
-    return netloc or ""
+class MemoryChange(BaseModel):
+    """The fields a PUT changes; user, project and session may be given only as they are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: Optional[str] = None
+    type: Optional[str] = None
+    subtype: Optional[str] = None
+    confidence: Optional[float] = Field(None, ge=0.0, le=1.0)
+    key: Optional[str] = None
+    tags: Optional[list[str]] = None
+    importance: Optional[float] = Field(None, ge=0.0, le=1.0)
+    expires: Optional[str] = None
+    user: Optional[str] = None
+    project: Optional[str] = None
+    session: Optional[str] = None
 
 
-class MemoryHTTPServer(ThreadingHTTPServer):
-    """The HTTP server: holds the store, its lock, the defaults and the remote policy."""
+class Served:
+    """What the routes share: the store, the lock that serialises it, and the access rules."""
 
-    daemon_threads = True  # a stuck client must not keep Ctrl-C from stopping the server
-
-    def __init__(self, address: tuple[str, int], store: Any, defaults: Defaults = Defaults(),
-                 allow_remote: bool = False, log_requests: bool = True) -> None:
-        super().__init__(address, MemoryRequestHandler)
+    def __init__(self, store: Any, access: Access) -> None:
         self.store = store
-        self.defaults = defaults
-        self.allow_remote = allow_remote
-        self.log_requests = log_requests
+        self.access = access
         self.lock = threading.Lock()
 
-    @property
-    def url(self) -> str:
-        """Where the server listens, as a URL."""
-        host, port = (str(part) for part in self.server_address[:2])
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}"
-
-    def respond(self, method: str, target: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
-        """One request to (HTTP status, envelope); no socket here, so it is easy to reason about."""
-        parts = urlsplit(target)
-        denied = self.forbidden(headers)
-        if denied:
-            return 403, render.envelope("http", False, None, [{"code": "forbidden", "message": denied}])
-        if parts.path == "/health":
-            return self._health(method)
-        route = ROUTES.get(parts.path)
-        if route is None:
-            return 404, render.envelope("http", False, None, [{"code": "not_found", "message": f"no endpoint {parts.path}"}])
-        wanted, command, tool = route
-        if method != wanted:
-            return 405, render.envelope(command, False, None, [{"code": "method_not_allowed",
-                                                                "message": f"{parts.path} takes {wanted}"}])
-        return self.run_tool(command, tool, lambda: _arguments(method, tool, body, parts.query))
-
-    def forbidden(self, headers: dict[str, str]) -> str | None:
-        """Without --allow-remote, only loopback Host and Origin: a web page the user visits cannot
-        read or write memories through DNS rebinding or a cross-site POST."""
-        if self.allow_remote:
-            return None
-        host, origin = headers.get("host"), headers.get("origin")
-        if host and not is_loopback(_header_host(host)):
-            return f"host {host!r} is not a loopback address"
-        if origin and not is_loopback(_header_host(origin)):  # "null" too: sandboxed pages send it
-            return f"origin {origin!r} is not allowed"
-        return None
-
-    def _health(self, method: str) -> tuple[int, dict]:
-        from memctl._version import __version__
-
-        if method != "GET":
-            return 405, render.envelope("health", False, None, [{"code": "method_not_allowed", "message": "/health takes GET"}])
-        return 200, render.envelope("health", True, {"status": "ok", "version": __version__, "root": str(self.store.root)})
-
-    def run_tool(self, command: str, tool: str, arguments: Any) -> tuple[int, dict]:
-        """Parse, call the tool under the lock, map memctl errors to HTTP statuses."""
+    def answer(self, command: str, work: Callable[[Any], Any], caller: Caller,
+               status: Callable[[Any], int] = lambda _: 200, warnings_header: bool = False) -> JSONResponse:
+        """Run `work(store)` under the lock, as the caller's actor; its data, or its MemctlError, as the envelope."""
+        warnings: list[str] = []
         try:
-            args = arguments()
             with self.lock:
-                data = call_tool(self.store, tool, args, self.defaults)
-            return 200, render.envelope(command, True, data)
+                try:
+                    data = work(self.for_actor(caller.actor))
+                finally:
+                    warnings = self.store.drain_warnings()
+            response = JSONResponse(envelope(command, True, data), status_code=status(data))
         except MemctlError as exc:
-            status = STATUS_BY_EXIT.get(exc.exit_code, 500)
-            return status, render.envelope(command, False, exc.data, [{"code": exc.code, "message": exc.message}])
+            response = JSONResponse(failure(command, exc.code, exc.message, exc.data), status_code=status_of(exc))
         except Exception as exc:  # a bug costs one request, not the server
             log.exception("internal error in %s", command)
-            return 500, render.envelope(command, False, None, [{"code": "internal", "message": str(exc)}])
-        finally:
-            _log_warnings(self.store)
+            response = JSONResponse(failure(command, "internal", str(exc) or type(exc).__name__), status_code=500)
+        for message in warnings:
+            log.warning("%s", message)
+        if warnings_header and warnings:
+            response.headers[WARNINGS_HEADER] = json.dumps(warnings)  # ASCII-escaped: any text fits a header
+        return response
+
+    def for_actor(self, actor: str | None) -> Any:
+        """The store acting for `actor` (the warm store itself when it already does)."""
+        return self.store if actor == self.store.actor else self.store.as_actor(actor)
+
+    def tool(self, name: str, arguments: dict[str, Any], caller: Caller, command: str,
+             status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
+        """Run an agent tool (memctl.agents.tools) on arguments taken from the request."""
+        tool = TOOLS[name]
+        return self.answer(command, lambda store: run_tool(store, tool, parse_arguments(tool, store.config, arguments),
+                                                          caller), caller, status)
 
 
-def _arguments(method: str, tool: str, body: bytes, query: str) -> dict:
-    """A POST's JSON object, or a GET's query string typed by the tool's schema."""
-    if method == "GET":
-        return _query_arguments(tool, query)
-    try:
-        args = json.loads(body.decode("utf-8")) if body.strip() else None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"the request body is not JSON: {exc}", code="bad_json") from None
-    if not isinstance(args, dict):
-        raise UsageError("the request body must be a JSON object", code="bad_json")
-    return args
+def status_of(exc: MemctlError) -> int:
+    """The HTTP status of an error: 403 for what the actor's role does not allow, else by exit code."""
+    if isinstance(exc, Forbidden):
+        return 403
+    return STATUS_BY_EXIT.get(exc.exit_code, 500)
 
 
-def _query_arguments(tool: str, query: str) -> dict:
-    properties = TOOLS[tool].properties
-    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=False).items()}
-    for name, value in args.items():
-        if properties.get(name, {}).get("type") == "integer":
+def served(request: Request) -> Served:
+    """The shared state of the app serving this request."""
+    state: Served = request.app.state.served
+    return state
+
+
+Shared = Annotated[Served, Depends(served)]
+Authenticated = Annotated[Caller, Depends(authenticate)]
+MemoryIdPath = Annotated[str, Path(description="The memory's id (or a unique prefix of at least 4).")]
+
+
+def owned(store: Any, kind: str, name: str, memory_id: str) -> Any:
+    """The memory if it belongs to that user or project; NotFound otherwise (ids are not a key to others')."""
+    name_arg(name, kind)
+    memory = store.get(memory_id)
+    if getattr(memory, kind) != name:
+        raise NotFound(f"no memory {memory_id} of {kind} {name!r}")
+    return memory
+
+
+def _written(data: Any) -> int:
+    return 201 if data.get("written") else 200
+
+
+def owner_routes(app: FastAPI, kind: str) -> None:
+    """The memory routes of one user (`kind` user) or one project (`kind` project). Registered on
+    the app itself, not through an included router, so each is a plain route `Allow` can list."""
+    prefix = "/api/memory/{user}" if kind == "user" else "/api/project/{project}/memory"
+    router = _Routes(app, prefix, [f"{kind} memories"])
+    Name = Annotated[str, Path(alias=kind, description=f"The {kind}'s name.")]  # noqa: N806 (a type alias)
+
+    @router.get("", name="list", summary=f"List a {kind}'s memories, newest first")
+    def list_memories(name: Name, app: Shared, caller: Authenticated, type: Optional[str] = None,
+                      subtype: Optional[str] = None, tag: Optional[str] = None, state: str = "active",
+                      limit: Annotated[int, Query(ge=0, le=1000)] = 50, offset: Annotated[int, Query(ge=0)] = 0,
+                      ) -> JSONResponse:
+        return app.tool("memory_list", {kind: name, "memory_type": type, "subtype": subtype, "tag": tag,
+                                        "status": state, "limit": limit, "offset": offset}, caller, "list")
+
+    @router.post("", name="add", summary=f"Add a {kind} memory through the gate", status_code=201)
+    def add_memory(name: Name, app: Shared, caller: Authenticated, body: Annotated[MemoryIn, Body()]) -> JSONResponse:
+        fields = body.model_dump(exclude_none=True)
+        if fields.pop(kind, name) != name or (kind == "user" and "project" in fields):
+            return JSONResponse(failure("add", "owner_mismatch", f"the body names another owner than the path's "
+                                        f"{kind} {name!r}"), status_code=400)
+        fields["memory_type"] = fields.pop("type", None)
+        return app.tool("memory_add", {**fields, kind: name}, caller, "add", _written)
+
+    @router.get("/search", name="search", summary=f"Recall a {kind}'s memories for a query")
+    def search(name: Name, app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
+               k: Annotated[Optional[int], Query(ge=1, le=50)] = None, type: Optional[str] = None,
+               mode: Optional[str] = None) -> JSONResponse:
+        return app.tool("memory_search", {"query": q, "k": k, "memory_type": type, "mode": mode, kind: name},
+                        caller, "search")
+
+    @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly")
+    def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[QueryIn, Body()]) -> JSONResponse:
+        return app.tool("memory_query", {**body.model_dump(exclude_none=True), kind: name}, caller, "query")
+
+    @router.get("/tree", name="tree", summary=f"A {kind}'s memories by type and subtype")
+    def tree(name: Name, app: Shared, caller: Authenticated) -> JSONResponse:
+        def work(store: Any) -> dict[str, Any]:
+            grouped = store.tree(**{kind: name})
+            types = {t: {sub: [m.to_public() for m in ms] for sub, ms in subs.items()} for t, subs in grouped.items()}
+            return {kind: name, "count": sum(len(ms) for subs in grouped.values() for ms in subs.values()),
+                    "types": types}
+        return app.answer("tree", work, caller)
+
+    @router.get("/{memory_id}", name="show", summary="One memory, with its importance")
+    def show(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.answer("show", lambda store: {"memory": store.show(owned(store, kind, name, memory_id).id)}, caller)
+
+    @router.put("/{memory_id}", name="update", summary="Change the fields the body names")
+    def update(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
+               body: Annotated[MemoryChange, Body()]) -> JSONResponse:
+        def work(store: Any) -> dict[str, Any]:
+            memory = owned(store, kind, name, memory_id)
+            fields = body.model_dump(exclude_none=True)
+            for owner in ("user", "project", "session"):
+                if owner in fields and fields.pop(owner) != getattr(memory, owner):
+                    raise InvalidArguments(f"{owner} cannot be changed", code="immutable_field")
+            fields["memory_type"] = fields.pop("type", None)
+            tool = TOOLS["memory_update"]
+            return run_tool(store, tool, parse_arguments(tool, store.config, {**fields, "id": memory.id}), caller)
+        return app.answer("update", work, caller)
+
+    @router.delete("/{memory_id}", name="forget", summary="Forget a memory (archived; `memctl restore` brings it back)")
+    def forget(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
+               reason: Optional[str] = None) -> JSONResponse:
+        def work(store: Any) -> dict[str, Any]:
+            memory = owned(store, kind, name, memory_id)
+            return run_tool(store, TOOLS["memory_forget"], parse_arguments(
+                TOOLS["memory_forget"], store.config, {"id": memory.id, "reason": reason}), caller)
+        return app.answer("forget", work, caller)
+
+
+def general_routes(app: FastAPI) -> None:
+    """Health, the prompt block, and the CLI's forwarding."""
+    router = _Routes(app, "/api", None)
+
+    @router.get("/health", name="health", tags=["server"], summary="Is the server up, and for which directory")
+    def health(app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root)},
+                          caller)
+
+    @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt")
+    def context(app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
+                user: Optional[str] = None, project: Optional[str] = None, session: Optional[str] = None,
+                budget: Annotated[int, Query(ge=1, le=20000)] = 800, format: str = "markdown") -> JSONResponse:
+        return app.tool("memory_context", {"query": q, "user": user, "project": project, "session": session,
+                                           "budget": budget, "format": format}, caller, "context")
+
+    @router.post("/cli/{command}", name="cli", include_in_schema=False)
+    async def cli(command: str, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        raw = await request.body()
+        label = command if command in commands.PARAMS else "cli"
+        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER))
+        if runs_as is None:  # the CLI's actor is not the one this server answers as: it runs in-process
+            return JSONResponse(failure(label, "other_actor", "this server answers as another actor"),
+                                status_code=409)
+
+        def work(store: Any) -> dict[str, Any]:
             try:
-                args[name] = int(value)
-            except ValueError:
-                raise UsageError(f"{name} must be an integer", code="invalid_arguments") from None
-    return args
+                arguments = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+            except (UnicodeDecodeError, ValueError):
+                raise InvalidArguments("the request body is not JSON", code="bad_json") from None
+            return commands.run(store, command, commands.normalise(command, arguments, remote=True))
+
+        return await run_in_threadpool(app.answer, label, work, runs_as, warnings_header=True)
 
 
-def _content_length(value: str | None) -> int | None:
-    """The Content-Length header as a number (0 when absent, None when malformed)."""
+def forwarded_caller(caller: Caller, claimed: str | None) -> Caller | None:
+    """The caller a forwarded CLI command runs as. A server that decides the actor itself (a token
+    that names one, or `--actor`) answers only the same actor, so the command's output is what it
+    would be in-process; one that does not runs it as the CLI's own --actor, which the user could
+    as well have run in-process. None: the actors differ."""
     try:
-        length = int(value or 0)
+        claimed = json.loads(claimed) if claimed else None  # JSON in the header: any name fits in ASCII
     except ValueError:
         return None
-    return length if length >= 0 else None
+    if claimed is not None and not isinstance(claimed, str):
+        return None
+    claimed = claimed or None
+    if caller.actor is not None or caller.identity == "token":
+        return caller if claimed == caller.actor else None
+    return Caller(caller.identity, caller.defaults, caller.trust_source, actor=claimed)
 
 
-def _log_warnings(store: Any) -> None:
-    """Warnings the store gathered (broken files skipped...) go to the log, never to the protocol."""
-    for message in store.drain_warnings() if store is not None else ():
-        log.warning("%s", message)
+class _Routes:
+    """Route decorators for one path prefix on the app, every route behind `authenticate`."""
+
+    def __init__(self, app: FastAPI, prefix: str, tags: list[str] | None) -> None:
+        self.app, self.prefix, self.tags = app, prefix, tags
+
+    def _route(self, method: str, path: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self.app.api_route(self.prefix + path, methods=[method], tags=options.pop("tags", self.tags),
+                                  dependencies=[Depends(authenticate)], **options)
+
+    def get(self, path: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route("GET", path, **options)
+
+    def post(self, path: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route("POST", path, **options)
+
+    def put(self, path: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route("PUT", path, **options)
+
+    def delete(self, path: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route("DELETE", path, **options)
 
 
-class MemoryRequestHandler(BaseHTTPRequestHandler):
-    """Reads a request, asks the server for the answer, writes it as JSON."""
-
-    server: MemoryHTTPServer
-    server_version = "memctl"
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:
-        self._answer("GET")
-
-    def do_POST(self) -> None:
-        self._answer("POST")
-
-    def _answer(self, method: str) -> None:
-        length = _content_length(self.headers.get("Content-Length"))
-        if length is None or length > MAX_BODY_BYTES:
-            self.close_connection = True  # an unread body would be taken for the next request
-            status, code, message = (413, "too_large", "body over 1 MB") if length else (400, "bad_length", "bad Content-Length")
-            self._send(status, render.envelope("http", False, None, [{"code": code, "message": message}]))
-            return
-        body = self.rfile.read(length) if length > 0 else b""
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        self._send(*self.server.respond(method, self.path, body, headers))
-
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
-        if self.server.log_requests:
-            log.info("%s %s", self.address_string(), format % args)
+def create_app(store: Any, access: Access = Access()) -> FastAPI:
+    """The FastAPI app over `store` (wrap it in guard.HttpEdges to serve it: body limits, HEAD, OPTIONS)."""
+    app = FastAPI(title="memctl", version=__version__, summary="Readable long-term memory for AI agents",
+                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.")
+    app.state.served = Served(store, access)
+    app.state.access = access
+    owner_routes(app, "user")
+    owner_routes(app, "project")
+    general_routes(app)
+    app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
+    return app
 
 
-def make_server(store: Any, host: str = "127.0.0.1", port: int = 8765, *, defaults: Defaults = Defaults(),
-                allow_remote: bool = False, log_requests: bool = True) -> MemoryHTTPServer:
-    """Bind the API (port 0 picks a free port: read it from `server.server_address`)."""
-    warning = check_bind_host(host, allow_remote)
-    if warning:
-        log.warning("%s", warning)
-    try:
-        return MemoryHTTPServer((host, port), store, defaults, allow_remote, log_requests)
-    except OSError as exc:
-        raise MemctlError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code="bind_failed") from None
+async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    """404, 405 (with every allowed method in `Allow`), 401 and 403 as the envelope."""
+    headers = dict(exc.headers or {})
+    path = request.url.path
+    message = str(exc.detail)
+    if exc.status_code == 405:
+        allow = allowed_methods(request.app, path)
+        headers["Allow"] = ", ".join(allow)
+        message = f"{path} takes {', '.join(allow)}, not {request.method}"
+    elif exc.status_code == 404 and message == "Not Found":
+        message = f"no endpoint {path}"
+    code = CODE_BY_STATUS.get(exc.status_code, "http_error")
+    return JSONResponse(failure(_command(request), code, message), status_code=exc.status_code, headers=headers)
 
 
-def serve(server: MemoryHTTPServer) -> None:
-    """Serve until Ctrl-C, then close the socket."""
-    try:
-        # announced inside the try: a Ctrl-C right after the announcement is still a clean stop
-        log.info("listening on %s (Ctrl-C to stop)", server.url)
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request whose parameters or body do not fit: 400, every problem named."""
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"] if p != "body") or "body"
+        problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+    return JSONResponse(failure(_command(request), "invalid_arguments", "; ".join(problems)), status_code=400)
+
+
+def _command(request: Request) -> str:
+    route = request.scope.get("route")
+    return getattr(route, "name", None) or "http"

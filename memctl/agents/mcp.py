@@ -1,54 +1,54 @@
-"""Memory tools for agents, and `memctl mcp`: those tools over the Model Context Protocol (stdio).
+"""`memctl mcp`: the memory tools over the Model Context Protocol (stdio), on the official `mcp` SDK.
 
-The tools (recall, add, context, forget, list) are plain functions over one open MemoryStore that
-return the same data as the CLI's --json; `memctl serve` (memctl.agents.http) exposes the same tools over
-HTTP. The protocol is newline-delimited JSON-RPC 2.0, written by hand to add no dependency.
+The SDK's low-level server speaks the protocol (the handshake and its revision, ping, JSON-RPC
+errors, the stdio framing); this module lists the tools of memctl.agents.tools with their
+pydantic schemas, runs them, and offers each user's and project's MEMORY.md as a resource.
+Arguments that do not fit a tool's schema come back as an `isError` result saying what to fix,
+as do refusals (`sensitive: ...`), so the model can correct itself; an unknown tool is a protocol
+error. Only `memctl mcp` imports this module (the SDK is the `server` extra).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
-from typing import IO, Any, Callable
+import threading
+from typing import Any, Callable
 
-from memctl.agents.tools import TOOLS, Defaults, InvalidArguments, call_tool
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from memctl._version import __version__
+from memctl.agents.tools import TOOLS, Caller, parse_arguments, run_tool
+from memctl.config import Config
+from memctl.core.jsonsafe import MAX_DEPTH, too_deep
 from memctl.errors import MemctlError
 
 log = logging.getLogger("memctl.agents.mcp")
 
-PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")  # newest first: ours when the client's is unknown
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+RESOURCE_NOT_FOUND = -32002  # the spec's code for an unknown resource
+_RESOURCE = re.compile(r"memctl://(users|projects)/([^/]+)/MEMORY\.md")
+INSTRUCTIONS = ("Long-term memory about the user and their projects. Call memory_search (or memory_context) "
+                "before answering when their history could matter; store durable facts they state with "
+                "memory_add; correct with memory_update; never store secrets.")
 
 
-# -- the protocol -------------------------------------------------------------------
+class MemoryTools:
+    """The tools over one store, opened on first use and then kept open (the model and caches stay
+    warm between calls, and a missing directory is an error per call, not a server that cannot
+    start). Calls run one at a time: the store is not thread-safe."""
 
-class RpcError(Exception):
-    """A JSON-RPC error response."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def _error(msg_id: Any, code: int, message: str) -> dict:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-
-
-def tool_result(text: str, is_error: bool = False) -> dict:
-    """An MCP tools/call result holding one text item."""
-    return {"content": [{"type": "text", "text": text}], "isError": is_error}
-
-
-class McpServer:
-    """Dispatches JSON-RPC messages to the tools; the store is opened on first use and then kept open,
-    so the model and caches stay warm between calls (and a missing directory is an error per call,
-    not a server that cannot start)."""
-
-    def __init__(self, opener: Callable[[], Any], defaults: Defaults = Defaults()) -> None:
+    def __init__(self, opener: Callable[[], Any], caller: Caller = Caller()) -> None:
         self.opener = opener
-        self.defaults = defaults
+        self.caller = caller
         self._store: Any = None
+        self._lock = threading.Lock()
 
     def store(self) -> Any:
         """The open store (opened now if it is not yet)."""
@@ -56,103 +56,161 @@ class McpServer:
             self._store = self.opener()
         return self._store
 
-    def handle_line(self, line: bytes | str) -> str | None:
-        """One input line to one output line (None for notifications and blank lines)."""
+    def _config(self) -> Any:
         try:
-            text = line.decode("utf-8") if isinstance(line, bytes) else line
-            if not text.strip():
-                return None
-            message = json.loads(text)
-        except (UnicodeDecodeError, ValueError) as exc:
-            return json.dumps(_error(None, PARSE_ERROR, f"parse error: {exc}"))
-        reply = self.handle_batch(message) if isinstance(message, list) else self.handle(message)
-        return json.dumps(reply, ensure_ascii=False) if reply is not None else None
+            return self.store().config
+        except MemctlError:
+            return Config()  # no directory yet: list the tools anyway; each call will say what is wrong
 
-    def handle_batch(self, messages: list) -> list | dict | None:
-        """A JSON-RPC batch (protocol 2025-03-26 allows them): the replies, without notifications'."""
-        if not messages:
-            return _error(None, INVALID_REQUEST, "empty batch")
-        replies = [r for r in (self.handle(m) for m in messages) if r is not None]
-        return replies or None
+    def list_tools(self) -> list[types.Tool]:
+        """Every tool with its schemas (the configured types as the memory_type enum) and annotations."""
+        with self._lock:
+            config = self._config()
+        return [types.Tool(name=t.name, title=t.title, description=t.description,
+                           input_schema=t.input_schema(config), output_schema=t.output_schema(),
+                           annotations=types.ToolAnnotations(**_snake(t.annotations())))
+                for t in TOOLS.values()]
 
-    def handle(self, message: Any) -> dict | None:
-        """One request or notification; returns the response, or None when none is due."""
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return _error(None, INVALID_REQUEST, "not a JSON-RPC 2.0 message")
-        if "method" not in message:
-            return None  # a response to something we never ask: ignore it
-        msg_id, is_request = message.get("id"), "id" in message
+    def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        """Run a tool; its data as JSON text and as structuredContent, or an isError result."""
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
         try:
-            result = self.dispatch(str(message["method"]), message.get("params") or {})
-        except RpcError as exc:
-            return _error(msg_id, exc.code, str(exc)) if is_request else None
-        except Exception as exc:  # a bug must cost one reply, not the agent's whole memory server
-            log.exception("internal error in %s", message.get("method"))
-            return _error(msg_id, INTERNAL_ERROR, f"internal error: {exc}") if is_request else None
-        return {"jsonrpc": "2.0", "id": msg_id, "result": result} if is_request else None
-
-    def dispatch(self, method: str, params: Any) -> dict:
-        """Run one method; raises RpcError for unknown methods and bad params."""
-        if not isinstance(params, dict):
-            raise RpcError(INVALID_PARAMS, "params must be an object")
-        if method == "initialize":
-            return self.initialize(params)
-        if method == "ping" or method.startswith("notifications/"):
-            return {}
-        if method == "tools/list":
-            return {"tools": [t.listing() for t in TOOLS.values()]}
-        if method == "tools/call":
-            return self.call(params.get("name"), params.get("arguments"))
-        raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
-
-    def initialize(self, params: dict) -> dict:
-        """The handshake: the client's protocol version if we speak it, else our newest."""
-        from memctl._version import __version__
-
-        asked = params.get("protocolVersion")
-        return {"protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                "capabilities": {"tools": {}}, "serverInfo": {"name": "memctl", "version": __version__},
-                "instructions": "Long-term memory: recall before answering when history matters; "
-                                "add durable facts the user states; never store secrets."}
-
-    def call(self, name: Any, arguments: Any) -> dict:
-        """tools/call: bad names and arguments are protocol errors; memctl errors are tool results."""
-        if not isinstance(name, str) or name not in TOOLS:
-            raise RpcError(INVALID_PARAMS, f"unknown tool: {name!r}")
-        try:
-            data = call_tool(self.store(), name, arguments, self.defaults)
-        except InvalidArguments as exc:
-            raise RpcError(INVALID_PARAMS, exc.message) from None
+            with self._lock:
+                store = self.store()
+                data = run_tool(store, tool, parse_arguments(tool, store.config, arguments), self.caller)
         except MemctlError as exc:
-            return tool_result(f"{exc.code}: {exc.message}", is_error=True)
+            return error_result(f"{exc.code}: {exc.message}")
+        except Exception as exc:  # a bug costs one call, not the agent's whole memory server
+            log.exception("internal error in %s", name)
+            return error_result(f"internal: {exc}")
         finally:
-            _log_warnings(self._store)
-        return tool_result(json.dumps(data, ensure_ascii=False))
+            self._log_warnings()
+        text = types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))
+        return types.CallToolResult(content=[text], structured_content=data)
+
+    def resources(self) -> list[types.Resource]:
+        """Each user's and project's MEMORY.md."""
+        with self._lock:
+            owners = self.store().owners()
+        return [types.Resource(uri=f"memctl://{owner}/MEMORY.md", name=f"{owner}/MEMORY.md",
+                               title=f"{owner.split('/', 1)[1]}'s MEMORY.md", mime_type="text/markdown",
+                               description="The memory index: a profile and one line per memory, by type.")
+                for owner in owners]
+
+    def read(self, uri: str) -> str:
+        """The text of a MEMORY.md resource, rendered from the memories as they are now."""
+        match = _RESOURCE.fullmatch(uri)
+        if match is None:
+            raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri!r} (memctl://users/NAME/MEMORY.md "
+                                               "or memctl://projects/NAME/MEMORY.md)")
+        kind, name = match.groups()
+        try:
+            with self._lock:
+                store = self.store()
+                if f"{kind}/{name}" not in store.owners():
+                    raise MCPError(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
+                text: str = store.memory_md(**{kind[:-1]: name})
+        except MemctlError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+        return text
+
+    def _log_warnings(self) -> None:
+        """Warnings the store gathered (broken files skipped...) go to the log, never to the protocol."""
+        for message in self._store.drain_warnings() if self._store is not None else ():
+            log.warning("%s", message)
 
 
-def _log_warnings(store: Any) -> None:
-    """Warnings the store gathered (broken files skipped...) go to the log, never to the protocol."""
-    for message in store.drain_warnings() if store is not None else ():
-        log.warning("%s", message)
+def error_result(text: str) -> types.CallToolResult:
+    """A tool result the model reads as a failure, with one line saying why."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
-def serve_stdio(opener: Callable[[], Any], defaults: Defaults = Defaults(),
-                instream: IO[bytes] | None = None, outstream: IO[bytes] | None = None) -> int:
-    """Serve MCP on stdin/stdout until EOF; returns the exit code. Only protocol messages reach stdout:
-    anything else printed while serving is sent to stderr, where logs go too."""
-    instream = instream or sys.stdin.buffer
-    out = outstream or sys.stdout.buffer  # bytes: UTF-8 whatever the locale says
-    saved, sys.stdout = sys.stdout, sys.stderr
-    server = McpServer(opener, defaults)
+def _snake(hints: dict[str, Any]) -> dict[str, Any]:
+    return {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in hints.items()}
+
+
+def build_server(tools: MemoryTools) -> Server[Any]:
+    """The SDK's low-level server with memctl's handlers (store work runs in a worker thread)."""
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=await anyio.to_thread.run_sync(tools.list_tools))
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(tools.resources))
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(uri_template=f"memctl://{kind}/{{name}}/MEMORY.md", name=f"{kind}-memory-md",
+                                   title=f"A {kind[:-1]}'s MEMORY.md", mime_type="text/markdown")
+            for kind in ("users", "projects")])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        text = await anyio.to_thread.run_sync(tools.read, str(params.uri))
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=params.uri, text=text, mime_type="text/markdown")])
+
+    return Server("memctl", version=__version__, title="memctl memory", instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
+
+
+class BoundedLines:
+    """stdin's lines for the SDK's reader, except a message nested deeper than MAX_DEPTH: its JSON
+    parser would recurse that deep, and a line it cannot parse gets no answer at all. Such a line
+    is answered here (JSON-RPC -32600, the request's id when it can be read) and goes no further."""
+
+    _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.reply: Any = None  # the SDK's write stream, once stdio_server hands it over
+        self.ready = anyio.Event()
+
+    def __aiter__(self) -> Any:
+        return self._bounded()
+
+    async def _bounded(self) -> Any:
+        async for line in self.lines:
+            if not too_deep(line):
+                yield line
+                continue
+            await self.ready.wait()
+            error = types.ErrorData(code=types.INVALID_REQUEST, message=f"invalid request: JSON nested deeper "
+                                                                       f"than {MAX_DEPTH} levels")
+            await self.reply.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self._id(line), error=error)))
+
+    def _id(self, line: str) -> int | str | None:
+        found = self._ID.search(line[:4096])
+        return None if found is None else json.loads(found.group(1))
+
+
+def serve_stdio(opener: Callable[[], Any], caller: Caller = Caller()) -> int:
+    """Serve MCP on stdin/stdout until EOF; returns the exit code. Only protocol messages reach
+    stdout: anything printed while serving goes to stderr, where the logs go too."""
+    import io
+
+    server = build_server(MemoryTools(opener, caller))
+    lines = BoundedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+
+    async def main() -> None:
+        # it takes the real stdout for the protocol (stdin is ours, to bound what its parser reads)...
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            lines.reply = write
+            lines.ready.set()
+            saved, sys.stdout = sys.stdout, sys.stderr  # ...and a stray print goes to stderr
+            try:
+                await server.run(read, write, server.create_initialization_options())
+            finally:
+                sys.stdout = saved
+
     log.info("serving memory tools on stdio")
     try:
-        for line in iter(instream.readline, b""):
-            reply = server.handle_line(line)
-            if reply is not None:
-                out.write(reply.encode("utf-8") + b"\n")
-                out.flush()
+        anyio.run(main)
     except KeyboardInterrupt:
         return 130
-    finally:
-        sys.stdout = saved
     return 0

@@ -18,7 +18,7 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 from typing_extensions import Annotated
 
 from memctl import clock
-from memctl.cli import output
+from memctl.cli import output, render
 from memctl.errors import EXIT_USAGE, MemctlError
 
 if TYPE_CHECKING:
@@ -133,6 +133,7 @@ class State:
 
     def __init__(self) -> None:
         self.dir: Optional[str] = None
+        self.now: Optional[str] = None
         self.actor: Optional[str] = None
         self.stores: list[MemoryStore] = []
 
@@ -181,8 +182,7 @@ def _global(
     if ctx.invoked_subcommand is None:
         sys.stderr.write(ctx.get_help() + "\n")
         raise typer.Exit(EXIT_USAGE)
-    STATE.dir = dir
-    STATE.actor = actor
+    STATE.dir, STATE.now, STATE.actor = dir, now, actor
     clock.set_now(None)
     if now:
         try:
@@ -207,30 +207,39 @@ def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[
     try:
         data = action()
     except MemctlError as exc:
-        _emit_error(command, as_json, exc)
+        render.error(command, as_json, exc.code, exc.message, exc.data)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     finally:
         _flush_warnings()
-    if as_json:
-        output.print_json(output.envelope(command, True, data))
-    elif quiet:
-        output.ids(data)
-    else:
-        human(data)
+    render.result(command, as_json, data, human, quiet)
 
 
-def _emit_error(command: str, as_json: bool, exc: MemctlError) -> None:
-    if as_json:
-        output.print_json(output.envelope(command, False, exc.data, [{"code": exc.code, "message": exc.message}]))
-    else:
-        output.error_details(exc.data)
-        output.error_line(exc.message)
+def run_command(command: str, args: dict[str, Any], as_json: bool, quiet: bool = False) -> None:
+    """A command a warm server can answer (memctl.agents.commands): through the server of this
+    directory when one runs, else in-process; the same output either way."""
+    from memctl.cli.forward import forward
+
+    code = forward(command, args, as_json, quiet, STATE.dir, pinned_time=STATE.now is not None, actor=STATE.actor)
+    if code is not None:
+        raise typer.Exit(code)
+
+    def action() -> dict[str, Any]:
+        from memctl.agents.commands import normalise
+        from memctl.agents.commands import run as run_data
+        from memctl.cli.forward import TEXT_ARGUMENT
+        from memctl.cli.inputs import read_text
+
+        given = dict(args)
+        if command in TEXT_ARGUMENT:
+            given[TEXT_ARGUMENT[command]] = read_text(given.get(TEXT_ARGUMENT[command]))
+        return run_data(open_store(), command, normalise(command, given))
+
+    run(command, as_json, action, lambda data: render.HUMAN[command](data, args), quiet)
 
 
 def _flush_warnings() -> None:
     for store in STATE.stores:
-        for message in store.drain_warnings():
-            output.warn(message)
+        render.warnings(store.drain_warnings())
     STATE.stores.clear()

@@ -16,6 +16,12 @@ def loads(text: str | bytes) -> Any:
     return json.loads(text)
 
 
+def too_deep(text: str | bytes) -> bool:
+    """Whether JSON text nests deeper than MAX_DEPTH (what `loads` refuses), for a caller that
+    hands the text to another parser (a protocol SDK, a web framework)."""
+    return _depth(text) > MAX_DEPTH
+
+
 def _depth(text: str | bytes) -> int:
     """The deepest bracket nesting outside strings (a linear scan; brackets in strings don't count)."""
     data = text.decode("utf-8", "replace") if isinstance(text, bytes) else text

@@ -40,20 +40,28 @@ class ClaudeIndexService:
         """Merge the folder's MEMORY.md with its active memories; written only when its bytes change.
 
         Under the write lock, so two memctl processes never interleave their read and write."""
-        from memctl.prompt.claude_index import render_claude_index
-        from memctl.services.memory_md import stable_importance
-
         with self.repo.locked():
             existing = self.repo.read_memory_md("")
-            memories = self.repo.active()
-            result = render_claude_index(existing, self.records.index_lines(), memories,
-                                         stable_importance(memories), settings=self.config.index, now=clock.now())
+            result = self._render(existing)
             changed = existing != result.text
             if write and changed:
                 self.records.write_index(result.text, result.generated)
         over = result.lines > self.config.index.max_lines or result.bytes > self.config.index.max_bytes
         return {"path": INDEX_FILE, "changed": changed, "listed": result.listed, "omitted": result.omitted,
                 "kept": result.kept, "lines": result.lines, "bytes": result.bytes, "over_budget": over}
+
+    def _render(self, existing: str | None) -> Any:
+        from memctl.prompt.claude_index import render_claude_index
+        from memctl.services.memory_md import stable_importance
+
+        memories = self.repo.active()
+        return render_claude_index(existing, self.records.index_lines(), memories, stable_importance(memories),
+                                   settings=self.config.index, now=clock.now())
+
+    def text(self, owner: str) -> str:
+        """The folder's MEMORY.md as it would be rendered now, nothing written (a flat folder has one
+        index, whichever owner is named)."""
+        return str(self._render(self.repo.read_memory_md("")).text)
 
     def render(self, users: list[str], projects: list[str], all_: bool) -> list[dict[str, Any]]:
         """The folder's one MEMORY.md (a flat folder has one index, whichever scope is named)."""

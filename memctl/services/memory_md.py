@@ -26,16 +26,23 @@ class MemoryMdService:
         self.repo = repo
         self.config = config
 
-    def render_owner(self, owner: str, write: bool = True) -> dict[str, Any]:
-        """Render `<owner>/MEMORY.md`; it is rewritten only when its bytes change."""
+    def _render(self, owner: str) -> Any:
         from memctl.prompt.indexmd import render_index
 
         kind, name = owner.split("/", 1)
         # A memory only its author may see never goes into a file the whole folder shares.
         memories = [m for m in self.repo.active(owner=owner) if m.visibility != "owner_only"]
-        result = render_index(self.repo.text(TEMPLATE_NAME), "user" if kind == "users" else "project", name,
-                              memories, stable_importance(memories), settings=self.config.index,
-                              language=self.config.memory.language, now=clock.now(), folder=owner)
+        return render_index(self.repo.text(TEMPLATE_NAME), "user" if kind == "users" else "project", name,
+                            memories, stable_importance(memories), settings=self.config.index,
+                            language=self.config.memory.language, now=clock.now(), folder=owner)
+
+    def text(self, owner: str) -> str:
+        """`<owner>/MEMORY.md` as it would be rendered now (nothing written)."""
+        return str(self._render(owner).text)
+
+    def render_owner(self, owner: str, write: bool = True) -> dict[str, Any]:
+        """Render `<owner>/MEMORY.md`; it is rewritten only when its bytes change."""
+        result = self._render(owner)
         changed = self.repo.read_memory_md(owner) != result.text
         if write and changed:
             self.repo.write_memory_md(owner, result.text)

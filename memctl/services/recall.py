@@ -45,6 +45,7 @@ class RecallQuery(BaseModel):
     k: int = Field(default=5, ge=1, le=1000)
     mode: Mode = "hybrid"
     record_usage: bool = True
+    scopes: list[Literal["user", "project", "session"]] = Field(default_factory=list)
     min_relevance: float | None = Field(default=None, ge=0.0, le=1.0)  # None: [recall] min_relevance
 
     @field_validator("query")
@@ -67,7 +68,7 @@ class RecallQuery(BaseModel):
                             projects=tuple(name_arg(p, "project") for p in self.projects),
                             session=name_arg(self.session, "session") if self.session else None,
                             types=tuple(self.types), tags=tuple(self.tags), since=self.since,
-                            until=self.until, status=self.status, access=access)
+                            until=self.until, status=self.status, scopes=tuple(self.scopes), access=access)
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:

@@ -331,6 +331,9 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
     found = scan.stat_files(root)
     on_disk = found.files
     report = plan_file_changes(on_disk, cached)
+    if previous is not None and not report.dirty and catalog_path.exists():
+        previous.folders = found.folders
+        return previous  # nothing changed: the same snapshot, so what was memoised on it stays valid
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
     for rel in changed_paths:

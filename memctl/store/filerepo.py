@@ -31,6 +31,7 @@ from memctl.store.usage import UsageLog
 ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
 WRITE_OPS = ("add", "update", "supersede")
 AUTO_SOURCES = frozenset({"auto", "ai"})
+POOL_MEMO = 32  # filters whose candidate pools are kept per snapshot
 RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
 
 
@@ -104,17 +105,16 @@ class FileRepository:
 
     def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
         """id -> path of the memories passing the filter; memoised per snapshot and filter until the
-        next expiry among them, so an agent's repeated recalls skip the scan."""
+        next expiry among them, so an agent's repeated recalls skip the scan (a server answering
+        many users keeps the pools of the last POOL_MEMO filters)."""
         snap = self.snapshot()
         cached = self._pools.get(flt)
         now_s = clock.format_timestamp(now)
         if cached is not None and cached[2] is snap and now_s < cached[1]:
             return cached[0]
         pool, next_expiry = filter_records(snap.records(), flt, now)
-        self._pools = {f: c for f, c in self._pools.items() if c[2] is snap and f != flt}
-        self._pools[flt] = (pool, next_expiry, snap)  # a few filters: a recall also asks for linked parts
-        while len(self._pools) > 8:
-            self._pools.pop(next(iter(self._pools)))
+        pools = {k: v for k, v in self._pools.items() if v[2] is snap and k != flt}
+        self._pools = {**dict(list(pools.items())[-(POOL_MEMO - 1):]), flt: (pool, next_expiry, snap)}
         return pool
 
     def wholes(self) -> frozenset[str]:

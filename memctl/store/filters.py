@@ -36,6 +36,7 @@ class MemoryFilter:
     since: datetime | None = None
     until: datetime | None = None
     status: str = "active"
+    scopes: tuple[str, ...] = ()  # only memories of these scopes (user, project, session); () = any
     access: Access | None = None  # an actor: only what they may see (core/access.py)
     family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
     kinds: tuple[str, ...] = ()  # only typed memories of these kinds (checks and queries read no others)
@@ -101,6 +102,8 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
         if f.scoped and not in_scope(d, f, user_projects):
             continue
         if (types and d.get("type") not in types) or (tags and not tags.intersection(d.get("tags") or ())):
+            continue
+        if f.scopes and d.get("scope", "user") not in f.scopes:
             continue
         if (since or until) and not in_period(d, since, until):
             continue

@@ -1,253 +1,248 @@
-"""memctl mcp: the agent tools, the JSON-RPC dispatch in-process, and one real stdio session."""
+"""memctl mcp: the tools and resources in-process, and real stdio sessions driven by the SDK's own client."""
 
 from __future__ import annotations
 
 import json
-import os
-import queue
+import select
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
+import anyio
+import jsonschema
 import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 
-from memctl.agents.mcp import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, McpServer
-from memctl.agents.tools import TOOLS, Defaults, InvalidArguments, call_tool, check_arguments, fill_defaults
+from memctl.agents.mcp import RESOURCE_NOT_FOUND, MemoryTools
+from memctl.agents.tools import Caller, Defaults
 from memctl.api import MemoryStore
+from memctl.errors import NoDirectory
 from tests.helpers import use_hashing_embedder
 
 CARD = "My card number is 4111 1111 1111 1111"
+DEFAULT_TYPES = ["preference", "fact", "skill", "habit", "event", "context", "constraint", "decision"]
 
 
-def rpc(msg_id: int | None, method: str, params: dict | None = None) -> dict:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if msg_id is not None:
-        message["id"] = msg_id
-    if params is not None:
-        message["params"] = params
-    return message
+# -- in-process ------------------------------------------------------------------------------
 
-
-def call(msg_id: int, name: str, **arguments: Any) -> dict:
-    return rpc(msg_id, "tools/call", {"name": name, "arguments": arguments})
-
-
-def payload(reply: dict) -> Any:
-    """The JSON data inside a successful tool result."""
-    result = reply["result"]
-    assert result["isError"] is False, result
-    return json.loads(result["content"][0]["text"])
-
-
-@pytest.fixture
-def server(memdir: Path) -> McpServer:
-    return McpServer(lambda: MemoryStore(memdir), Defaults(user="alice"))
-
-
-# -- arguments ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("tool, arguments, problem", [
-    ("memory_recall", {}, "query is required"),
-    ("memory_recall", {"query": "x", "k": "5"}, "k must be an integer"),
-    ("memory_recall", {"query": "x", "k": True}, "k must be an integer"),
-    ("memory_recall", {"query": "x", "k": 0}, "k must be between"),
-    ("memory_recall", {"query": "x", "mode": "fuzzy"}, "mode must be one of"),
-    ("memory_recall", {"query": "   "}, "query must not be empty"),
-    ("memory_recall", {"query": "x", "colour": "red"}, "unknown argument 'colour'"),
-    ("memory_add", {"content": "x", "tags": ["a", 1]}, "tags must be a list of strings"),
-    ("memory_add", {"content": "x", "confidence": 1.5}, "confidence must be between"),
-    ("memory_forget", {"reason": "wrong"}, "id is required"),
-    ("memory_list", [], "arguments must be a JSON object"),
-])
-def test_bad_arguments_are_refused_with_the_reason(tool: str, arguments: Any, problem: str) -> None:
-    with pytest.raises(InvalidArguments, match=problem):
-        check_arguments(TOOLS[tool], arguments)
-
-
-@pytest.mark.parametrize("tool, arguments, expected", [
-    ("memory_recall", {"query": "x", "k": 3, "mode": "keyword"}, {"query": "x", "k": 3, "mode": "keyword"}),
-    ("memory_add", {"content": "x", "confidence": 1, "tags": ["a"]}, {"content": "x", "confidence": 1, "tags": ["a"]}),
-    ("memory_list", None, {}),
-    ("memory_list", {"user": None, "limit": 2}, {"limit": 2}),  # nulls count as omitted
-])
-def test_good_arguments_pass(tool: str, arguments: Any, expected: dict) -> None:
-    assert check_arguments(TOOLS[tool], arguments) == expected
-
-
-@pytest.mark.parametrize("tool, args, defaults, expected", [
-    ("memory_recall", {"query": "q"}, Defaults("alice", "shop"), {"query": "q", "user": "alice", "project": "shop"}),
-    ("memory_recall", {"query": "q", "user": "bob"}, Defaults("alice"), {"query": "q", "user": "bob", "project": None}),
-    ("memory_add", {"content": "c"}, Defaults("alice", "shop"), {"content": "c", "user": "alice"}),
-    ("memory_add", {"content": "c"}, Defaults(None, "shop"), {"content": "c", "project": "shop"}),
-    ("memory_add", {"content": "c", "project": "web"}, Defaults("alice"), {"content": "c", "project": "web"}),
-    ("memory_list", {}, Defaults(), {}),
-    ("memory_forget", {"id": "abcd"}, Defaults("alice", "shop"), {"id": "abcd"}),
-])
-def test_server_defaults_fill_what_the_call_omits(tool: str, args: dict, defaults: Defaults, expected: dict) -> None:
-    assert fill_defaults(TOOLS[tool], args, defaults) == expected
-
-
-# -- the tools over a store ----------------------------------------------------------------
-
-def test_tools_return_the_cli_data_shapes(store: MemoryStore) -> None:
-    added = call_tool(store, "memory_add", {"content": "Alice prefers window seats on flights",
-                                            "type": "preference", "user": "alice"})
-    assert added["written"] and added["memory"]["source"] == "ai" and added["decision"]["action"] == "add"
-    memory_id = added["memory"]["id"]
-    hits = call_tool(store, "memory_recall", {"query": "window seat", "user": "alice"})["hits"]
-    assert [h["id"] for h in hits] == [memory_id] and set(hits[0]) >= {"id", "path", "type", "scope", "content", "score"}
-    listed = call_tool(store, "memory_list", {"user": "alice"})
-    assert listed["count"] == 1 and listed["memories"][0]["id"] == memory_id
-    gone = call_tool(store, "memory_forget", {"id": memory_id, "reason": "user asked"})
-    assert gone["memory"]["status"] == "forgotten"
-    assert call_tool(store, "memory_list", {"user": "alice"})["count"] == 0
-
-
-def test_list_is_newest_first_and_limited(store: MemoryStore) -> None:
-    from memctl import clock
-
-    for day, text in enumerate(["Alice lives in Lisbon now", "Alice works as a nurse", "Alice plays the cello"], 1):
-        clock.set_now(clock.parse_timestamp(f"2026-01-0{day}T00:00:00Z"))
-        store.add_raw(text, type="fact", user="alice")
-    listed = call_tool(store, "memory_list", {"user": "alice", "limit": 2})
-    assert [m["content"] for m in listed["memories"]] == ["Alice plays the cello", "Alice works as a nurse"]
-
-
-# -- JSON-RPC dispatch in-process -------------------------------------------------------------
-
-@pytest.mark.parametrize("asked, answered", [
-    ("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"),
-    ("1999-01-01", "2025-06-18"), (None, "2025-06-18"),
-])
-def test_initialize_answers_the_clients_version_if_supported(server: McpServer, asked: str | None, answered: str) -> None:
-    reply = server.handle(rpc(1, "initialize", {"protocolVersion": asked, "capabilities": {}}))
-    result = reply["result"]
-    assert result["protocolVersion"] == answered
-    assert result["serverInfo"]["name"] == "memctl" and result["capabilities"] == {"tools": {}}
-
-
-@pytest.mark.parametrize("line, code", [
-    (b"{not json", PARSE_ERROR),
-    (b"\xff\xfe", PARSE_ERROR),
-    (b'{"id": 1, "method": "ping"}', INVALID_REQUEST),  # no jsonrpc member
-    (b"[]", INVALID_REQUEST),
-    (b"42", INVALID_REQUEST),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', METHOD_NOT_FOUND),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "nope"}}', INVALID_PARAMS),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_recall", "arguments": {}}}', INVALID_PARAMS),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}', INVALID_PARAMS),
-])
-def test_protocol_errors(server: McpServer, line: bytes, code: int) -> None:
-    assert json.loads(server.handle_line(line))["error"]["code"] == code
-
-
-@pytest.mark.parametrize("line", [
-    b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
-    b'{"jsonrpc": "2.0", "method": "no/such/notification"}',  # a notification never gets a reply, even an error
-    b'{"jsonrpc": "2.0", "id": 7, "result": {}}',  # a response to nothing we sent
-    b"   \n",
-])
-def test_no_reply_is_due(server: McpServer, line: bytes) -> None:
-    assert server.handle_line(line) is None
-
-
-def test_ping_and_batch(server: McpServer) -> None:
-    assert server.handle(rpc(3, "ping")) == {"jsonrpc": "2.0", "id": 3, "result": {}}
-    replies = json.loads(server.handle_line(json.dumps([rpc(1, "ping"), rpc(None, "notifications/initialized"),
-                                                        rpc(2, "tools/list")])))
-    assert [r["id"] for r in replies] == [1, 2]
-
-
-def test_a_missing_directory_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
-    from memctl.errors import NoDirectory
-
+def test_a_missing_directory_lists_tools_and_fails_each_call(tmp_path: Path) -> None:
     def opener() -> MemoryStore:
-        raise NoDirectory("no memory directory here (run memctl init)")
+        raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
 
-    reply = McpServer(opener).handle(call(1, "memory_list"))
-    assert reply["result"]["isError"] is True
-    assert reply["result"]["content"][0]["text"].startswith("no_directory: ")
+    tools = MemoryTools(opener)
+    assert next(t.name for t in tools.list_tools()) == "memory_search"
+    result = tools.call("memory_list", {})
+    assert result.is_error and result.content[0].text.startswith("no_directory: ")
 
 
-def test_an_unexpected_exception_is_an_internal_error_reply(server: McpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unexpected_exception_is_an_error_result(memdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(MemoryStore, "list", lambda *a, **k: 1 / 0)
-    reply = server.handle(call(1, "memory_list"))
-    assert reply["error"]["code"] == -32603 and "division" in reply["error"]["message"]
-    assert server.handle(rpc(2, "ping"))["result"] == {}
+    result = MemoryTools(lambda: MemoryStore(memdir), Caller(defaults=Defaults("alice"))).call("memory_list", {})
+    assert result.is_error and "division" in result.content[0].text
 
 
-def test_the_default_user_owns_an_add(server: McpServer) -> None:
-    data = payload(server.handle(call(1, "memory_add", content="Alice is allergic to peanuts")))
-    assert data["memory"]["user"] == "alice" and data["memory"]["scope"] == "user"
+def test_resources_are_the_memory_md_of_each_owner(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    store.add_raw("Alice prefers window seats on flights", type="preference", user="alice")
+    store.add_raw("Checkout is written in Go", type="context", project="shop")
+    tools = MemoryTools(lambda: store)
+    assert [str(r.uri) for r in tools.resources()] == ["memctl://projects/shop/MEMORY.md",
+                                                      "memctl://users/alice/MEMORY.md"]
+    assert "window seats" in tools.read("memctl://users/alice/MEMORY.md")
+    assert not (memdir / "users" / "alice" / "MEMORY.md").exists()  # reading renders, writes nothing
+    for uri, code in [("memctl://users/bob/MEMORY.md", RESOURCE_NOT_FOUND), ("file:///etc/passwd", RESOURCE_NOT_FOUND),
+                      ("memctl://users/../MEMORY.md", RESOURCE_NOT_FOUND)]:
+        with pytest.raises(MCPError) as info:
+            tools.read(uri)
+        assert info.value.code == code
 
 
-# -- one real stdio session -------------------------------------------------------------------
+# -- real stdio sessions with the SDK client --------------------------------------------------------
 
-class Session:
-    """`python -m memctl -d DIR mcp` with line-at-a-time request/response and a read timeout."""
+def session(root: Path, *extra: str, test: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Run `python -m memctl -d ROOT mcp EXTRA` and drive it with the SDK's stdio client."""
+    use_hashing_embedder(root)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memctl", "-d", str(root), "mcp", *extra])
 
-    def __init__(self, root: Path, *extra: str) -> None:
-        use_hashing_embedder(root)
-        env = dict(os.environ)
-        self.proc = subprocess.Popen([sys.executable, "-m", "memctl", "-d", str(root), "mcp", *extra],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self.pump = threading.Thread(target=self._pump, daemon=True)
-        self.pump.start()
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+                init = await client.initialize()
+                assert init.protocol_version == "2025-11-25" and init.server_info.name == "memctl"
+                await test(client)
 
-    def _pump(self) -> None:
-        for line in iter(self.proc.stdout.readline, b""):
-            self.lines.put(line)
+    anyio.run(main)
 
-    def send(self, message: dict | bytes) -> None:
-        data = message if isinstance(message, bytes) else json.dumps(message).encode()
-        self.proc.stdin.write(data + b"\n")
-        self.proc.stdin.flush()
 
-    def ask(self, message: dict | bytes) -> dict:
-        self.send(message)
-        return json.loads(self.lines.get(timeout=30))
+def data(result: Any) -> dict:
+    """The structured content of a successful call, checked equal to its JSON text."""
+    assert result.is_error is False, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    return dict(result.structured_content)
 
-    def close(self) -> tuple[int, bytes]:
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=30)
-        self.pump.join(timeout=10)
-        return code, self.proc.stderr.read()
+
+def text(result: Any) -> str:
+    """The one line of an isError result."""
+    assert result.is_error is True
+    return str(result.content[0].text)
 
 
 def test_stdio_session_end_to_end(memdir: Path) -> None:
-    s = Session(memdir, "--user", "alice")
-    try:
-        init = s.ask(rpc(1, "initialize", {"protocolVersion": "2024-11-05", "capabilities": {},
-                                           "clientInfo": {"name": "pytest", "version": "0"}}))
-        assert init["id"] == 1 and init["result"]["protocolVersion"] == "2024-11-05"
-        s.send(rpc(None, "notifications/initialized"))
-        tools = s.ask(rpc(2, "tools/list"))["result"]["tools"]
-        assert [t["name"] for t in tools] == ["memory_recall", "memory_add", "memory_context", "memory_forget", "memory_list",
-                                             "memory_query"]
-        for tool in tools:
-            assert tool["description"] and tool["inputSchema"]["type"] == "object"
-        schemas = {t["name"]: t["inputSchema"] for t in tools}
-        assert schemas["memory_recall"]["required"] == ["query"] and schemas["memory_add"]["required"] == ["content"]
-        assert schemas["memory_forget"]["required"] == ["id"]
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
+                               "memory_list", "memory_query"]
+        assert tools["memory_add"].input_schema["properties"]["memory_type"]["enum"] == DEFAULT_TYPES
+        assert tools["memory_add"].input_schema["properties"]["memory_type"]["default"] == "fact"
+        assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {"memory_search", "memory_list",
+                                                                                 "memory_context", "memory_query"}
+        assert tools["memory_forget"].annotations.destructive_hint is True
+        assert all(t.output_schema and t.title and t.description for t in tools.values())
 
-        added = payload(s.ask(call(3, "memory_add", content="Alice prefers window seats on flights", type="preference")))
-        assert added["written"] is True and added["memory"]["user"] == "alice"
-        hits = payload(s.ask(call(4, "memory_recall", query="which seat does Alice like")))["hits"]
-        assert hits[0]["id"] == added["memory"]["id"]
-        block = payload(s.ask(call(5, "memory_context", query="book a flight for me", budget=400)))
+        added = data(await client.call_tool("memory_add", {"content": "Alice prefers window seats on flights",
+                                                           "memory_type": "preference"}))
+        jsonschema.validate(added, tools["memory_add"].output_schema)
+        memory_id = added["memory"]["id"]
+        assert added["written"] and added["memory"]["user"] == "alice" and added["memory"]["source"] == "ai"
+        hits = data(await client.call_tool("memory_search", {"query": "which seat does Alice like"}))["hits"]
+        assert hits[0]["id"] == memory_id
+        changed = data(await client.call_tool("memory_update", {"id": memory_id, "tags": ["travel"]}))["memory"]
+        assert changed["tags"] == ["travel"]
+        listed = data(await client.call_tool("memory_list", {}))
+        assert [m["id"] for m in listed["memories"]] == [memory_id]
+        block = data(await client.call_tool("memory_context", {"query": "book a flight for me", "budget": 400}))
         assert "window seats" in block["text"] and block["tokens"] <= 400
 
-        refused = s.ask(call(6, "memory_add", content=CARD))["result"]
-        assert refused["isError"] is True and refused["content"][0]["text"].startswith("sensitive: ")
-        unknown_tool = s.ask(call(7, "memory_teleport"))
-        assert unknown_tool["error"]["code"] == INVALID_PARAMS
-        assert s.ask(rpc(8, "resources/list"))["error"]["code"] == METHOD_NOT_FOUND
-        assert s.ask(b"{this is not json")["error"]["code"] == PARSE_ERROR
-        assert s.ask(rpc(9, "ping")) == {"jsonrpc": "2.0", "id": 9, "result": {}}  # still serving
+        resources = (await client.list_resources()).resources
+        assert [str(r.uri) for r in resources] == ["memctl://users/alice/MEMORY.md"]
+        read = await client.read_resource("memctl://users/alice/MEMORY.md")
+        assert "window seats" in read.contents[0].text
+
+        assert text(await client.call_tool("memory_add", {"content": CARD})).startswith("sensitive: ")
+        problem = text(await client.call_tool("memory_add", {"content": "Alice likes tea", "confidence": 3,
+                                                             "memory_type": "gossip"}))
+        assert problem.startswith("invalid_arguments: invalid arguments for memory_add: ")
+        assert "memory_type: Input should be 'preference'" in problem and "confidence: " in problem
+        with pytest.raises(MCPError):
+            await client.call_tool("memory_teleport", {})
+
+        gone = data(await client.call_tool("memory_forget", {"id": memory_id, "reason": "user asked"}))
+        assert gone["memory"]["status"] == "forgotten"
+        assert data(await client.call_tool("memory_list", {}))["count"] == 0
+        await client.send_ping()  # still serving after the errors
+
+    session(memdir, "--user", "alice", test=check)
+    assert not list((memdir / "users").rglob("*.md")) and list((memdir / "archive").rglob("*.md"))
+
+
+def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
+    config = memdir / "memctl.toml"
+    config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))
+
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        prop = tools["memory_add"].input_schema["properties"]["memory_type"]
+        assert prop["enum"] == ["user", "feedback", "project", "reference"] and prop["default"] == "user"
+        assert tools["memory_list"].input_schema["properties"]["memory_type"]["enum"] == prop["enum"]
+        added = data(await client.call_tool("memory_add", {"content": "Alice wants terse answers, no preamble"}))
+        assert added["memory"]["type"] == "user"  # not `unknown type 'fact'`
+        assert "memory_type" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def test_typed_facts_through_mcp(memdir: Path) -> None:
+    async def check(client: ClientSession) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert {"kind", "fields", "name", "description"} <= set(tools["memory_add"].input_schema["properties"])
+        assert tools["memory_query"].input_schema["properties"]["op"]["enum"] == ["count", "sum", "latest",
+                                                                                 "earliest", "list"]
+        for day in ("2025-02-01", "2025-06-01", "2026-01-01"):
+            added = data(await client.call_tool("memory_add", {"content": f"Alice's trip departing {day}",
+                                                               "kind": "trip", "fields": {"departs": day},
+                                                               "name": f"Trip {day}"}))
+            assert added["memory"]["kind"] == "trip" and added["memory"]["fields"] == {"departs": day}
+        answer = data(await client.call_tool("memory_query", {"op": "count", "kind": "trip",
+                                                              "where": ["departs in 2025"]}))
+        jsonschema.validate(answer, tools["memory_query"].output_schema)
+        assert answer["value"] == 2 and len(answer["memories"]) == 2
+        assert "expected a value or a field" in text(await client.call_tool(
+            "memory_query", {"op": "count", "kind": "trip", "where": ["departs <"]}))
+        assert "op: Input should be" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def test_an_empty_user_never_searches_everyones_memories(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    store.add_raw("Bob keeps his diary in a blue notebook", type="fact", user="bob")
+
+    async def check(client: ClientSession) -> None:
+        for tool, arguments in (("memory_search", {"query": "blue notebook diary", "user": ""}),
+                                ("memory_context", {"query": "blue notebook diary", "user": ""}),
+                                ("memory_list", {"user": ""})):
+            problem = text(await client.call_tool(tool, arguments))
+            assert problem.startswith("invalid_arguments: ") and "user" in problem and "Bob" not in problem
+
+    session(memdir, "--user", "alice", test=check)
+
+
+def test_a_deeply_nested_argument_is_a_clean_error(memdir: Path) -> None:
+    """100k nested brackets in a tool argument (written by hand: no client serialises that deep):
+    an error answer, never a crash, and the server keeps serving."""
+    use_hashing_embedder(memdir)
+    proc = subprocess.Popen([sys.executable, "-m", "memctl", "-d", str(memdir), "mcp", "--user", "alice"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(line: str) -> dict | None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        if '"id"' not in line[:40]:
+            return None
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, "no answer within 60 s"
+        return dict(json.loads(proc.stdout.readline()))
+
+    try:
+        ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        ask(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        deep = "[" * 100_000 + "]" * 100_000
+        answer = ask('{"id": 2, "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "memory_add", '
+                     '"arguments": {"content": "Alice likes tea", "tags": ' + deep + '}}}')
+        assert answer is not None and answer["id"] == 2 and answer["error"]["code"] == -32600
+        assert "nested deeper than 64 levels" in answer["error"]["message"]
+        listed = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                 "params": {"name": "memory_list", "arguments": {}}}))
+        assert listed is not None and listed["result"]["structuredContent"]["count"] == 0  # still serving
     finally:
-        code, stderr = s.close()
-    assert code == 0, stderr.decode(errors="replace")
-    assert s.lines.empty()  # nothing on stdout but the replies read above
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        assert b"RecursionError" not in proc.stderr.read()
+
+
+def _four_session_writes(outcomes: list[str]) -> Callable[[ClientSession], Awaitable[None]]:
+    async def check(client: ClientSession) -> None:
+        for city in ("Lisbon", "Osaka", "Nairobi", "Denver"):
+            result = await client.call_tool("memory_add", {"content": f"Alice flew to {city} last spring",
+                                                           "session": "s1", "source": "user"})
+            outcomes.append("written" if not result.is_error else text(result).split(":")[0])
+    return check
+
+
+def test_agent_writes_count_as_automatic_unless_trusted(tmp_path: Path) -> None:
+    from memctl.store.directory import init_directory
+
+    limited: list[str] = []
+    init_directory(tmp_path / "a")
+    session(tmp_path / "a", "--user", "alice", test=_four_session_writes(limited))
+    assert limited == ["written", "written", "written", "rate_limited"]
+
+    trusted: list[str] = []
+    init_directory(tmp_path / "b")
+    session(tmp_path / "b", "--user", "alice", "--trust-source", test=_four_session_writes(trusted))
+    assert trusted == ["written"] * 4

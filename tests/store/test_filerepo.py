@@ -179,6 +179,33 @@ def test_concurrent_readers_and_a_writer_leave_consistent_caches(memdir: Path) -
     assert fresh.recall("word10", mode="keyword", record_usage=False).hits == []
 
 
+def test_candidate_pools_are_kept_per_filter_for_a_server_answering_many_users(memdir: Path) -> None:
+    from datetime import datetime, timezone
+
+    from memctl.store.filters import MemoryFilter
+
+    store = MemoryStore(memdir)
+    for user in ("alice", "bob", "carol"):
+        store.add_raw(f"{user.title()} likes green tea", type="preference", user=user)
+    repo, now = store.repo, datetime.now(timezone.utc)
+    first = {user: repo.candidates(MemoryFilter(users=(user,)), now) for user in ("alice", "bob", "carol")}
+    again = {user: repo.candidates(MemoryFilter(users=(user,)), now) for user in ("alice", "bob", "carol")}
+    assert all(again[u] is first[u] for u in first)  # memo hits, not one pool that each user evicts
+    store.add_raw("Alice likes jasmine tea too", type="preference", user="alice")
+    assert len(repo.candidates(MemoryFilter(users=("alice",)), now)) == 2  # a new snapshot: pools rebuilt
+
+
+def test_a_rescan_that_finds_nothing_changed_keeps_the_snapshot(memdir: Path) -> None:
+    """A long-running process re-stats every second; when nothing moved, what it memoised on the
+    snapshot (candidate pools) stays valid."""
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice likes green tea", type="preference", user="alice")
+    first = store.repo.snapshot(refresh=True)
+    assert store.repo.snapshot(refresh=True) is first
+    path = memdir / memory.path
+    path.write_text(path.read_text().replace("green", "jasmine"))
+    changed = store.repo.snapshot(refresh=True)
+    assert changed is not first and [m.body for m in changed.memories] == ["Alice likes jasmine tea"]
 LOOP = """
 import sys, time
 from memctl.api import MemoryStore

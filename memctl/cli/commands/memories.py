@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import List, Optional
 
 import typer
 from typing_extensions import Annotated
@@ -22,6 +22,7 @@ from memctl.cli.app import (
     User,
     open_store,
     run,
+    run_command,
 )
 from memctl.cli.inputs import edit_in_editor, read_text
 from memctl.errors import UsageError
@@ -64,30 +65,11 @@ def add(
     json_: Json = False, quiet: Quiet = False,
 ) -> None:
     """Remember TEXT: gate, decide (add/update/supersede/noop), write one memory."""
-
-    def action() -> dict:
-        from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
-
-        store = open_store()
-        return store.add(read_text(text), type=type, user=user, project=project, kind=kind,
-                         fields=parse_field_pairs(field) if field else None,
-                         session=session, subtype=subtype, name=name, description=description,
-                         confidence=confidence, source=source, tags=tag or [],
-                         key=key, ttl=ttl, importance=importance, occurred=occurred, state=state,
-                         valid_until=valid_until, part_of=part_of, rate_session=during, redact=redact,
-                         llm=llm).to_data()
-
-    run("add", json_, action, render_write, quiet)
-
-
-def render_write(data: dict) -> None:
-    """One line: what the decision was, and the memory written."""
-    decision = data.get("decision", {})
-    memory = data.get("memory") or {}
-    output.message(f"{decision.get('action', 'add')}: {memory.get('id')} {memory.get('path')}"
-                   + (f" ({decision.get('reason')})" if decision.get("reason") else ""))
-    for note in data.get("notes") or ():
-        output.message(f"note: {note}")
+    run_command("add", {"text": text, "user": user, "project": project, "session": session, "type": type,
+                        "subtype": subtype, "name": name, "description": description, "confidence": confidence,
+                        "source": source, "tag": tag, "key": key, "ttl": ttl, "importance": importance,
+                        "occurred": occurred, "state": state, "valid_until": valid_until, "part_of": part_of,
+                        "kind": kind, "field": field, "during": during, "redact": redact, "llm": llm}, json_, quiet)
 
 
 def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,
@@ -97,37 +79,13 @@ def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag:
           limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0, help="At most this many (0 = all).")] = 0,
           json_: Json = False, quiet: Quiet = False) -> None:
     """List memories, filtered and sorted."""
-
-    def action() -> dict:
-        s = open_store()
-        memories = s.list(user=user, project=project, type=type, status=status, tag=tag, session=session,
-                          sort=sort, limit=limit)
-        scores = s.importance_scores(memories) if sort == "importance" else None
-        return {"count": len(memories), "memories": [_public(m, scores) for m in memories]}
-
-    run("list", json_, action, _render_list, quiet)
-
-
-def _render_list(d: dict) -> None:
-    with_imp = any("importance_score" in m for m in d["memories"])
-    columns = ["id", "type", "owner", "conf", *(["importance"] if with_imp else []), "created", "content"]
-    rows = [[m["id"], m["type"], m.get("project") if m["scope"] == "project" else m.get("user"), m["confidence"],
-             *([m["importance_score"]] if with_imp else []), m["created"][:10], output.short(m["content"], 90)]
-            for m in d["memories"]]
-    output.rows(columns, rows, title=f"{d['count']} memories")
-
-
-def _public(memory: Any, scores: dict | None = None) -> dict:
-    data = memory.to_public()
-    if scores is not None:
-        data["importance_score"] = round(scores.get(memory.id, 0.0), 4)
-    return data
+    run_command("list", {"user": user, "project": project, "type": type, "tag": tag, "session": session,
+                         "status": status, "sort": sort, "limit": limit}, json_, quiet)
 
 
 def show(memory_id: MemoryId, json_: Json = False) -> None:
     """Show one memory, with its importance."""
-    run("show", json_, lambda: {"memory": open_store().show(memory_id)},
-        lambda d: output.key_values(d["memory"], title=d["memory"]["id"]))
+    run_command("show", {"memory_id": memory_id}, json_)
 
 
 def edit(memory_id: MemoryId,

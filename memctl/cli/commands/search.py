@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import List, Optional
 
 import typer
 from typing_extensions import Annotated
 
-from memctl import clock
 from memctl.cli import output
-from memctl.cli.app import Json, Project, Projects, Quiet, Session, Text, User, Users, open_store, run
+from memctl.cli.app import Json, Project, Projects, Quiet, Session, Text, User, Users, open_store, run, run_command
 from memctl.cli.inputs import read_text
 from memctl.errors import Refused
 
@@ -34,45 +32,9 @@ def recall(
     json_: Json = False, quiet: Quiet = False,
 ) -> None:
     """Find the memories that matter for QUERY (keyword + local embeddings)."""
-
-    def action() -> dict:
-        s = open_store()
-        result = s.recall(read_text(query), users=user or [], projects=project or [], session=session,
-                          types=type or [], tags=tag or [], status=status,
-                          since=clock.parse_timestamp(since) if since else None,
-                          until=clock.parse_timestamp(until) if until else None,
-                          k=s.config.recall.k if k is None else k, mode=mode or s.config.recall.mode,
-                          min_relevance=0.0 if all_ else None)
-        return result.to_data(explain)
-
-    run("recall", json_, action, lambda d: _render_hits(d, explain), quiet)
-
-
-def _render_hits(data: dict, explain: bool) -> None:
-    held = data.get("held_back", 0)
-    note = (f"{held} {'hit' if held == 1 else 'hits'} held back below relevance {data['min_relevance']:g} "
-            "(--all shows them)") if held else ""
-    if not data["hits"]:
-        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered"
-                       + (f"; {note})" if note else ")"))
-        return
-    cols = ["score", "id", "type", "owner", "content", "relevance"] + (["explain"] if explain else [])
-    rows = []
-    for h in data["hits"]:
-        owner = h.get("project") if h["scope"] == "project" else h.get("user")
-        marks = "".join(f"[{m}] " for m in (("linked to " + h["linked_to"]) if h.get("linked_to") else None,
-                                             None if h.get("in_force", True) else h.get("state")) if m)
-        score = "linked" if h.get("linked_to") else f"{h['score']:.3f}"
-        relevance = "" if h.get("relevance") is None else f"{h['relevance']:.2f}"
-        row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100), relevance]
-        if explain:
-            row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
-        rows.append(row)
-    output.rows(cols, rows, title=f"recall: {output.short(data['query'], 60)} ({data['mode']})")
-    for finding in data.get("findings") or ():  # checks the hits take part in: the linked hits say why
-        output.note(f"{finding['severity']}: {finding['message']}")
-    if note:
-        output.note(note)
+    run_command("recall", {"query": query, "user": user, "project": project, "session": session, "type": type,
+                           "tag": tag, "since": since, "until": until, "status": status, "k": k, "mode": mode,
+                           "explain": explain, "all_": all_}, json_, quiet)
 
 
 def context(
@@ -85,19 +47,8 @@ def context(
     json_: Json = False,
 ) -> None:
     """The block an agent prepends to its prompt: profile + recalled memories, fenced as data."""
-
-    def action() -> dict:
-        return open_store().context(read_text(query), user=user, project=project, session=session,
-                                    budget=budget, format=format)
-
-    def human(d: dict) -> None:
-        sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
-        if explain:
-            for rule in d["explain"] or [{"name": "none", "matched": "", "description": "no rule fired"}]:
-                output.warn(f"rule {rule['name']}: {rule['description']} (matched {rule['matched']!r})")
-            output.warn(f"{d['tokens']}/{d['budget']} tokens, {len(d['items'])} memories, {d['held_back']} held back below min_relevance")
-
-    run("context", json_, action, human)
+    run_command("context", {"query": query, "user": user, "project": project, "session": session,
+                            "budget": budget, "format": format, "explain": explain}, json_)
 
 
 def gate(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from typing_extensions import Annotated
@@ -26,35 +28,52 @@ def _log_to_stderr(name: str) -> None:
     logger.setLevel(logging.INFO)
 
 
-def mcp(user: DefaultUser = None, project: DefaultProject = None) -> None:
-    """Serve memory tools (recall, add, context, forget, list) to an agent over stdio (MCP)."""
-    from memctl.agents.mcp import Defaults, serve_stdio
+def _server_module(command: str, module: str) -> Any:
+    """A server's module; without the `server` extra installed, one line saying so, not a traceback."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        output.error_line(f"memctl {command} needs the server extra ({exc.name} is missing): "
+                          "pip install 'memctl[server]'")
+        raise typer.Exit(1) from None
+
+
+def mcp(user: DefaultUser = None, project: DefaultProject = None,
+        trust_source: Annotated[bool, typer.Option("--trust-source",
+                                                   help="Believe the source an agent gives (else its writes count as ai).")] = False) -> None:
+    """Serve memory tools (search, add, context, update, forget, list, query) to an agent over stdio (MCP)."""
+    serve_stdio = _server_module("mcp", "memctl.agents.mcp").serve_stdio
+    from memctl.agents.tools import Caller, Defaults
 
     _log_to_stderr("mcp")
-    raise typer.Exit(serve_stdio(open_store, Defaults(user=user, project=project)))
+    raise typer.Exit(serve_stdio(open_store, Caller("mcp", Defaults(user, project), trust_source)))
 
 
 def serve(
-    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on (loopback unless --allow-remote).")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on; not loopback: MEMCTL_TOKEN or MEMCTL_TOKENS is required.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on (0 picks a free one).")] = 8765,
-    allow_remote: Annotated[bool, typer.Option("--allow-remote", help="Allow a non-loopback address (no authentication!).")] = False,
     user: DefaultUser = None, project: DefaultProject = None,
 ) -> None:
-    """Serve a local HTTP JSON API (recall, add, context, list) with the model kept loaded."""
-    from memctl.agents.http import make_server
-    from memctl.agents.http import serve as serve_forever
-    from memctl.agents.mcp import Defaults
+    """Serve the REST API (and answer the CLI's commands) with the model kept loaded. Requests act as
+    --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...)."""
+    serve_forever = _server_module("serve", "memctl.agents.serve").serve
+    from memctl.agents.tools import Defaults
+
+    def announce(url: str) -> None:
+        sys.stderr.write(f"memctl serve: listening on {url} (docs {url}/docs; Ctrl-C to stop)\n")
 
     def action() -> dict:
         _log_to_stderr("serve")
-        s = open_store()
-        server = make_server(s, host, port, defaults=Defaults(user=user, project=project), allow_remote=allow_remote)
+        store = open_store()
         sys.stderr.write("memctl serve: loading the model...\n")
-        s.warm_up()
-        serve_forever(server)
-        return {"url": server.url}
+        url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce,
+                            tokens=os.environ.get("MEMCTL_TOKENS"))
+        return {"url": url}
 
-    run("serve", False, action, lambda d: output.warn(f"serve stopped ({d['url']})"))
+    def stopped(data: dict) -> None:  # a clean stop is news, not a warning; stderr, like the other lines
+        sys.stderr.write(f"memctl serve: stopped ({data['url']})\n")
+
+    run("serve", False, action, stopped)
 
 
 COMMANDS = [("mcp", mcp), ("serve", serve)]

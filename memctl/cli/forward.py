@@ -1,0 +1,208 @@
+"""Answering a command through a warm server: the CLI's side of forwarding, and its fast path.
+
+`forward` sends a command a server can answer (recall, context, add, list, show) to the server of
+this directory and prints the answer exactly as the in-process command would; None means "no
+server here: run in-process". `fast_path` does the same straight from argv, before typer is
+imported (typer builds a pydantic adapter per option, ~150 ms a run): it accepts the plain
+spellings (`--opt value`, `--opt=value`, `-o value`) and leaves anything else (`--help`, `--now`,
+`--`, grouped short flags, a value typer would refuse) to the typer app, which forwards too.
+Only what a forwarded command needs is imported here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from memctl.agents import client
+from memctl.agents.commands import PARAMS, Param
+from memctl.cli import output, render
+from memctl.cli.inputs import read_text
+from memctl.errors import MemctlError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
+    from typing import Any
+
+TEXT_ARGUMENT = {"recall": "query", "context": "query", "add": "text"}  # read from stdin for `-` or nothing
+POSITIONAL = {**TEXT_ARGUMENT, "show": "memory_id"}
+_SCOPE = {"-u": "user", "--user": "user", "-p": "project", "--project": "project",
+          "-s": "session", "--session": "session"}
+# command -> option spelling -> (parameter, value for a flag); the spellings of the typer commands
+OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
+    "recall": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
+               "--tag": ("tag", None), "--since": ("since", None), "--until": ("until", None),
+               "--status": ("status", None), "-k": ("k", None), "--mode": ("mode", None),
+               "--explain": ("explain", True), "--all": ("all_", True)},
+    "context": {**{k: (v, None) for k, v in _SCOPE.items()}, "--budget": ("budget", None),
+                "-f": ("format", None), "--format": ("format", None), "--explain": ("explain", True)},
+    "add": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
+            "--subtype": ("subtype", None), "--name": ("name", None), "--description": ("description", None),
+            "--confidence": ("confidence", None), "--source": ("source", None),
+            "--tag": ("tag", None), "--key": ("key", None), "--ttl": ("ttl", None),
+            "--importance": ("importance", None), "--occurred": ("occurred", None), "--state": ("state", None),
+            "--valid-until": ("valid_until", None), "--part-of": ("part_of", None), "--kind": ("kind", None),
+            "--field": ("field", None), "--during": ("during", None), "--redact": ("redact", True), "--no-redact": ("redact", False),
+            "--llm": ("llm", None)},
+    "list": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
+             "--tag": ("tag", None), "--status": ("status", None), "--sort": ("sort", None),
+             "-n": ("limit", None), "--limit": ("limit", None)},
+    "show": {},
+}
+QUIET = ("recall", "add", "list")  # the commands with -q
+_INT = re.compile(r"\d+")
+_FLOAT = re.compile(r"\d+(\.\d*)?|\.\d+")  # plain decimals only: typer decides anything fancier
+
+
+class Invocation:  # a plain class: `dataclasses` imports `inspect`, ~20 ms of a forwarded call
+    """A command line the fast path understood."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.directory: str | None = None
+        self.actor: str | None = None
+        self.as_json = False
+        self.quiet = False
+        self.args: dict[str, Any] = {}
+
+
+def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, directory: str | None,
+            pinned_time: bool = False, actor: str | None = None) -> int | None:
+    """Run `command` on the warm server as `actor` and print its answer; the exit code, or None to
+    run in-process (also when the server answers as another actor than this command's)."""
+    if pinned_time or os.environ.get("MEMCTL_NOW") or (command == "add" and args.get("llm")):
+        return None  # the server's clock is its own, and an LLM command would run in its process
+    if os.environ.get("MEMCTL_STORE"):
+        return None  # a store named for this command may not be the one the server opened
+    url = client.server_for(directory)
+    if url is None:
+        return None
+    if command in TEXT_ARGUMENT:
+        try:
+            args = {**args, TEXT_ARGUMENT[command]: read_text(args.get(TEXT_ARGUMENT[command]))}
+        except MemctlError as exc:
+            render.error(command, as_json, exc.code, exc.message, exc.data)
+            return exc.exit_code
+    try:
+        reply = client.call(url, command, args, actor)
+    except client.NoAnswer as exc:
+        return _no_answer(command, as_json, exc, url)
+    if reply.status not in client.EXIT_BY_STATUS:  # refused by the server (token, host): not the command
+        return _no_answer(command, as_json, client.NoAnswer(_first_error(reply.envelope), sent=False), url)
+    _print_reply(command, args, as_json, quiet, reply)
+    return reply.exit_code
+
+
+def _print_reply(command: str, args: dict[str, Any], as_json: bool, quiet: bool, reply: client.Reply) -> None:
+    """The reply, printed in the same order the in-process run prints (warnings around the result)."""
+    envelope = reply.envelope
+    if envelope.get("ok"):
+        render.warnings(reply.warnings)
+        render.result(command, as_json, envelope.get("data"), lambda d: render.HUMAN[command](d, args), quiet)
+        return
+    error = (envelope.get("errors") or [{}])[0]
+    render.error(command, as_json, str(error.get("code", "error")), str(error.get("message", "")), envelope.get("data"))
+    render.warnings(reply.warnings)
+
+
+def _first_error(envelope: dict[str, Any]) -> str:
+    errors = envelope.get("errors") or [{}]
+    return f"the server refused: {errors[0].get('message', 'no reason given')}"
+
+
+def _no_answer(command: str, as_json: bool, exc: client.NoAnswer, url: str) -> int | None:
+    """No usable answer: run in-process, unless an add may already be written or the user named the server."""
+    if exc.sent and command == "add":
+        render.error(command, as_json, "server_failed",
+                     f"{exc}; the memory may have been written (see `memctl list`)")
+        return 1
+    if os.environ.get("MEMCTL_SERVER", "").rstrip("/") == url:
+        output.warn(f"MEMCTL_SERVER {url}: {exc}; running in-process")
+    return None
+
+
+def fast_path(argv: list[str]) -> int | None:
+    """Forward a plainly spelled command line without loading typer; None: let the typer app run it."""
+    invocation = parse(argv)
+    if invocation is None:
+        return None
+    return forward(invocation.command, invocation.args, invocation.as_json, invocation.quiet,
+                   invocation.directory, actor=invocation.actor or os.environ.get("MEMCTL_ACTOR") or None)
+
+
+def parse(argv: list[str]) -> Invocation | None:
+    """A command line of a forwardable command, or None when it is anything else."""
+    inv: Invocation | None = None
+    directory, actor, as_json, words = None, None, False, list(argv)
+    while words:
+        word = words.pop(0)
+        if word in ("-d", "--dir") or word.startswith("--dir="):
+            directory = word.partition("=")[2] if "=" in word else (words.pop(0) if words else None)
+            if not directory or directory.startswith("-"):
+                return None
+        elif word == "--actor" or word.startswith("--actor="):
+            actor = word.partition("=")[2] if "=" in word else (words.pop(0) if words else None)
+            if not actor or actor.startswith("-"):
+                return None
+        elif word == "--json":
+            as_json = True
+        elif inv is None:
+            if word not in OPTIONS:
+                return None  # another command, a global option we do not handle (--now, --help), or none
+            inv = Invocation(word)
+        elif not _take(inv, word, words):
+            return None
+    if inv is None or len(inv.args.get("_positional", [])) > 1:
+        return None
+    for value in inv.args.pop("_positional", []):
+        inv.args[POSITIONAL[inv.command]] = value
+    inv.directory, inv.actor, inv.as_json = directory, actor, as_json
+    return inv
+
+
+def _take(inv: Invocation, word: str, words: list[str]) -> bool:
+    """Consume one word after the command (and its value); False when the fast path must give up."""
+    if word in ("-q", "--quiet") and inv.command in QUIET:
+        inv.quiet = True
+        return True
+    if word == "-" or not word.startswith("-"):
+        if inv.command not in POSITIONAL:
+            return False
+        inv.args.setdefault("_positional", []).append(word)
+        return True
+    name, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+    option = OPTIONS[inv.command].get(name)
+    if option is None:
+        return False  # --help, --, -k5, an unknown option: typer says it best
+    target, flag_value = option
+    param = PARAMS[inv.command][target]
+    if param.kind in ("flag", "switch"):
+        if eq:
+            return False
+        inv.args[target] = flag_value
+        return True
+    raw = inline if eq else (words.pop(0) if words else None)
+    if raw is None or (raw.startswith("-") and raw != "-"):
+        return False
+    value = _convert(param, raw)
+    if value is None:
+        return False
+    if param.kind == "texts":
+        inv.args.setdefault(target, []).append(value)
+    else:
+        inv.args[target] = value
+    return True
+
+
+def _convert(param: Param, raw: str) -> Any:
+    """An option value typed as typer would, or None when typer would refuse it (it reports it)."""
+    value: Any = raw
+    if param.kind == "int":
+        value = int(raw) if _INT.fullmatch(raw) else None
+    elif param.kind == "float":
+        value = float(raw) if _FLOAT.fullmatch(raw) else None
+    if value is None or isinstance(value, str):
+        return value
+    if (param.low is not None and value < param.low) or (param.high is not None and value > param.high):
+        return None
+    return value
