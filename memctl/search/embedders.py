@@ -1,7 +1,9 @@
 """Text embedders and their registry: the shipped offline model (fastembed) and a hashing embedder.
 
 fastembed is imported lazily, inside FastEmbedder, because the import alone costs
-0.4-1 s and most commands never need a vector.
+0.4-1 s and most commands never need a vector. numpy too is imported inside the functions that
+make vectors: the engine and the facade import this module for the registry and the second-model
+setting, and a keyword recall would otherwise pay numpy's 0.1 s import for nothing.
 """
 
 from __future__ import annotations
@@ -15,12 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
-import numpy as np
-
 from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from fastembed import TextEmbedding
 
 DEFAULT_MODEL = "memctl/all-MiniLM-L6-v2-int8"
@@ -56,6 +57,8 @@ class Embedder(Protocol):
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (zero rows stay zero) so a dot product is a cosine."""
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return matrix / np.where(norms == 0.0, 1.0, norms)
@@ -99,6 +102,8 @@ class HashingEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts as an (n, 256) float32 matrix of unit rows."""
+        import numpy as np
+
         matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature, weight in _features(text):
@@ -169,6 +174,8 @@ class _OnnxQueryEncoder:
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def encode(self, text: str) -> np.ndarray:
+        import numpy as np
+
         encoding = self.tokenizer.encode(text)
         ids = np.array([encoding.ids], dtype=np.int64)
         mask = np.array([encoding.attention_mask], dtype=np.int64)
@@ -218,6 +225,8 @@ class FastEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts in batches (`[embedding] batch_size`) as an (n, dim) float32 matrix of unit rows."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._run(lambda model: list(model.embed(list(texts), batch_size=self.batch_size)))
@@ -232,7 +241,7 @@ class FastEmbedder:
         if self.shipped and self._model is None:
             return self._query_encoder().encode(text)
         vectors = self._run(lambda model: list(model.query_embed(text)))
-        return normalise_rows(np.asarray(vectors[0]))
+        return normalise_rows(vectors[0])
 
     def _query_encoder(self) -> "_OnnxQueryEncoder":
         with self._lock:
@@ -358,6 +367,8 @@ class MultilingualEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed documents (as e5 passages) into an (n, 384) float32 matrix of unit rows."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise_rows(self._call(lambda m: m.passage(list(texts))))
@@ -371,6 +382,8 @@ class MultilingualEmbedder:
         self._loaded()
 
     def _call(self, run: Callable[[Any], Any]) -> np.ndarray:
+        import numpy as np
+
         model = self._loaded()
         try:
             return np.asarray(run(model), dtype=np.float32)
