@@ -11,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
+from memctl.core.patterns import lazy_pattern
 from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
 
@@ -66,8 +66,8 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 # --- the fake embedder ------------------------------------------------------
 
 _CJK = CJK_RANGES
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
-_CJK_RE = re.compile(rf"[{_CJK}]")
+_tokens = lazy_pattern(rf"[{_CJK}]+|[^\W{_CJK}]+")  # compiled by the first hashed text, not at import
+_cjk = lazy_pattern(rf"[{_CJK}]")
 _STOP_WORDS = frozenset(
     "a an and are as at be by for from has have i in is it its of on or so that the "
     "this to was were will with".split()
@@ -75,8 +75,8 @@ _STOP_WORDS = frozenset(
 def _features(text: str) -> list[tuple[str, float]]:
     """Weighted features: stemmed words, their character trigrams, CJK characters and bigrams."""
     features: list[tuple[str, float]] = []
-    for token in _TOKEN_RE.findall(text.lower()):
-        if _CJK_RE.match(token):
+    for token in _tokens().findall(text.lower()):
+        if _cjk().match(token):
             # CJK has no spaces: each character is a unit, bigrams carry the words.
             features += [("c:" + ch, 1.0) for ch in token]
             features += [("b:" + token[i : i + 2], 1.0) for i in range(len(token) - 1)]

@@ -194,3 +194,31 @@ def test_recall_and_context_load_no_checks_without_typed_memories(filled: Memory
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "False"]
+
+
+CJK_COMPILES = """
+import re._compiler, sys
+real, cjk = re._compiler.compile, []
+def compile(pattern, flags=0):
+    if any("\\u3040" <= ch <= "\\u9fff" for ch in str(pattern)):
+        cjk.append(pattern)
+    return real(pattern, flags)
+re._compiler.compile = compile
+from memctl.cli.main import main
+try:
+    main(["-d", sys.argv[1], "recall", "who listens to jazz", "--mode", "keyword", "--json"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(len(cjk), file=sys.stderr)
+"""
+
+
+def test_an_english_keyword_recall_compiles_no_cjk_pattern(filled: MemoryStore) -> None:
+    """CJK character classes take milliseconds each to compile: a fresh English recall compiles
+    none, even in a directory holding Chinese memories (the index is current)."""
+    assert ids(filled, "who listens to jazz", mode="keyword")  # caches current, as a later process finds them
+    out = subprocess.run([sys.executable, "-c", CJK_COMPILES, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.split()[-1] == "0"
+    assert '"ok": true' in out.stdout
