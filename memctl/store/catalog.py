@@ -88,6 +88,7 @@ class Snapshot:
         self.folders: dict[str, int] = {}
         self.temps: list[str] = []
         self._memories: list[Memory] | None = None
+        self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
 
     def unvalidated(self) -> set[str]:
         """Paths whose file changed and whose Memory object has not been rebuilt since."""
@@ -99,12 +100,26 @@ class Snapshot:
 
     @property
     def hashes(self) -> dict[str, str]:
-        """Content hash of each memory's file, by id."""
-        return {self.entries[rel].data["id"]: self.entries[rel].hash for rel in self.order}  # type: ignore[index]
+        """Content hash of each memory's file, by id (shared: do not change it)."""
+        return self._ids()[0]
 
     def paths(self) -> dict[str, str]:
-        """Relative path of each memory's file, by id."""
-        return {self.entries[rel].data["id"]: rel for rel in self.order}  # type: ignore[index]
+        """Relative path of each memory's file, by id (shared: do not change it)."""
+        return self._ids()[1]
+
+    def _ids(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Both maps in one pass, once per snapshot: each cache's sync, the recall and new ids read them."""
+        if self._by_id is None:
+            hashes: dict[str, str] = {}
+            paths: dict[str, str] = {}
+            entries = self.entries
+            for rel in self.order:
+                entry = entries[rel]
+                memory_id = entry.data["id"]  # type: ignore[index]  # order holds parsed entries only
+                hashes[memory_id] = entry.hash
+                paths[memory_id] = rel
+            self._by_id = (hashes, paths)
+        return self._by_id
 
     def memory(self, rel: str) -> Memory:
         """The validated Memory of one file (cached)."""
