@@ -11,14 +11,15 @@ import unicodedata
 
 from whoosh.lang.porter2 import stem as _porter2  # a pure function: no index is touched
 
+from memctl.core.patterns import lazy_pattern
+
 # Hangul Jamo, kana, Hangul compatibility Jamo, CJK ideographs (extension A and unified), Hangul
 # extended-A and syllables, compatibility ideographs, half-width katakana.
 CJK_RANGES = (
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
-CJK_CHAR = re.compile(f"[{CJK_RANGES}]")
-CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+_cjk_char = lazy_pattern(f"[{CJK_RANGES}]")
 
 # Negations are deliberately absent: "does not like coffee" must not match
 # like "likes coffee" as strongly as the positive statement does.
@@ -31,10 +32,13 @@ STOP_WORDS = frozenset(
 )
 
 _WORD_CHAR = rf"[^\W{CJK_RANGES}]"
-_TOKEN_RE = re.compile(
+_token_re = lazy_pattern(
     rf"(?P<cjk>[{CJK_RANGES}]+)"
     rf"|(?P<word>{_WORD_CHAR}+(?:[-.'\u2019/]{_WORD_CHAR}+)*)"
 )
+# The same tokens for ASCII text, where no CJK run can occur and a word character is \w: English
+# queries and memories never compile the CJK classes above (core/patterns.py says why that matters).
+_ASCII_TOKEN_RE = re.compile(r"(?P<word>\w+(?:[-.'/]\w+)*)")
 _SEPARATOR_RE = re.compile(r"[-_./]+")
 # lower->Upper ("createOrder") and ACRONYMWord ("HTTPServer") boundaries.
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -43,7 +47,7 @@ _APOSTROPHES = "'\u2019"
 
 def is_cjk(char: str) -> bool:
     """True for a Chinese, Japanese or Korean character."""
-    return bool(CJK_CHAR.match(char))
+    return not char.isascii() and bool(_cjk_char().match(char))
 
 
 def fold(text: str) -> str:
@@ -96,7 +100,8 @@ def word_terms(word: str) -> list[str]:
 def raw_terms(text: str, index: bool) -> list[tuple[str, int, int]]:
     """(term, start, end) of every word, identifier part and CJK gram, before stop words and stemming."""
     out: list[tuple[str, int, int]] = []
-    for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text)):
+    text = unicodedata.normalize("NFKC", text)
+    for match in (_ASCII_TOKEN_RE if text.isascii() else _token_re()).finditer(text):
         grams = cjk_grams(match.group(), index) if match.lastgroup == "cjk" else word_terms(match.group())
         out.extend((term, match.start(), match.end()) for term in grams)
     return out

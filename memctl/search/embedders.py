@@ -1,7 +1,9 @@
 """Text embedders and their registry: the shipped offline model (fastembed) and a hashing embedder.
 
 fastembed is imported lazily, inside FastEmbedder, because the import alone costs
-0.4-1 s and most commands never need a vector.
+0.4-1 s and most commands never need a vector. numpy too is imported inside the functions that
+make vectors: the engine and the facade import this module for the registry and the second-model
+setting, and a keyword recall would otherwise pay numpy's 0.1 s import for nothing.
 """
 
 from __future__ import annotations
@@ -9,18 +11,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
-import numpy as np
-
+from memctl.core.patterns import lazy_pattern
 from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from fastembed import TextEmbedding
 
 DEFAULT_MODEL = "memctl/all-MiniLM-L6-v2-int8"
@@ -56,6 +57,8 @@ class Embedder(Protocol):
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (zero rows stay zero) so a dot product is a cosine."""
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return matrix / np.where(norms == 0.0, 1.0, norms)
@@ -63,8 +66,8 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 # --- the fake embedder ------------------------------------------------------
 
 _CJK = CJK_RANGES
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
-_CJK_RE = re.compile(rf"[{_CJK}]")
+_tokens = lazy_pattern(rf"[{_CJK}]+|[^\W{_CJK}]+")  # compiled by the first hashed text, not at import
+_cjk = lazy_pattern(rf"[{_CJK}]")
 _STOP_WORDS = frozenset(
     "a an and are as at be by for from has have i in is it its of on or so that the "
     "this to was were will with".split()
@@ -72,8 +75,8 @@ _STOP_WORDS = frozenset(
 def _features(text: str) -> list[tuple[str, float]]:
     """Weighted features: stemmed words, their character trigrams, CJK characters and bigrams."""
     features: list[tuple[str, float]] = []
-    for token in _TOKEN_RE.findall(text.lower()):
-        if _CJK_RE.match(token):
+    for token in _tokens().findall(text.lower()):
+        if _cjk().match(token):
             # CJK has no spaces: each character is a unit, bigrams carry the words.
             features += [("c:" + ch, 1.0) for ch in token]
             features += [("b:" + token[i : i + 2], 1.0) for i in range(len(token) - 1)]
@@ -99,6 +102,8 @@ class HashingEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts as an (n, 256) float32 matrix of unit rows."""
+        import numpy as np
+
         matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature, weight in _features(text):
@@ -169,6 +174,8 @@ class _OnnxQueryEncoder:
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def encode(self, text: str) -> np.ndarray:
+        import numpy as np
+
         encoding = self.tokenizer.encode(text)
         ids = np.array([encoding.ids], dtype=np.int64)
         mask = np.array([encoding.attention_mask], dtype=np.int64)
@@ -218,6 +225,8 @@ class FastEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts in batches (`[embedding] batch_size`) as an (n, dim) float32 matrix of unit rows."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._run(lambda model: list(model.embed(list(texts), batch_size=self.batch_size)))
@@ -232,7 +241,7 @@ class FastEmbedder:
         if self.shipped and self._model is None:
             return self._query_encoder().encode(text)
         vectors = self._run(lambda model: list(model.query_embed(text)))
-        return normalise_rows(np.asarray(vectors[0]))
+        return normalise_rows(vectors[0])
 
     def _query_encoder(self) -> "_OnnxQueryEncoder":
         with self._lock:
@@ -358,6 +367,8 @@ class MultilingualEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed documents (as e5 passages) into an (n, 384) float32 matrix of unit rows."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise_rows(self._call(lambda m: m.passage(list(texts))))
@@ -371,6 +382,8 @@ class MultilingualEmbedder:
         self._loaded()
 
     def _call(self, run: Callable[[Any], Any]) -> np.ndarray:
+        import numpy as np
+
         model = self._loaded()
         try:
             return np.asarray(run(model), dtype=np.float32)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memctl.core.patterns import lazy_pattern
+
 MAX_ENTITIES = 20
 
 # Words that are capitalised only because of grammar, never names by themselves.
@@ -35,7 +37,7 @@ _A = r"(?<![A-Za-z0-9_])"  # ASCII-only word boundaries: \b fails beside CJK tex
 _Z = r"(?![A-Za-z0-9_])"
 _MASK_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?|ftp)://\S+|\bwww\.\S+")
 _CODE_RE = re.compile(r"`([^`\n]{1,60})`")
-_CJK_CHAR_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_cjk_char = lazy_pattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # only quotes need it
 _CJK_QUOTE_RE = re.compile(r"[「『《【“〈]([^」』》】”〉\n]{1,20})[」』》】”〉]")
 _FILE_CHARS = r"[A-Za-z0-9_-]"
 _DOC_PATTERNS = (
@@ -120,7 +122,7 @@ def _cjk_quoted(text: str) -> Iterator[_Span]:
     """CJK terms in quotation or title marks: 《三体》, 「東京タワー」, “绿茶”."""
     for m in _CJK_QUOTE_RE.finditer(text):
         value = m.group(1).strip()
-        if value and _CJK_CHAR_RE.search(value) and not re.search(r"[。！？，,.!?]", value):
+        if value and _cjk_char().search(value) and not re.search(r"[。！？，,.!?]", value):
             yield m.start(), m.end(), value
 
 

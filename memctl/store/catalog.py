@@ -88,6 +88,7 @@ class Snapshot:
         self.folders: dict[str, int] = {}
         self.temps: list[str] = []
         self._memories: list[Memory] | None = None
+        self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
 
     def unvalidated(self) -> set[str]:
         """Paths whose file changed and whose Memory object has not been rebuilt since."""
@@ -99,12 +100,26 @@ class Snapshot:
 
     @property
     def hashes(self) -> dict[str, str]:
-        """Content hash of each memory's file, by id."""
-        return {self.entries[rel].data["id"]: self.entries[rel].hash for rel in self.order}  # type: ignore[index]
+        """Content hash of each memory's file, by id (shared: do not change it)."""
+        return self._ids()[0]
 
     def paths(self) -> dict[str, str]:
-        """Relative path of each memory's file, by id."""
-        return {self.entries[rel].data["id"]: rel for rel in self.order}  # type: ignore[index]
+        """Relative path of each memory's file, by id (shared: do not change it)."""
+        return self._ids()[1]
+
+    def _ids(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Both maps in one pass, once per snapshot: each cache's sync, the recall and new ids read them."""
+        if self._by_id is None:
+            hashes: dict[str, str] = {}
+            paths: dict[str, str] = {}
+            entries = self.entries
+            for rel in self.order:
+                entry = entries[rel]
+                memory_id = entry.data["id"]  # type: ignore[index]  # order holds parsed entries only
+                hashes[memory_id] = entry.hash
+                paths[memory_id] = rel
+            self._by_id = (hashes, paths)
+        return self._by_id
 
     def memory(self, rel: str) -> Memory:
         """The validated Memory of one file (cached)."""
@@ -192,9 +207,20 @@ def _walk(scan: ScanResult, root: str, root_real: str, rel: str, seen: set[str],
         scan.folders[rel] = os.stat(folder).st_mtime_ns
     except OSError:
         return
+    prefix, files = (f"{rel}/" if rel else ""), scan.files
     for entry in entries:
-        with contextlib.suppress(OSError):  # a file that vanishes mid-scan is simply not there
-            _visit(scan, root, root_real, f"{rel}/{entry.name}" if rel else entry.name, entry, seen, accept, deep)
+        name = entry.name
+        try:
+            # The common case inline (10,000 times in a large directory): a memory file the listing
+            # says is a plain file (no link), one lstat; anything else takes _visit's checks.
+            if entry.is_file(follow_symlinks=False) and name[0] != "." and accept(name):
+                st = entry.stat(follow_symlinks=False)
+                if st.st_size <= MAX_FILE_BYTES and stat.S_ISREG(st.st_mode):
+                    files[prefix + name] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
+                    continue
+            _visit(scan, root, root_real, prefix + name, entry, seen, accept, deep)
+        except OSError:  # a file that vanishes mid-scan is simply not there
+            pass
 
 
 def _visit(scan: ScanResult, root: str, root_real: str, child: str, entry: os.DirEntry, seen: set[str],

