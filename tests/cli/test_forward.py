@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,12 @@ INVOCATIONS: list[tuple[list[str], bytes]] = [
 
 def test_forwarded_output_is_byte_identical_to_in_process(samples: Path) -> None:
     local, served = _copy(samples, "local"), _copy(samples, "served")
-    expected = [run(local, *args, stdin=stdin)[:3] for args, stdin in INVOCATIONS]
-    with ServeProcess(served):
+    # Importance decays with time (4 decimals printed): both sides read one pinned instant, the
+    # in-process runs through MEMCTL_NOW, the server through its own environment (a forwarded CLI
+    # names no time, or it would not forward).
+    pinned = {"MEMCTL_NOW": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    expected = [run(local, *args, stdin=stdin, env=pinned)[:3] for args, stdin in INVOCATIONS]
+    with ServeProcess(served, env=pinned):
         for (args, stdin), want in zip(INVOCATIONS, expected):
             out, err, code, imported = run(served, *args, stdin=stdin)
             assert (out, err.replace(str(served).encode(), str(local).encode()), code) == want, args

@@ -228,6 +228,7 @@ print(len(cjk), file=sys.stderr)
 """
 
 
+@pytest.mark.files_only  # the folder's keyword path; the PostgreSQL search still compiles them (not yet lazy there)
 def test_an_english_keyword_recall_compiles_no_cjk_pattern(filled: MemoryStore) -> None:
     """CJK character classes take milliseconds each to compile: a fresh English recall compiles
     none, even in a directory holding Chinese memories (the index is current)."""
