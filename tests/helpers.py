@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 from typer.testing import CliRunner
 
-from memctl.cli.main import app
+from memctl.cli.main import full_app
+
+app = full_app()
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
 TESTS = ROOT / "tests"

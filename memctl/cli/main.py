@@ -3,31 +3,42 @@
 from __future__ import annotations
 
 import sys
-from types import ModuleType
+from importlib import import_module
 
 import typer
 
 from memctl.cli.app import STATE, VALUE_GLOBALS, app
-from memctl.cli.commands import bulk, maintain, memories, search, servers, setup, typed
 
-# (help panel, module): `memctl --help` lists the commands in this order, in these groups.
-GROUPS: tuple[tuple[str, ModuleType], ...] = (
-    ("Memories", memories), ("Recall", search), ("Typed facts", typed), ("Many at once", bulk), ("Upkeep", maintain),
-    ("Agents", servers), ("Setup", setup),
+# (help panel, module in cli/commands, its commands): `memctl --help` lists them in this order, in
+# these groups. The names are listed here so that a run imports only the module of its command (each
+# module's COMMANDS holds the functions; tests/cli/test_basics.py checks the two agree).
+GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("Memories", "memories", ("add", "list", "show", "edit", "forget", "restore", "history", "stats")),
+    ("Recall", "search", ("recall", "context", "gate")),
+    ("Typed facts", "typed", ("query", "check", "kinds")),
+    ("Many at once", "bulk", ("import", "export", "log", "extract")),
+    ("Upkeep", "maintain", ("dedupe", "conflicts", "compact", "index", "reindex", "doctor")),
+    ("Agents", "servers", ("mcp", "serve")),
+    ("Setup", "setup", ("init", "config")),
 )
 
 
-def register(target: typer.Typer) -> None:
-    """Add every command to `target`, group by group."""
-    for panel, module in GROUPS:
+def register(target: typer.Typer, only: str | None = None) -> None:
+    """Add every command to `target` group by group, or only the command `only` (importing its
+    module alone: the others' imports are no part of its start-up)."""
+    for panel, module_name, names in GROUPS:
+        if only is not None and only not in names:
+            continue
+        module = import_module(f"memctl.cli.commands.{module_name}")
         for name, function in module.COMMANDS:
-            target.command(name, rich_help_panel=panel)(function)
+            if only is None or name == only:
+                target.command(name, rich_help_panel=panel)(function)
 
 
 def invoked_command(argv: list[str]) -> str | None:
     """The command named on the command line, if it is one of ours (typer builds a click command for
     every registered one at each start, about 15 ms for all of them: a run builds only its own)."""
-    names = {name for _, module in GROUPS for name, _ in module.COMMANDS}
+    names = {name for _, _, group in GROUPS for name in group}
     words = iter(argv)
     for word in words:
         if word in VALUE_GLOBALS:
@@ -37,18 +48,22 @@ def invoked_command(argv: list[str]) -> str | None:
     return None
 
 
-register(app)
+def full_app() -> typer.Typer:
+    """The app with every command registered (for tests and tools that drive it in-process)."""
+    if not app.registered_commands:
+        register(app)
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point (exit codes: see the README)."""
     argv = sys.argv[1:] if argv is None else argv
     chosen = invoked_command(argv)
-    everything = list(app.registered_commands)
-    if chosen and not {"--help", "-h"} & set(argv):
-        app.registered_commands = [c for c in everything if c.name == chosen]
+    before = list(app.registered_commands)
+    app.registered_commands = []
+    register(app, chosen if chosen and not {"--help", "-h"} & set(argv) else None)
     try:
         app(args=argv, prog_name="memctl")
     finally:
-        app.registered_commands = everything
+        app.registered_commands = before
         STATE.stores.clear()

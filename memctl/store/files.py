@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from memctl.errors import LockTimeout
+from memctl.errors import LockTimeout, StoreError
 
 
 def content_hash(text: str | bytes) -> str:
@@ -23,10 +23,50 @@ def content_hash(text: str | bytes) -> str:
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
     """An exclusive lock on `path` (created if missing), across processes and threads; LockTimeout
-    after `timeout` seconds. filelock picks flock on POSIX and msvcrt on Windows."""
+    after `timeout` seconds. On POSIX an flock of the file's own descriptor (closing it releases the
+    lock, also when the process dies); elsewhere filelock (msvcrt on Windows). filelock is not used on
+    POSIX because importing it costs more than a fresh `memctl recall` spends on its whole search."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if os.name != "posix":
+        with _portable_lock(path, timeout):
+            yield
+        return
+    fd = _open_lock_file(path)
+    try:
+        _flock(fd, path, timeout)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file's descriptor; a symlink in its place is refused (it could point anywhere)."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise StoreError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+
+
+def _flock(fd: int, path: Path, timeout: float) -> None:
+    """Take an exclusive flock on `fd`, polling every 20 ms until `timeout` (then LockTimeout)."""
+    import fcntl
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)") from None
+            time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def _portable_lock(path: Path, timeout: float) -> Iterator[None]:
+    """filelock's lock, for systems without flock."""
     from filelock import FileLock, Timeout
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path), timeout=timeout, thread_local=False)
     try:
         lock.acquire(poll_interval=0.02)

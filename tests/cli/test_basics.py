@@ -233,3 +233,22 @@ def test_only_the_invoked_command_is_built(argv: list[str], expected: str | None
     from memctl.cli.main import invoked_command
 
     assert invoked_command(argv) == expected
+
+
+def test_the_command_table_matches_the_command_modules() -> None:
+    from importlib import import_module
+
+    from memctl.cli.main import GROUPS
+
+    for _, module_name, names in GROUPS:
+        module = import_module(f"memctl.cli.commands.{module_name}")
+        assert tuple(name for name, _ in module.COMMANDS) == names, module_name
+
+
+def test_a_run_imports_only_its_own_command_module(memdir: Path) -> None:
+    code = ("import sys; from memctl.cli.main import main\n"
+            "try: main(['-d', sys.argv[1], 'list', '--json'])\n"
+            "except SystemExit: pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('memctl.cli.commands.')))")
+    out = subprocess.run([sys.executable, "-c", code, str(memdir)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "['memctl.cli.commands.memories']"

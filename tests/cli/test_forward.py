@@ -18,8 +18,10 @@ import typer
 
 from memctl.agents.commands import PARAMS, normalise
 from memctl.cli.forward import OPTIONS, POSITIONAL, QUIET, parse
-from memctl.cli.main import app
+from memctl.cli.main import full_app
 from tests.helpers import ServeProcess, run_memctl, use_hashing_embedder
+
+app = full_app()
 
 HEAVY = ("pydantic", "typer", "whoosh", "fastembed", "numpy", "rich", "yaml", "onnxruntime", "memctl.api")
 
