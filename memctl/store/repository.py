@@ -50,13 +50,14 @@ class Repository(Protocol):
     """Stored memories: read, query, write under a lock, archive, journal, usage, MEMORY.md."""
 
     @property
-    def root(self) -> Path:
-        """The memory directory (for a database: the folder holding memctl.toml)."""
+    def root(self) -> Path | None:
+        """The memory directory (for a database: the folder holding memctl.toml, or None when a
+        server runs on the database with no folder at all)."""
         ...
 
     @property
-    def cache(self) -> Path:
-        """The folder for caches derived from the memories (rebuildable)."""
+    def cache(self) -> Path | None:
+        """The folder for caches derived from the memories (rebuildable); None with no folder."""
         ...
 
     @property
