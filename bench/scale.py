@@ -275,7 +275,7 @@ WORDS = vocabulary()
 root, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 store = MemoryStore(root)
 store.warm_up()
-rng = random.Random(worker)
+rng = random.Random(f"{worker}-{sys.argv[6]}")  # salted with the store's size: a --reuse run adds new texts
 users = [f"u{i:05d}" for i in range(int(sys.argv[5]))]
 print("ready", flush=True)
 sys.stdin.readline()
@@ -292,9 +292,9 @@ print("done", done, flush=True)
 """
 
 
-def add_throughput(root: Path, adders: int, adds: int, users: int) -> dict[str, Any]:
+def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0) -> dict[str, Any]:
     repo = str(Path(__file__).resolve().parent.parent)
-    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(root), str(w), str(adds), repo, str(users)],
+    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(root), str(w), str(adds), repo, str(users), str(salt)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for w in range(adders)]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
@@ -336,7 +336,7 @@ def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, Any]:
                  "load_s": None if reused else round(load_s, 1),
                  "hnsw_index_s": round(index_s, 1) if hnsw else None, "load_average": os.getloadavg()[0],  # before the recalls
                  "recall": recall_latency(store, data, users, args.queries),
-                 "add": add_throughput(root, args.adders, args.adds, users)}
+                 "add": add_throughput(root, args.adders, args.adds, users, total)}
         out["stages"].append(stage)
         print(json.dumps(stage), file=sys.stderr, flush=True)
     return out

@@ -228,6 +228,11 @@ class SearchIndex(Protocol):
         """(model identity, cosine run) for every embedding model recall fuses, the primary first."""
         ...
 
+    def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, list[tuple[str, float]]]]]:
+        """`keyword_search` and `semantic_runs` of one query, together (a database runs them at once)."""
+        ...
+
     def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
         ...

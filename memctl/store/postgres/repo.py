@@ -128,6 +128,10 @@ class PostgresRepository:
         if answer is not None:
             raise answer
 
+    def in_transaction(self) -> bool:
+        """Whether this thread has a write transaction open (its reads must use its connection)."""
+        return self._txn.conn is not None
+
     def _lock_owner(self, owner: str) -> bool:
         """Within a transaction, the lock of one scope folder; True when it was taken just now."""
         txn = self._txn
