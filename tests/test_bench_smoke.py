@@ -276,4 +276,4 @@ def test_scale_reuse_measures_a_kept_load_without_loading_it_again(pg_server: An
             conn.execute("DROP SCHEMA IF EXISTS memctl_scale CASCADE")
     assert first["load_s"] is not None and first["memories"] == 200  # counted before its add
     assert again["load_s"] is None and again["memories"] == 201  # the same rows and the first run's add
-    assert again["recall"]["user_pool"] == first["recall"]["user_pool"]
+    assert 0 <= again["recall"]["user_pool"] - first["recall"]["user_pool"] <= 1  # the add may be that user's
