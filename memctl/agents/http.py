@@ -259,7 +259,7 @@ def general_routes(app: FastAPI) -> None:
 
     @router.get("/health", name="health", tags=["server"], summary="Is the server up, and for which directory")
     def health(app: Shared, caller: Authenticated) -> JSONResponse:
-        return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root)},
+        return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root) if store.root else None},
                           caller)
 
     @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt")

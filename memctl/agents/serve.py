@@ -3,6 +3,8 @@
 The address goes into `.memctl/server.json` only once the model is loaded, so the CLI forwards to
 a server that is ready; the record is removed when the server stops (Ctrl-C or SIGTERM). A record
 whose process still runs is another server for the same directory, and this one does not start.
+A server on a database with no folder (`serve --store URL`) writes no record: several of them may
+serve one database, and the CLI does not forward to them.
 """
 
 from __future__ import annotations
@@ -76,18 +78,22 @@ def serve(store: Any, host: str, port: int, token: str | None, access_defaults: 
     (a refused host, a bad token list, a taken port, another server for this directory)."""
     named = parse_tokens(tokens)
     check_bind_host(host, token, named)
-    refuse_if_running(store.root)
+    folder = store.root  # None: a database with no folder, so no record to keep
+    if folder is not None:
+        refuse_if_running(folder)
     sock = bind(host, port)
     url = url_of(sock)
     app = create_app(store, Access(token=token, loopback_only=is_loopback(host), defaults=access_defaults,
                                    actor=store.actor, tokens=named))
     try:
         store.warm_up()
-        server_record.write_record(store.root, url, __version__)
+        if folder is not None:
+            server_record.write_record(folder, url, __version__)
         announce(url)
         _run(make_server(app), sock)
     finally:
-        server_record.remove_record(store.root)
+        if folder is not None:
+            server_record.remove_record(folder)
         sock.close()
     return url
 

@@ -408,7 +408,7 @@ class MultilingualEmbedder:
                     raise EmbeddingError(f"loading {MULTILINGUAL_MODEL} failed: {_first_line(exc)}") from exc
             return self._model
 
-EmbedderFactory = Callable[[str, Path, int], Embedder]
+EmbedderFactory = Callable[[str, "Path | None", int], Embedder]
 _FACTORIES: dict[str, EmbedderFactory] = {}
 _INSTANCES: dict[tuple[str, str, int], Embedder] = {}
 HASHING = "hashing"
@@ -429,10 +429,10 @@ def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> N
         _FACTORIES[name] = previous
     _INSTANCES.clear()
 
-def _fastembed(name: str, cache_dir: Path, batch_size: int) -> Embedder:
+def _fastembed(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
     return FastEmbedder(name, cache_dir, batch_size=batch_size)
 
-def get_embedder(model: str, cache_dir: Path, batch_size: int = BATCH_SIZE) -> Embedder:
+def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZE) -> Embedder:
     """The embedder for a configured model name: a registered one, else a fastembed catalogue model.
 
     Embedders are shared per process (per name, cache and batch size), so a model loads once."""

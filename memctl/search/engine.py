@@ -160,6 +160,11 @@ class Engine:
         """(embedder identity, cosine run) for each embedding model recall fuses: here, the one."""
         return [(self.embedder.identity, self.semantic_search(query, limit, allowed))]
 
+    def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, list[tuple[str, float]]]]]:
+        """The keyword hits, then the semantic runs (one process, one after the other)."""
+        return self.keyword_search(query, limit, allowed), self.semantic_runs(query, limit, allowed)
+
     # -- vectors ---------------------------------------------------------------
     @property
     def embedder(self) -> "Embedder":

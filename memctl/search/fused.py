@@ -54,6 +54,10 @@ class TwoModelSearch:
         second = self.second.semantic_runs(query, limit, allowed)
         return self.primary.semantic_runs(query, limit, allowed) + second if self.recall_primary else second
 
+    def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> tuple[Run, list[tuple[str, Run]]]:
+        """The primary's keyword hits, then both models' runs."""
+        return self.keyword_search(query, limit, allowed), self.semantic_runs(query, limit, allowed)
+
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosines of the primary model."""
         return self.primary.similarities(text, ids)

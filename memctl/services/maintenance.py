@@ -63,7 +63,7 @@ def stats(repo: Repository, visible: Callable[[Memory], bool] = lambda m: True) 
     now = clock.now()
     problems, _ = repo.problems()
     return {
-        "root": str(repo.root), "total": len(memories), "active": len(active),
+        "root": str(repo.root) if repo.root else None, "total": len(memories), "active": len(active),
         "archived": len(memories) - len(active), "expired": sum(m.is_expired(now) for m in active),
         "broken": sum(p["kind"] == "broken" for p in problems),
         "by_type": dict(sorted(Counter(m.type for m in active).items())),

@@ -126,9 +126,11 @@ class RecallService:
         pool = self.repo.candidates(q.memory_filter(self.access), now)
         keyword: list[tuple[str, float]] = []
         runs: list[tuple[str, list[tuple[str, float]]]] = []
-        if q.mode in ("hybrid", "keyword"):
+        if q.mode == "hybrid":
+            keyword, runs = self.search.hybrid_runs(q.query, POOL, pool)
+        elif q.mode == "keyword":
             keyword = self.search.keyword_search(q.query, POOL, pool)
-        if q.mode in ("hybrid", "semantic"):
+        else:
             runs = self.search.semantic_runs(q.query, POOL, pool)
         weights = self.config.recall
         fused = fuse(keyword, runs[0][1] if runs else [], weights, [run for _, run in runs[1:]])

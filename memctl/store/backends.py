@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Union
 
 from memctl.config import Config, LayoutSettings
-from memctl.errors import ConfigError
+from memctl.errors import ConfigError, UsageError
 from memctl.store.filerepo import FileRepository
 from memctl.store.layout import ACTIVE_DIRS
 
@@ -30,6 +30,21 @@ def store_url(config: Config, environ: Mapping[str, str] = os.environ) -> str:
     return url
 
 
+def database_config(url: str | None, config: Config, environ: Mapping[str, str] = os.environ) -> Config:
+    """The settings of a store with no folder: `config` with its `[store] url` made the database
+    named by `url`, else MEMCTL_STORE, else the one it names itself; a UsageError when none is, or
+    when it is no postgresql:// URL (the caller named it: bad input)."""
+    given = (url or "").strip() or environ.get(STORE_ENV, "").strip() or config.store.url
+    if not given:
+        raise UsageError(f"no database to serve: pass --store postgresql://... or set {STORE_ENV}", code="bad_store")
+    if not given.startswith(("postgresql://", "postgres://")):
+        from memctl.store.postgres.connect import redact  # no psycopg: the lean helpers only
+
+        raise UsageError(f"not a PostgreSQL URL: {redact(given)!r} (it must start with postgresql://)", code="bad_store")
+    return config.model_copy(update={"store": config.store.model_copy(update={"url": given}),
+                                     "layout": LayoutSettings(kind="memctl")})
+
+
 def resolve_layout(root: Path, settings: LayoutSettings) -> LayoutSettings:
     """`auto` made definite (a folder of Claude Code topic files is `claude`, anything else `memctl`),
     and the claude layout's project filled in from the folder's name when not set."""
@@ -49,9 +64,14 @@ def resolve_layout(root: Path, settings: LayoutSettings) -> LayoutSettings:
     return LayoutSettings(kind=kind, project=project)
 
 
-def open_repository(root: Path, config: Config) -> AnyRepository:
+def open_repository(root: Path | None, config: Config) -> AnyRepository:
     """The repository for `root` (config.layout resolved): PostgresRepository when a database URL is
-    set, else FileRepository or ClaudeRepository."""
+    set, else FileRepository or ClaudeRepository. With no folder (root None) the store is the
+    database `[store] url` names, as given (see `database_config`)."""
+    if root is None:
+        from memctl.store.postgres.repo import PostgresRepository
+
+        return PostgresRepository(config.store.url, None)
     url = store_url(config)
     if url:
         from memctl.store.postgres.repo import PostgresRepository

@@ -135,6 +135,13 @@ def read_config(root: Path) -> Config:
     path = root / CONFIG_NAME
     if not path.exists():
         return Config()
+    return read_config_file(path)
+
+
+def read_config_file(path: Path) -> Config:
+    """A memctl.toml the user named (`serve --config FILE`), validated; a missing file is bad input."""
+    if not path.is_file():
+        raise UsageError(f"config file {str(path)!r} does not exist", code="no_config")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

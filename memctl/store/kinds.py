@@ -91,9 +91,10 @@ class KindFiles:
     """The kinds and checks a memory directory declares: read on first use, and again when a file
     in schemas/ or checks/ changes (a long-running server sees an edited rule)."""
 
-    def __init__(self, root: Path, config: Config) -> None:
-        self.root = root
+    def __init__(self, root: Path | None, config: Config, config_file: Path | None = None) -> None:
+        self.root = root  # None: no folder (a server on a database), so the shipped files and memctl.toml only
         self.config = config
+        self.config_file = config_file or (root / CONFIG_NAME if root else None)
         self.problems: list[str] = []
         self.generation = 0  # bumped each time the files are read again
         self._seen = self._signature()
@@ -102,8 +103,7 @@ class KindFiles:
         """Name, mtime and size of every file in the folders: a change means reading them again."""
         out = []
         for folder in (SCHEMAS_DIR, CHECKS_DIR):
-            path = self.root / folder
-            for item in sorted(path.glob("*.toml")) if path.is_dir() else ():
+            for item in self._files(folder):
                 with contextlib.suppress(OSError):
                     stat = item.lstat()
                     out.append((folder, item.name, stat.st_mtime_ns, stat.st_size))
@@ -120,17 +120,23 @@ class KindFiles:
         out, problems = parse_tables(files("memctl").joinpath("data", shipped).read_text(encoding="utf-8"),
                                      f"(shipped) {shipped}")
         self.problems += problems
-        for path in sorted((self.root / folder).glob("*.toml")) if (self.root / folder).is_dir() else ():
+        for path in self._files(folder):
             text = self._read(path, f"{folder}/{path.name}")
             if text is not None:
                 tables, problems = parse_tables(text, f"{folder}/{path.name}")
                 out += tables
                 self.problems += problems
         if getattr(self.config, section):
-            text = self._read(self.root / CONFIG_NAME, CONFIG_NAME) or ""
-            out += [_declared(text, name, table, CONFIG_NAME, section)
+            text = (self._read(self.config_file, self.config_file.name) if self.config_file else None) or ""
+            shown = self.config_file.name if self.config_file else CONFIG_NAME
+            out += [_declared(text, name, table, shown, section)
                     for name, table in getattr(self.config, section).items()]
         return out
+
+    def _files(self, folder: str) -> list[Path]:
+        """The TOML files of one of the directory's folders (none without a directory)."""
+        path = self.root / folder if self.root else None
+        return sorted(path.glob("*.toml")) if path is not None and path.is_dir() else []
 
     def _read(self, path: Path, shown: str) -> str | None:
         try:

@@ -50,13 +50,14 @@ class Repository(Protocol):
     """Stored memories: read, query, write under a lock, archive, journal, usage, MEMORY.md."""
 
     @property
-    def root(self) -> Path:
-        """The memory directory (for a database: the folder holding memctl.toml)."""
+    def root(self) -> Path | None:
+        """The memory directory (for a database: the folder holding memctl.toml, or None when a
+        server runs on the database with no folder at all)."""
         ...
 
     @property
-    def cache(self) -> Path:
-        """The folder for caches derived from the memories (rebuildable)."""
+    def cache(self) -> Path | None:
+        """The folder for caches derived from the memories (rebuildable); None with no folder."""
         ...
 
     @property
@@ -225,6 +226,11 @@ class SearchIndex(Protocol):
     def semantic_runs(self, query: str, limit: int,
                       allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
         """(model identity, cosine run) for every embedding model recall fuses, the primary first."""
+        ...
+
+    def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, list[tuple[str, float]]]]]:
+        """`keyword_search` and `semantic_runs` of one query, together (a database runs them at once)."""
         ...
 
     def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:

@@ -12,7 +12,8 @@ import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import open_store, run
+from memctl.cli.app import STATE, open_store, run
+from memctl.errors import UsageError
 
 DefaultUser = Annotated[Optional[str], typer.Option("--user", "-u", metavar="USER", help="Default user for calls that name none.")]
 DefaultProject = Annotated[Optional[str], typer.Option("--project", "-p", metavar="PROJECT", help="Default project for calls that name none.")]
@@ -49,13 +50,36 @@ def mcp(user: DefaultUser = None, project: DefaultProject = None,
     raise typer.Exit(serve_stdio(open_store, Caller("mcp", Defaults(user, project), trust_source)))
 
 
+def _served_store(store_url: str | None, config_file: str | None) -> Any:
+    """The store to serve: a database with no folder (--store / --config), else the directory (which
+    falls back to MEMCTL_STORE's database when no memctl.toml is found)."""
+    if store_url is None and config_file is None:
+        return open_store()
+    if STATE.dir:
+        raise UsageError("--store and --config serve a database with no folder; --dir names a folder "
+                         "(put the URL in its memctl.toml, or drop --dir)", code="bad_store")
+    from memctl.api import MemoryStore
+
+    store = MemoryStore.on_database(store_url, config_file, actor=STATE.actor)
+    STATE.stores.append(store)
+    return store
+
+
 def serve(
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on; not loopback: MEMCTL_TOKEN or MEMCTL_TOKENS is required.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on (0 picks a free one).")] = 8765,
     user: DefaultUser = None, project: DefaultProject = None,
+    store_url: Annotated[Optional[str], typer.Option("--store", metavar="URL", show_default=False,
+                                                     help="Serve this PostgreSQL database with no folder (or MEMCTL_STORE "
+                                                          "when no memctl.toml is found): default settings, no "
+                                                          ".memctl/server.json, so CLI commands do not forward here.")] = None,
+    config_file: Annotated[Optional[str], typer.Option("--config", metavar="FILE", show_default=False,
+                                                       help="With no folder: the settings of this memctl.toml (its [store] url "
+                                                            "too, unless --store or MEMCTL_STORE names one).")] = None,
 ) -> None:
     """Serve the REST API (and answer the CLI's commands) with the model kept loaded. Requests act as
-    --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...)."""
+    --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...).
+    Several servers may share one PostgreSQL database (--store URL)."""
     serve_forever = _server_module("serve", "memctl.agents.serve").serve
     from memctl.agents.tools import Defaults
 
@@ -64,7 +88,7 @@ def serve(
 
     def action() -> dict:
         _log_to_stderr("serve")
-        store = open_store()
+        store = _served_store(store_url, config_file)
         sys.stderr.write("memctl serve: loading the model...\n")
         url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce,
                             tokens=os.environ.get("MEMCTL_TOKENS"))

@@ -48,7 +48,8 @@ def config(action: Annotated[str, typer.Argument(metavar="get|set", help="Read o
         if action == "get" and value is None:
             return {"key": key, "value": store.get_setting(key)}
         if action == "set" and value is not None:
-            return {"key": key, "value": store.set_setting(key, value), "path": str(store.root / "memctl.toml")}
+            stored = store.set_setting(key, value)  # refused for a store with no folder
+            return {"key": key, "value": stored, "path": str(store.root / "memctl.toml") if store.root else None}
         raise UsageError("use `memctl config get KEY` or `memctl config set KEY VALUE`", code="bad_config_command")
 
     def human(d: dict) -> None:

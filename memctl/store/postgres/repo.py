@@ -25,7 +25,7 @@ from typing import Any
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
-from memctl.store.directory import read_text_file
+from memctl.store.directory import packaged_text, read_text_file
 from memctl.store.filters import MemoryFilter
 from memctl.store.layout import ARCHIVE_DIR, CACHE_DIR, is_archived, new_record_path, record_path_fits
 from memctl.store.postgres import rows
@@ -67,10 +67,10 @@ class PostgresRepository:
 
     kind = "postgres"
 
-    def __init__(self, url: str, root: Path) -> None:
+    def __init__(self, url: str, root: Path | None) -> None:
         self.url = url
-        self.root = Path(root)
-        self.cache = self.root / CACHE_DIR  # models only: nothing else is written into the folder
+        self.root = Path(root) if root is not None else None  # None: no folder at all (serve --store)
+        self.cache = self.root / CACHE_DIR if self.root else None  # models only: nothing else goes into the folder
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # nothing is ever left half-written: a transaction commits or not
         self._txn = _Transaction()
@@ -127,6 +127,10 @@ class PostgresRepository:
                 txn.conn, txn.owners, txn.mode, txn.depth = None, set(), None, 0
         if answer is not None:
             raise answer
+
+    def in_transaction(self) -> bool:
+        """Whether this thread has a write transaction open (its reads must use its connection)."""
+        return self._txn.conn is not None
 
     def _lock_owner(self, owner: str) -> bool:
         """Within a transaction, the lock of one scope folder; True when it was taken just now."""
@@ -440,8 +444,8 @@ class PostgresRepository:
                          "DO UPDATE SET text = excluded.text", (owner, text))
 
     def text(self, name: str) -> str:
-        """The folder's own MEMORY.md.template or extract_prompt.md, else the shipped one."""
-        return read_text_file(self.root, name)
+        """The folder's own MEMORY.md.template or extract_prompt.md, else (or with no folder) the shipped one."""
+        return read_text_file(self.root, name) if self.root else packaged_text(name)
 
     # -- health ---------------------------------------------------------------------------
     def warnings(self) -> list[str]:
@@ -462,6 +466,12 @@ class PostgresRepository:
             if is_archived(m.path) == (m.status == "active"):
                 problems.append({"kind": "status_location", "path": str(m.path), "detail": f"status {m.status} in this folder"})
         return problems, []
+
+    def ping(self) -> None:
+        """Connect now (and migrate the schema): a bad URL or an unreachable database is a StoreError
+        here, not at the first request."""
+        with self.connection() as conn:
+            conn.execute("SELECT 1")
 
     def drop_caches(self) -> None:
         """Nothing to forget: every read asks the database (the search's derived tables are rebuilt by

@@ -16,7 +16,18 @@ from memctl.store.postgres.schema import MEMORY_COLUMNS
 
 COLUMNS = tuple(MEMORY_COLUMNS)
 LATER_FIELDS = tuple(f for f in FIELD_ORDER if f not in MEMORY_COLUMNS)  # kept in `later_fields` (json)
-SELECT_COLUMNS = ", ".join(f'm."{c}"' for c in COLUMNS)  # quoted: "user" is a keyword in SQL
+JSON_COLUMNS = ("extra", "fields", "later_fields")
+
+
+def _selected(column: str) -> str:
+    """A column as SELECT_COLUMNS reads it: quoted ("user" is a keyword in SQL); an empty json object
+    as NULL, which from_row reads as the field's default without parsing it (most rows have three)."""
+    if column in JSON_COLUMNS:
+        return f'CASE WHEN m."{column}"::text = \'{{}}\' THEN NULL ELSE m."{column}" END AS "{column}"'
+    return f'm."{column}"'
+
+
+SELECT_COLUMNS = ", ".join(_selected(c) for c in COLUMNS)
 _PLAIN = (str, int, float, bool, type(None))
 
 

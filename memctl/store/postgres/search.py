@@ -39,6 +39,8 @@ class Rows(Protocol):
 
     def connection(self) -> AbstractContextManager[Any]: ...
 
+    def in_transaction(self) -> bool: ...
+
     def valid(self, found: Sequence[tuple[Any, ...]]) -> list[Memory]: ...
 
 
@@ -54,6 +56,7 @@ class PostgresSearch:
         self._terms_checked = False
         self._last_query: tuple[str, Any] | None = None
         self._last_statistics: tuple[str, tuple[float, list[float], dict[str, int]]] | None = None
+        self._pool_thread: Any = None
 
     @property
     def embedder(self) -> Any:
@@ -285,6 +288,33 @@ class PostgresSearch:
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
         """(embedder identity, cosine run) for each model recall fuses: here, the one."""
         return [(self.embedder.identity, self.semantic_search(query, limit, allowed))]
+
+    def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, list[tuple[str, float]]]]]:
+        """The keyword hits and the semantic run at once: the query is embedded first, then the two
+        statements (each a thousand index lookups for a user's pool) run on two connections, so
+        PostgreSQL works on both at the same time. Inside a write transaction, one after the other
+        on its connection."""
+        self.query_vector(query)
+        self.vector_table()
+        if self.repo.in_transaction():
+            return self.keyword_search(query, limit, allowed), self.semantic_runs(query, limit, allowed)
+        if allowed is not None:
+            len(allowed)  # a pool counts itself once, before the threads share it
+        semantic = self._worker().submit(self.semantic_runs, query, limit, allowed)
+        try:
+            keyword = self.keyword_search(query, limit, allowed)
+        finally:
+            runs = semantic.result()
+        return keyword, runs
+
+    def _worker(self) -> Any:
+        """The thread that runs a hybrid recall's semantic statement (made on first use)."""
+        if self._pool_thread is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool_thread = ThreadPoolExecutor(1, thread_name_prefix="memctl-semantic")
+        return self._pool_thread
 
     def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """The IDF-weighted share (0-1) of the query's terms each of `ids` holds in any field, with

@@ -77,6 +77,26 @@ def test_hybrid_recall_is_the_same_on_both(both) -> None:
         assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-5)
 
 
+def test_hybrid_runs_are_the_two_searches_run_at_once_and_in_a_transaction_one_by_one(both) -> None:
+    from memctl import clock
+    from memctl.store.filters import MemoryFilter
+
+    _, database = both
+    search, repo = getattr(database.search, "primary", database.search), database.repo  # the PostgresSearch
+    for query in QUERIES[:6]:
+        pool = repo.candidates(MemoryFilter(users=("alice",)), clock.now())
+        keyword, runs = search.hybrid_runs(query, 20, pool)
+        assert (keyword, runs) == (search.keyword_search(query, 20, pool), search.semantic_runs(query, 20, pool))
+        assert keyword or runs, query
+    assert search._pool_thread is not None  # the semantic statement ran on the worker's connection
+    search._pool_thread.shutdown()
+    search._pool_thread = None
+    with repo.locked():  # a write transaction's reads stay on its connection: no second one
+        pool = repo.candidates(MemoryFilter(users=("alice",)), clock.now())
+        assert search.hybrid_runs(QUERIES[0], 20, pool)[0] == search.keyword_search(QUERIES[0], 20, pool)
+    assert search._pool_thread is None
+
+
 def counts_agree(store: MemoryStore) -> None:
     """The kept document frequencies and corpus totals are what the stored terms add up to."""
     with store.repo.connection() as conn:
