@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
     from memctl.store.filerepo import FileRepository
 
 Progress = Callable[[int], None]
+TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
 
 
 def keyword_doc(memory: Memory) -> "KeywordDoc":
@@ -64,6 +65,7 @@ class Engine:
         self._vec_synced: object = None
         self._last_query: tuple[str, Any] | None = None
         self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
+        self._term_sets: dict[tuple[str, str], frozenset[str]] = {}
 
     def _wanted(self, snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
         """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
@@ -152,9 +154,21 @@ class Engine:
             return {}
         self.sync_keyword()
         snapshot = self.repo.snapshot()
-        rel_of = self._wanted(snapshot)[1]
-        docs = {i: keyword_doc(snapshot.memory(rel_of[i])) for i in ids if i in rel_of}
-        return self.keyword.coverage(query, docs)
+        hashes, rel_of = self._wanted(snapshot)
+        return self.keyword.coverage(query, {i: self._terms(i, hashes[i], snapshot, rel_of[i]) for i in ids if i in rel_of})
+
+    def _terms(self, memory_id: str, content: str, snapshot: "Snapshot", rel: str) -> frozenset[str]:
+        """The terms a memory's keyword doc holds, kept per content hash: recall's coverage reads them
+        for every hit, and analysing (entities, stemming) costs more than the rest of the coverage."""
+        from memctl.search.keyword import doc_terms
+
+        key = (memory_id, content)
+        terms = self._term_sets.get(key)
+        if terms is None:
+            if len(self._term_sets) >= TERM_SETS:
+                self._term_sets.clear()  # a bound, not an LRU: a server's hits are a few thousand memories
+            terms = self._term_sets[key] = doc_terms(keyword_doc(snapshot.memory(rel)))
+        return terms
 
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
         """(embedder identity, cosine run) for each embedding model recall fuses: here, the one."""
