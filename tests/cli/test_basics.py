@@ -233,3 +233,12 @@ def test_only_the_invoked_command_is_built(argv: list[str], expected: str | None
     from memctl.cli.main import invoked_command
 
     assert invoked_command(argv) == expected
+
+
+def test_add_sets_a_visibility_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    root = tmp_path / "D"
+    cli(None, "init", str(root))
+    memory = add(root, "Alice keeps her diary in a blue notebook", "-u", "alice", "--visibility", "owner_only")
+    assert memory["visibility"] == "owner_only"
+    code, out = cli_json(root, "add", "Alice likes plums a lot", "-u", "alice", "--visibility", "everyone")
+    assert code == 2 and out["errors"][0]["code"] == "bad_visibility" and "owner_only" in out["errors"][0]["message"]
