@@ -581,7 +581,11 @@ class MemoryStore:
         return stored
 
     def warm_up(self) -> None:
-        """Load the model and bring the caches up to date (servers do this before serving)."""
+        """Load the model and bring the caches up to date (servers do this before serving); a folder
+        store then follows changes on disk by the kernel's notices instead of stat scans."""
+        watch = getattr(self.repo, "watch", None)
+        if watch is not None:
+            watch()
         self.search.warm_up()
 
     def drain_warnings(self) -> List[str]:
