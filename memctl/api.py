@@ -7,6 +7,7 @@ that change memories then keep existing MEMORY.md files current (`[index] auto_r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Iterable
@@ -587,6 +588,12 @@ class MemoryStore:
         if watch is not None:
             watch()
         self.search.warm_up()
+
+    def flush(self) -> None:
+        """Write the caches a warm store saves only now and then (servers do this as they stop)."""
+        for part in (self.repo, self.search):
+            with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
+                getattr(part, "flush", lambda: None)()
 
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""

@@ -88,6 +88,7 @@ def serve(store: Any, host: str, port: int, token: str | None, access_defaults: 
         _run(make_server(app), sock)
     finally:
         server_record.remove_record(store.root)
+        store.flush()
         sock.close()
     return url
 

@@ -271,6 +271,7 @@ class Scan(Protocol):
 
     catalog_name: str
     tops: tuple[str, ...]
+    deep: bool  # whether folders below the tops hold memories too
 
     def stat_files(self, root: Path, folders: tuple[str, ...] | None = None) -> ScanResult:
         """Every memory file's signature and every scanned folder's mtime, by relative path; with
@@ -287,6 +288,7 @@ class MemctlScan:
 
     catalog_name: str = CATALOG_FILE
     tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
+    deep = True
 
     def stat_files(self, root: Path, folders: tuple[str, ...] | None = None) -> ScanResult:
         return scan_files(root, self.tops) if folders is None else scan_files(root, folders, deep=False)
@@ -388,10 +390,15 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
     snapshot.broken.extend((rel, f"{rel}: {reason}") for rel, reason in found.skipped)
     snapshot.temps = found.temps
     if write_cache and (report.dirty or not catalog_path.exists()) and root.exists():
-        with contextlib.suppress(OSError):
-            cache.mkdir(parents=True, exist_ok=True)
-            _write_catalog(catalog_path, entries)
+        save_catalog(cache, scan, snapshot)
     return snapshot
+
+
+def save_catalog(cache: Path, scan: Scan, snapshot: Snapshot) -> None:
+    """Write the snapshot's entries as the catalog a fresh process starts from (best effort: a cache)."""
+    with contextlib.suppress(OSError):
+        cache.mkdir(parents=True, exist_ok=True)
+        _write_catalog(cache / scan.catalog_name, snapshot.entries)
 
 
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:

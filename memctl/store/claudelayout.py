@@ -72,6 +72,7 @@ class ClaudeLayout:
 
     name = "claude"
     tops: tuple[str, ...] = ("", ARCHIVE_DIR)
+    deep = False  # the catalog never looks below the tops
 
     def __init__(self, root: Path, defaults: TopicDefaults) -> None:
         self.root = root

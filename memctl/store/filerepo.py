@@ -7,6 +7,7 @@ file replacements and renames under a directory flock, each appended to the jour
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from memctl.store.catalog import (
     load_snapshot,
     merge_scan,
     read_regular,
+    save_catalog,
 )
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
@@ -43,6 +45,15 @@ WRITE_OPS = ("add", "update", "supersede")
 AUTO_SOURCES = frozenset({"auto", "ai"})
 POOL_MEMO = 32  # filters whose candidate pools are kept per snapshot
 RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
+CATALOG_SECONDS = 10.0  # a watching process rewrites the catalog at most this often
+
+
+def _has_subfolder(folder: Path) -> bool:
+    """Whether a folder has a folder in it (a new folder's own folders need a full walk)."""
+    try:
+        return any(entry.is_dir() and not entry.name.startswith(".") for entry in os.scandir(folder))
+    except OSError:
+        return True
 
 
 class FileRepository:
@@ -61,6 +72,7 @@ class FileRepository:
         self.transcripts = TranscriptStore(self.root)
         self._snapshot: Snapshot | None = None
         self._watcher: Watcher | None = None  # change notices, once a long-running process asks (watch)
+        self._catalog_behind, self._catalog_saved = False, 0.0
         self._stale = True
         self._scanned_at = 0.0
         self._warnings: dict[str, None] = {}
@@ -92,9 +104,15 @@ class FileRepository:
         return snap
 
     def _rescan(self, snap: Snapshot | None, found: ScanResult | None = None) -> Snapshot:
-        """A new snapshot from a stat scan (`found`: one already made), its problems noted as warnings."""
+        """A new snapshot from a stat scan (`found`: one already made), its problems noted as warnings.
+        A watching process rewrites the catalog (every file's entry) at most every CATALOG_SECONDS:
+        it is only where a fresh process starts from, and it checks every entry's stat signature."""
         self._scanned_at = time.monotonic()
-        snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan, found=found)
+        deferred = found is not None and self._watcher is not None
+        snap = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan, found=found, write_cache=not deferred)
+        changed = snap is not self._snapshot  # a new snapshot: written now unless deferred
+        self._catalog_behind = (self._catalog_behind or changed) if deferred else (self._catalog_behind and not changed)
+        self._snapshot = snap
         self._stale = False
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
         self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
@@ -110,6 +128,7 @@ class FileRepository:
             if self._watcher is None:
                 return False
             self._watch_folders(self._rescan(self._snapshot))
+            self._catalog_saved = time.monotonic()  # the full scan just wrote it
         return self._watcher is not None
 
     def _watch_folders(self, snap: Snapshot) -> Snapshot:
@@ -124,16 +143,36 @@ class FileRepository:
         again = tuple(rel for rel in added if rel in snap.folders)
         return self._rescan(snap, merge_scan(snap.scanned, self.scan.stat_files(self.root, again), again)) if again else snap
 
+    def flush(self) -> None:
+        """Write the catalog if a watching process has put it off."""
+        if self._catalog_behind and self._snapshot is not None:
+            save_catalog(self.cache, self.scan, self._snapshot)
+            self._catalog_behind, self._catalog_saved = False, time.monotonic()
+
     def _noticed(self, snap: Snapshot) -> Snapshot:
         """The snapshot brought up to date with the change notices queued since the last read."""
         assert self._watcher is not None
-        changed = self._watcher.changes()
-        if changed is None or not changed <= snap.folders.keys():  # a folder came or went: walk it all
+        if time.monotonic() - self._catalog_saved > CATALOG_SECONDS:
+            self.flush()
+        notice = self._watcher.changes()
+        if notice is None or not notice[0] <= snap.folders.keys():  # a folder went, or the root changed
             return self._watch_folders(self._rescan(snap))
-        if not changed:
+        changed, created = notice[0], {rel for rel in notice[1] if self._holds_memories(rel)}
+        if created:  # a new owner's folder: watched first, then read, so nothing written there is missed
+            self._watcher.watch([*snap.folders, "", *created])
+            if self._watcher.lost or any(_has_subfolder(self.root / rel) for rel in created):
+                return self._watch_folders(self._rescan(snap))
+        folders = tuple(sorted(changed | created))
+        if not folders:
             return snap
-        folders = tuple(sorted(changed))
         return self._rescan(snap, merge_scan(snap.scanned, self.scan.stat_files(self.root, folders), folders))
+
+    def _holds_memories(self, rel: str) -> bool:
+        """Whether the catalog reads the files of this folder (a top, or below one in a deep layout)."""
+        tops = self.scan.tops
+        if any(part.startswith(".") for part in rel.split("/")):
+            return False  # the scan never enters a hidden folder
+        return rel in tops or (self.scan.deep and any(rel.startswith(f"{top}/") for top in tops if top))
 
     def all_memories(self) -> list[Memory]:
         """Every readable memory, active and archived."""

@@ -65,10 +65,12 @@ class Watcher:
             del self._folders[wd]
         return added
 
-    def changes(self) -> set[str] | None:
+    def changes(self) -> tuple[set[str], set[str]] | None:
         """The watched folders something happened in since the last call (files created, written,
-        renamed, removed, their attributes changed), or None when only a full rescan can tell."""
+        renamed, removed, their attributes changed) and the folders created in them (or moved in),
+        or None when only a full rescan can tell."""
         folders: set[str] = set()
+        created: set[str] = set()
         whole = self.lost
         while True:
             try:
@@ -79,16 +81,21 @@ class Watcher:
                 return None
             if not data:
                 break
-            whole = self._parse(data, folders) or whole
-        return None if whole else folders
+            whole = self._parse(data, folders, created) or whole
+        return None if whole else (folders, created)
 
-    def _parse(self, data: bytes, folders: set[str]) -> bool:
-        """Note the folder of each event in `data`; True when one calls for a full rescan."""
+    def _parse(self, data: bytes, folders: set[str], created: set[str]) -> bool:
+        """Note the folder of each event in `data` (and each folder created); True when one calls
+        for a full rescan."""
         whole, at = False, 0
         while at + _EVENT.size <= len(data):
             wd, mask, _cookie, length = _EVENT.unpack_from(data, at)
+            name = data[at + _EVENT.size:at + _EVENT.size + length].rstrip(b"\0")
             at += _EVENT.size + length
             rel = self._folders.get(wd)
+            if rel is not None and mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and name:
+                created.add(os.path.join(rel, os.fsdecode(name)) if rel else os.fsdecode(name))
+                continue
             if mask & IN_Q_OVERFLOW or rel is None or mask & IN_ISDIR or mask & _SELF_GONE:
                 whole = whole or not (rel is None and mask & IN_IGNORED)  # a dropped watch's last word
                 if mask & IN_IGNORED and rel is not None:

@@ -83,6 +83,14 @@ def test_an_own_write_updates_only_its_folder(repo: FileRepository, monkeypatch:
         pass
     assert "f6f6f6f6" in bodies(repo)
     assert scanned and all(folders == ("users/alice",) for folders in scanned)
+    scanned.clear()
+    write(repo.root, "dave", "0d0d0d0d", "Dave owns a kayak")  # a new owner's folder: read alone, then watched
+    assert bodies(repo)["0d0d0d0d"] == "Dave owns a kayak" and scanned == [("users/dave",)]
+    write(repo.root, "dave", "1d1d1d1d", "Dave fixes bikes")
+    (repo.root / "users" / ".trash").mkdir()
+    (repo.root / "users" / ".trash" / "note-2d2d2d2d.md").write_text(FILE.format(id="2d2d2d2d", user="x", body="x"))
+    assert "1d1d1d1d" in bodies(repo) and "2d2d2d2d" not in bodies(repo)  # a hidden folder is never read
+    assert all(folders is not None for folders in scanned)
 
 
 def test_an_overflowed_queue_falls_back_to_a_full_rescan(repo: FileRepository, monkeypatch: pytest.MonkeyPatch) -> None:
