@@ -118,7 +118,7 @@ class Engine:
         index = self.keyword
         if (not force and self._read_digest() == digest and not index.was_reset
                 and (index.doc_count() > 0 or not wanted)):
-            self._kw_synced = snapshot  # the common case: nothing changed since the last sync
+            self._kw_synced, self._state = snapshot, wanted  # the common case: nothing changed since the last sync
             return 0
         # Index and state change together under a lock, so two processes syncing at once never
         # leave a state that claims content the index does not hold.

@@ -19,9 +19,11 @@ def cache_files(root: Path) -> dict[str, int]:
 
 def test_a_warm_store_saves_its_caches_later_and_when_flushed(tmp_path: Path) -> None:
     init_directory(tmp_path)
-    store = MemoryStore(tmp_path)
-    store.add_raw("Alice lives in Lisbon", user="alice")
-    store.add_raw("Bob drinks oolong", user="bob")
+    first = MemoryStore(tmp_path)
+    first.add_raw("Alice lives in Lisbon", user="alice")
+    first.add_raw("Bob drinks oolong", user="bob")
+    first.recall("Lisbon")  # every cache written and in step
+    store = MemoryStore(tmp_path)  # a server starting on it: its caches are current already
     store.warm_up()
     before = cache_files(tmp_path)
     added = store.add("Alice sails on the Tagus every Sunday", user="alice").memory
