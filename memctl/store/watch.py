@@ -111,6 +111,9 @@ class Watcher:
             os.close(self._fd)
             self._fd = -1
 
+    def __del__(self) -> None:  # a store dropped without closing must not hold one of the user's 128 instances
+        self.close()
+
 
 def open_watcher(root: Path) -> Watcher | None:
     """A Watcher for folders under `root`, or None where inotify cannot be used."""
