@@ -7,6 +7,7 @@ that change memories then keep existing MEMORY.md files current (`[index] auto_r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Iterable
@@ -616,8 +617,18 @@ class MemoryStore:
         return stored
 
     def warm_up(self) -> None:
-        """Load the model and bring the caches up to date (servers do this before serving)."""
+        """Load the model and bring the caches up to date (servers do this before serving); a folder
+        store then follows changes on disk by the kernel's notices instead of stat scans."""
+        watch = getattr(self.repo, "watch", None)
+        if watch is not None:
+            watch()
         self.search.warm_up()
+
+    def flush(self) -> None:
+        """Write the caches a warm store saves only now and then (servers do this as they stop)."""
+        for part in (self.repo, self.search):
+            with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
+                getattr(part, "flush", lambda: None)()
 
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""

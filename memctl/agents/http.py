@@ -67,6 +67,7 @@ class MemoryIn(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     name: Optional[str] = None
     description: Optional[str] = None
+    visibility: Optional[str] = Field(None, description="public, members or owner_only (default: by its folder).")
     occurred: Optional[str] = Field(None, description="When it happens or happened: a day, a month or a range.")
     state: Optional[str] = None
     valid_until: Optional[str] = None
@@ -103,6 +104,7 @@ class MemoryChange(BaseModel):
     tags: Optional[list[str]] = None
     importance: Optional[float] = Field(None, ge=0.0, le=1.0)
     expires: Optional[str] = None
+    visibility: Optional[str] = Field(None, description="public, members or owner_only.")
     user: Optional[str] = None
     project: Optional[str] = None
     session: Optional[str] = None

@@ -40,6 +40,9 @@ UserName = Annotated[Optional[str], _name("user"), Field(description="Whose memo
 ProjectName = Annotated[Optional[str], _name("project"), Field(description="A project name (default: the server's --project).")]
 SessionName = Annotated[Optional[str], _name("session"), Field(description="The current conversation id; session memories are short-term.")]
 Tags = Annotated[list[str], Field(description="Tags, e.g. [\"travel\"].")]
+Visibility = Annotated[Optional[Literal["public", "members", "owner_only"]], Field(
+    description="Who may see it: public (anyone), members (of a managed project: the default there) or "
+                "owner_only (its author only; never in a shared MEMORY.md). Default: by its folder.")]
 
 
 class Arguments(BaseModel):
@@ -83,6 +86,7 @@ class AddArgs(Arguments):
     valid_until: Optional[str] = Field(None, description="In force until then (ISO 8601).")
     name: Optional[str] = Field(None, description="Optional short title (derived from the content if omitted).")
     description: Optional[str] = Field(None, description="Optional one-line description of what it is about.")
+    visibility: Visibility = None
     kind: Optional[str] = Field(None, description="For a typed fact: its kind (passport, trip, medication, allergy, "
                                                   "birthday, contract...), so memory_query can count it and checks "
                                                   "can warn about it.")
@@ -108,6 +112,7 @@ class UpdateArgs(Arguments):
     confidence: Optional[float] = Field(None, ge=0.0, le=1.0, description="A new confidence, 0..1.")
     key: Optional[str] = Field(None, description="A new key.")
     tags: Optional[list[str]] = Field(None, description="The new tags (replacing the old ones).")
+    visibility: Visibility = None
     importance: Optional[float] = Field(None, ge=0.0, le=1.0, description="Explicit importance (1 pins it).")
     expires: Optional[str] = Field(None, description="When it stops being true (ISO date or time).")
 

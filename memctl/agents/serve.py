@@ -94,6 +94,7 @@ def serve(store: Any, host: str, port: int, token: str | None, access_defaults: 
     finally:
         if folder is not None:
             server_record.remove_record(folder)
+        store.flush()
         sock.close()
     return url
 

@@ -189,7 +189,7 @@ def _add(store: Any, a: AddArgs, caller: Caller) -> dict[str, Any]:
     try:
         result = store.add(a.content, type=a.memory_type, subtype=a.subtype, confidence=a.confidence, key=a.key,
                            tags=a.tags, source=source, source_ids=a.source_ids or None, name=a.name,
-                           description=a.description, kind=a.kind, fields=a.fields, occurred=a.occurred,
+                           description=a.description, visibility=a.visibility, kind=a.kind, fields=a.fields, occurred=a.occurred,
                            state=a.state, valid_until=a.valid_until, **_owner(a, caller.defaults))
     except Refused as exc:
         if is_noop(exc):  # already stored: not an error for an agent, just nothing new
@@ -214,7 +214,7 @@ def _context(store: Any, a: ContextArgs, caller: Caller) -> dict[str, Any]:
 
 
 _SETTABLE = (("memory_type", "type"), ("subtype", "subtype"), ("confidence", "confidence"), ("key", "key"),
-             ("tags", "tags"), ("importance", "importance"), ("expires", "expires"))
+             ("tags", "tags"), ("importance", "importance"), ("expires", "expires"), ("visibility", "visibility"))
 
 
 def _update(store: Any, a: UpdateArgs, caller: Caller) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
     from memctl.store.filerepo import FileRepository
 
 Progress = Callable[[int], None]
+TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
+SAVE_SECONDS = 10.0  # a warm engine writes its vector matrix and keyword state at most this often
 
 
 def keyword_doc(memory: Memory) -> "KeywordDoc":
@@ -64,6 +67,14 @@ class Engine:
         self._vec_synced: object = None
         self._last_query: tuple[str, Any] | None = None
         self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
+        self._term_sets: dict[tuple[str, str], frozenset[str]] = {}
+        # A warm engine (a server) keeps what its keyword index holds in memory and writes the
+        # whole-directory files (the vector matrix, the keyword state) at most every SAVE_SECONDS,
+        # not after every add: they are caches, checked by content hash by whoever reads them.
+        self._deferred = False
+        self._state: dict[str, str] | None = None
+        self._unsaved: set[str] = set()
+        self._saved_at = 0.0
 
     def _wanted(self, snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
         """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
@@ -101,11 +112,13 @@ class Engine:
         if snapshot is self._kw_synced and not force:
             return 0
         wanted, rel_of = self._wanted(snapshot)
+        if self._deferred and self._state is not None and not force and not self.keyword.was_reset:
+            return self._sync_keyword_warm(snapshot, wanted, rel_of)
         digest = _digest(wanted)
         index = self.keyword
         if (not force and self._read_digest() == digest and not index.was_reset
                 and (index.doc_count() > 0 or not wanted)):
-            self._kw_synced = snapshot  # the common case: nothing changed since the last sync
+            self._kw_synced, self._state = snapshot, wanted  # the common case: nothing changed since the last sync
             return 0
         # Index and state change together under a lock, so two processes syncing at once never
         # leave a state that claims content the index does not hold.
@@ -123,8 +136,36 @@ class Engine:
                     index.update([keyword_doc(snapshot.memory(rel_of[i])) for i in changed], removed)
             if changed or removed or not state:
                 self._write_state(wanted)
-        self._kw_synced = snapshot
+        self._kw_synced, self._state = snapshot, wanted
         return len(changed) + len(removed)
+
+    def _sync_keyword_warm(self, snapshot: "Snapshot", wanted: dict[str, str], rel_of: dict[str, str]) -> int:
+        """A warm engine's sync: the changes against what it indexed itself, its state saved later."""
+        assert self._state is not None
+        state = self._state
+        changed = [i for i, h in wanted.items() if state.get(i) != h]
+        removed = [i for i in state if i not in wanted]
+        if changed or removed:
+            with file_lock(self.cache / "keyword.lock", timeout=600):
+                self.keyword.update([keyword_doc(snapshot.memory(rel_of[i])) for i in changed], removed)
+            self._unsaved.add("keyword")
+        self._kw_synced, self._state = snapshot, wanted
+        self._save_due()
+        return len(changed) + len(removed)
+
+    def _save_due(self, now: bool = False) -> None:
+        """Write what a warm engine keeps unsaved, when SAVE_SECONDS have passed (or `now`)."""
+        if not self._unsaved or not (now or time.monotonic() - self._saved_at > SAVE_SECONDS):
+            return
+        if "keyword" in self._unsaved and self._state is not None:
+            self._write_state(self._state)
+        if "vectors" in self._unsaved and self._vectors is not None:
+            self._vectors.save()
+        self._unsaved, self._saved_at = set(), time.monotonic()
+
+    def flush(self) -> None:
+        """Write whatever a warm engine has not saved yet (a server does this as it stops)."""
+        self._save_due(now=True)
 
     def _read_digest(self) -> str | None:
         try:
@@ -152,9 +193,21 @@ class Engine:
             return {}
         self.sync_keyword()
         snapshot = self.repo.snapshot()
-        rel_of = self._wanted(snapshot)[1]
-        docs = {i: keyword_doc(snapshot.memory(rel_of[i])) for i in ids if i in rel_of}
-        return self.keyword.coverage(query, docs)
+        hashes, rel_of = self._wanted(snapshot)
+        return self.keyword.coverage(query, {i: self._terms(i, hashes[i], snapshot, rel_of[i]) for i in ids if i in rel_of})
+
+    def _terms(self, memory_id: str, content: str, snapshot: "Snapshot", rel: str) -> frozenset[str]:
+        """The terms a memory's keyword doc holds, kept per content hash: recall's coverage reads them
+        for every hit, and analysing (entities, stemming) costs more than the rest of the coverage."""
+        from memctl.search.keyword import doc_terms
+
+        key = (memory_id, content)
+        terms = self._term_sets.get(key)
+        if terms is None:
+            if len(self._term_sets) >= TERM_SETS:
+                self._term_sets.clear()  # a bound, not an LRU: a server's hits are a few thousand memories
+            terms = self._term_sets[key] = doc_terms(keyword_doc(snapshot.memory(rel)))
+        return terms
 
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, list[tuple[str, float]]]]:
         """(embedder identity, cosine run) for each embedding model recall fuses: here, the one."""
@@ -193,8 +246,11 @@ class Engine:
         wanted, rel_of = self._wanted(snapshot)
         self.cache.mkdir(parents=True, exist_ok=True)
         todo = sync_store(self.vectors, self.embedder, wanted,
-                          lambda i: vector_text(snapshot.memory(rel_of[i])), progress)
+                          lambda i: vector_text(snapshot.memory(rel_of[i])), progress, save=not self._deferred)
         self._vec_synced = snapshot
+        if self._deferred:  # something changed (an embedding or a removal): save it later
+            self._unsaved.add("vectors")
+            self._save_due()
         return todo
 
     def query_vector(self, query: str) -> "np.ndarray":
@@ -270,3 +326,9 @@ class Engine:
         embedder.embed_query("warm up")
         self.sync_keyword()
         self.sync_vectors()
+        self.defer_saves()
+
+    def defer_saves(self) -> None:
+        """From now on write the whole-directory cache files at most every SAVE_SECONDS (`flush`
+        writes them at once): for a long-running process, whose memory holds the current state."""
+        self._deferred, self._saved_at = True, time.monotonic()

@@ -81,3 +81,9 @@ class TwoModelSearch:
         if load is not None:
             load()
         self.second.sync_vectors()
+        getattr(self.second, "defer_saves", lambda: None)()
+
+    def flush(self) -> None:
+        """Write what either model's engine has not saved yet."""
+        for engine in (self.primary, self.second):
+            getattr(engine, "flush", lambda: None)()

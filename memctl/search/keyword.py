@@ -12,7 +12,7 @@ import logging
 import math
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,6 +55,7 @@ COORD_SCALE = 0.9
 PRESENT_COMMON_WEIGHT = 0.25
 ABSENT_COMMON_WEIGHT = 0.0
 LOCK_TIMEOUT_S = 5.0
+ALLOWED_MEMO = 32  # candidate pools whose document numbers are kept (a server answers many users)
 _PROGRESS_EVERY = 500
 T = TypeVar("T")
 
@@ -84,6 +85,12 @@ class KeywordDoc(BaseModel):
             "when": self.when or "",
         }
         return {name: value for name, value in values.items() if value}
+
+
+def doc_terms(doc: KeywordDoc) -> frozenset[str]:
+    """The terms a memory's indexed fields hold (not the id: no query word is an id)."""
+    return frozenset(t for name, value in doc.fields().items() if name in FIELD_BOOSTS
+                     for t in search_terms(value, "index"))
 
 
 class ProbabilisticBM25F(BM25F):
@@ -129,8 +136,9 @@ def build_query(text: str, schema: Schema) -> Query:
     return Or(per_term, scale=COORD_SCALE)
 
 
-def score_query(searcher: Any, query: Query) -> dict[int, float]:
-    """BM25F scores by docnum for a ``build_query`` query, with its coordination bonus.
+def score_query(searcher: Any, query: Query, docnums: Container[int] | None = None) -> dict[int, float]:
+    """BM25F scores by docnum for a ``build_query`` query, with its coordination bonus; only of
+    ``docnums`` when given (the others' postings are stepped over, never scored).
 
     Equivalent to ``searcher.search(query)`` but walks each term's postings
     once and accumulates scores in a dict: whoosh's tree of union matchers
@@ -146,8 +154,11 @@ def score_query(searcher: Any, query: Query) -> dict[int, float]:
             matcher = term_query.matcher(searcher, context)
             while matcher.is_active():
                 docnum = matcher.id()
-                scores[docnum] += matcher.score()
-                seen.add(docnum)
+                # scoring a posting costs several times stepping over it: a user's recall among
+                # 10,000 memories scores only that user's postings
+                if docnums is None or docnum in docnums:
+                    scores[docnum] += matcher.score()
+                    seen.add(docnum)
                 matcher.next()
         matched_terms.update(seen)
     scale = getattr(query, "scale", None) or 0.0
@@ -172,6 +183,8 @@ class KeywordIndex:
         self._damaged = False
         self._ix: Any = None
         self._searcher: Any = None
+        self._by_id: tuple[Any, dict[str, int]] | None = None  # id -> docnum, for one searcher
+        self._allowed: list[tuple[Collection[str], Any, frozenset[int]]] = []
 
     @property
     def was_reset(self) -> bool:
@@ -249,6 +262,7 @@ class KeywordIndex:
             self._searcher.close()
         self._searcher = None
         self._ix = None
+        self._by_id, self._allowed = None, []
 
     # -- writing ---------------------------------------------------------
 
@@ -338,12 +352,30 @@ class KeywordIndex:
         """(id, BM25F score) pairs best first, optionally only ids in ``allowed``."""
         if limit <= 0 or (allowed is not None and not allowed):
             return []
-        if allowed is not None and not isinstance(allowed, (set, frozenset, dict)):
-            allowed = set(allowed)  # O(1) membership for the post-filter
-        return self._read(lambda searcher: _top_hits(searcher, query, limit, allowed), [])
+        return self._read(lambda searcher: _top_hits(searcher, query, limit, self._docnums(searcher, allowed)), [])
 
-    def coverage(self, query: str, docs: Mapping[str, KeywordDoc]) -> dict[str, float]:
-        """For each doc, the IDF-weighted share of the query's terms it contains, in [0, 1].
+    def _docnums(self, searcher: Any, allowed: Collection[str] | None) -> frozenset[int] | None:
+        """The document numbers of the ``allowed`` ids in this searcher (None: all), memoised per
+        searcher and ``allowed`` object: the repository hands out the same pool for the same filter."""
+        if allowed is None:
+            return None
+        if searcher.doc_count_all() == 0:
+            return frozenset()  # an empty index has no id column to read
+        for memo_allowed, memo_searcher, docnums in self._allowed:
+            if memo_allowed is allowed and memo_searcher is searcher:
+                return docnums
+        if self._by_id is None or self._by_id[0] is not searcher:
+            reader = searcher.reader()
+            ids = reader.column_reader("id")
+            self._by_id = (searcher, {ids[docnum]: docnum for docnum in reader.all_doc_ids()})
+        by_id = self._by_id[1]
+        docnums = frozenset(by_id[i] for i in allowed if i in by_id)
+        self._allowed = [(allowed, searcher, docnums), *self._allowed[:ALLOWED_MEMO - 1]]
+        return docnums
+
+    def coverage(self, query: str, docs: Mapping[str, KeywordDoc | Collection[str]]) -> dict[str, float]:
+        """For each doc, the IDF-weighted share of the query's terms it contains, in [0, 1]; a doc
+        is a KeywordDoc or the terms it holds (`doc_terms`, which a caller may keep).
 
         Unlike BM25 this does not depend on the query's length or best match, so it compares
         across queries. A query word no memory holds weighs the most when it is specific (a name
@@ -360,8 +392,7 @@ class KeywordIndex:
             return dict.fromkeys(docs, 0.0)
         out = {}
         for doc_id, doc in docs.items():
-            held = {t for name, value in doc.fields().items() if name in FIELD_BOOSTS
-                    for t in search_terms(value, "index")}  # not the id: no query word is an id
+            held = doc_terms(doc) if isinstance(doc, KeywordDoc) else doc
             out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
         return out
 
@@ -375,18 +406,14 @@ class KeywordIndex:
 
 
 def _top_hits(
-    searcher: Any, query: str, limit: int, allowed: Collection[str] | None
+    searcher: Any, query: str, limit: int, docnums: Container[int] | None
 ) -> list[tuple[str, float]]:
-    """The ``limit`` best (id, score) pairs for ``query``, restricted to ``allowed``."""
+    """The ``limit`` best (id, score) pairs for ``query``, restricted to ``docnums`` (None: all)."""
     q = build_query(query, searcher.schema)
     if q is NullQuery or searcher.doc_count_all() == 0:
         return []  # an empty index has no id column to read (whoosh raises NotImplementedError)
     ids = searcher.reader().column_reader("id")
-    ranked = ((score, ids[docnum]) for docnum, score in score_query(searcher, q).items())
-    if allowed is not None:
-        # Post-filtering scored candidates through the id column costs about a
-        # microsecond each; whoosh's filter= pays a term lookup per allowed id.
-        ranked = ((score, doc_id) for score, doc_id in ranked if doc_id in allowed)
+    ranked = ((score, ids[docnum]) for docnum, score in score_query(searcher, q, docnums).items())
     # Ties go to the smaller id so results are deterministic.
     best = heapq.nsmallest(limit, ranked, key=lambda pair: (-pair[0], pair[1]))
     return [(doc_id, score) for score, doc_id in best]

@@ -221,13 +221,13 @@ def sync_vectors(
 
 def sync_store(
     store: VectorStore, embedder: Embedder, hashes: Mapping[str, str], text_of: Callable[[str], str],
-    progress: Callable[[int], None] | None = None, batch: int = 256,
+    progress: Callable[[int], None] | None = None, batch: int = 256, save: bool = True,
 ) -> int:
     """Bring the store in line with `hashes` (id -> content hash); returns the number embedded.
 
     Only new or changed ids are embedded (their text fetched by `text_of`, in batches, so a caller
     never materialises every text); ids no longer present are dropped; the store is saved only
-    when something changed. `progress` gets the number of ids done so far.
+    when something changed (and `save`: a warm engine saves later). `progress` gets the number of ids done so far.
     """
     if embedder.identity != store.identity or embedder.dim != store.dim:
         raise ValueError(f"embedder {embedder.identity} does not match store {store.identity}")
@@ -239,6 +239,6 @@ def sync_store(
         store.upsert(ids, [hashes[i] for i in ids], embedder.embed([text_of(i) for i in ids]))
         if progress:
             progress(len(hashes) - len(todo) + start + len(ids))
-    if stale or todo:
+    if (stale or todo) and save:
         store.save()
     return len(todo)

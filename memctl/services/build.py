@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import VISIBILITIES
 from memctl.core.dates import normalise_occurred
 from memctl.core.models import Memory
 from memctl.errors import InvalidMemory, UsageError
@@ -62,6 +63,13 @@ def _occurred(value: Any) -> str:
         raise InvalidMemory(f"occurred: {exc}", code="bad_date") from None
 
 
+def check_visibility(value: Any) -> None:
+    """A visibility the access rules know (or none: the folder's default); UsageError otherwise."""
+    if value is not None and value not in VISIBILITIES:
+        raise UsageError(f"unknown visibility {value!r} (choose from {', '.join(VISIBILITIES)})",
+                         code="bad_visibility")
+
+
 def build_memory(repo: Repository, config: Config, text: str, *, type: str, user: str | None = None,
                  project: str | None = None, session: str | None = None, ttl: str | None = None,
                  expires: str | None = None, **fields: Any) -> Memory:
@@ -73,6 +81,7 @@ def build_memory(repo: Repository, config: Config, text: str, *, type: str, user
     if not (user or project):
         raise UsageError("say whose memory this is: --user or --project", code="no_owner")
     check_type(config, type)
+    check_visibility(fields.get("visibility"))
     now = clock.now()
     scope: Literal["user", "project", "session"] = "session" if session else "project" if project else "user"
     when = now + clock.parse_duration(ttl) if ttl else clock.parse_timestamp(expires) if expires else None

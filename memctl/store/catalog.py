@@ -18,7 +18,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple, Protocol
+from typing import Callable, Iterable, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -87,6 +87,7 @@ class Snapshot:
         self._fresh = fresh  # rel paths whose old Memory objects must not be reused
         self.folders: dict[str, int] = {}
         self.temps: list[str] = []
+        self.scanned = ScanResult({}, {}, [], [])  # the stat scan it was made from
         self._memories: list[Memory] | None = None
         self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
 
@@ -270,9 +271,11 @@ class Scan(Protocol):
 
     catalog_name: str
     tops: tuple[str, ...]
+    deep: bool  # whether folders below the tops hold memories too
 
-    def stat_files(self, root: Path) -> ScanResult:
-        """Every memory file's signature and every scanned folder's mtime, by relative path."""
+    def stat_files(self, root: Path, folders: tuple[str, ...] | None = None) -> ScanResult:
+        """Every memory file's signature and every scanned folder's mtime, by relative path; with
+        `folders`, only the files directly in those (a change notice named them)."""
         ...
 
     def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
@@ -285,9 +288,10 @@ class MemctlScan:
 
     catalog_name: str = CATALOG_FILE
     tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
+    deep = True
 
-    def stat_files(self, root: Path) -> ScanResult:
-        return scan_files(root, self.tops)
+    def stat_files(self, root: Path, folders: tuple[str, ...] | None = None) -> ScanResult:
+        return scan_files(root, self.tops) if folders is None else scan_files(root, folders, deep=False)
 
     def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
         from memctl.core.fileformat import parse_memory  # yaml parsing is only needed for changed files
@@ -345,20 +349,34 @@ def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None, scan: 
     return Entry(sig, digest, data=data)
 
 
+def merge_scan(old: ScanResult, fresh: ScanResult, folders: Iterable[str]) -> ScanResult:
+    """`old` with what was directly in `folders` replaced by `fresh` (a scan of just those; pure)."""
+    rescanned = set(folders)
+
+    def outside(rel: str) -> bool:
+        return rel.rpartition("/")[0] not in rescanned
+
+    return ScanResult({**{rel: sig for rel, sig in old.files.items() if outside(rel)}, **fresh.files},
+                      {**old.folders, **fresh.folders},
+                      [item for item in old.skipped if outside(item[0])] + fresh.skipped,
+                      [rel for rel in old.temps if outside(rel)] + fresh.temps)
+
+
 def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: Snapshot | None = None,
-                  scan: Scan = MEMCTL_SCAN) -> Snapshot:
+                  scan: Scan = MEMCTL_SCAN, found: ScanResult | None = None) -> Snapshot:
     """Scan the directory, re-parse only changed files, and report what changed.
 
     With `previous` (a warm process), its entries and parsed memories are reused, so an
-    unchanged directory costs one stat per file and nothing else. `scan` is the folder layout.
+    unchanged directory costs one stat per file and nothing else. `scan` is the folder layout;
+    `found` a stat scan already made (a change notice said which folders to re-stat).
     """
     catalog_path = cache / scan.catalog_name
     cached = previous.entries if previous is not None else _read_catalog(catalog_path)
-    found = scan.stat_files(root)
+    found = scan.stat_files(root) if found is None else found
     on_disk = found.files
     report = plan_file_changes(on_disk, cached)
     if previous is not None and not report.dirty and catalog_path.exists():
-        previous.folders = found.folders
+        previous.folders, previous.scanned = found.folders, found
         return previous  # nothing changed: the same snapshot, so what was memoised on it stays valid
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
@@ -368,14 +386,19 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
     # Objects the previous snapshot had not re-validated since their file changed are stale too.
     stale = set(changed_paths) | (previous.unvalidated() if previous is not None else set())
     snapshot = _assemble(entries, objects, stale)
-    snapshot.folders = found.folders
+    snapshot.folders, snapshot.scanned = found.folders, found
     snapshot.broken.extend((rel, f"{rel}: {reason}") for rel, reason in found.skipped)
     snapshot.temps = found.temps
     if write_cache and (report.dirty or not catalog_path.exists()) and root.exists():
-        with contextlib.suppress(OSError):
-            cache.mkdir(parents=True, exist_ok=True)
-            _write_catalog(catalog_path, entries)
+        save_catalog(cache, scan, snapshot)
     return snapshot
+
+
+def save_catalog(cache: Path, scan: Scan, snapshot: Snapshot) -> None:
+    """Write the snapshot's entries as the catalog a fresh process starts from (best effort: a cache)."""
+    with contextlib.suppress(OSError):
+        cache.mkdir(parents=True, exist_ok=True)
+        _write_catalog(cache / scan.catalog_name, snapshot.entries)
 
 
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:

@@ -72,6 +72,7 @@ class ClaudeLayout:
 
     name = "claude"
     tops: tuple[str, ...] = ("", ARCHIVE_DIR)
+    deep = False  # the catalog never looks below the tops
 
     def __init__(self, root: Path, defaults: TopicDefaults) -> None:
         self.root = root
@@ -119,11 +120,12 @@ class ClaudeLayout:
         return self.new_path(memory, archived)
 
     # -- the catalog's scan ----------------------------------------------------------------------
-    def stat_files(self, root: Path) -> ScanResult:
-        """The topic files at the top and in archive/ (never deeper), and both folders' mtimes; links
-        out of the folder, non-regular and oversized files are set aside as in the memctl layout."""
-        return scan_files(root, self.tops, accept=lambda name: name.endswith(".md") and name not in _NOT_MEMORIES,
-                          deep=False)
+    def stat_files(self, root: Path, folders: tuple[str, ...] | None = None) -> ScanResult:
+        """The topic files at the top and in archive/ (never deeper; `folders`: only those), and the
+        folders' mtimes; links out of the folder, non-regular and oversized files are set aside as in
+        the memctl layout."""
+        return scan_files(root, self.tops if folders is None else folders,
+                          accept=lambda name: name.endswith(".md") and name not in _NOT_MEMORIES, deep=False)
 
     def parse(self, text: str, rel: str, mtime_ns: int) -> Memory:
         """A topic file as a Memory, with what it leaves out filled in."""

@@ -7,6 +7,7 @@ file replacements and renames under a directory flock, each appended to the jour
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -17,7 +18,17 @@ from typing import Any, Sequence
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
-from memctl.store.catalog import MEMCTL_SCAN, Scan, Snapshot, folders_unchanged, load_snapshot, read_regular
+from memctl.store.catalog import (
+    MEMCTL_SCAN,
+    Scan,
+    ScanResult,
+    Snapshot,
+    folders_unchanged,
+    load_snapshot,
+    merge_scan,
+    read_regular,
+    save_catalog,
+)
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
 from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
@@ -27,12 +38,22 @@ from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
 from memctl.store.repair import INTENT_OP, find_leftovers, finish, last_intent
 from memctl.store.transcripts import TranscriptStore
 from memctl.store.usage import UsageLog
+from memctl.store.watch import Watcher, open_watcher
 
 ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_into")
 WRITE_OPS = ("add", "update", "supersede")
 AUTO_SOURCES = frozenset({"auto", "ai"})
 POOL_MEMO = 32  # filters whose candidate pools are kept per snapshot
 RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
+CATALOG_SECONDS = 10.0  # a watching process rewrites the catalog at most this often
+
+
+def _has_subfolder(folder: Path) -> bool:
+    """Whether a folder has a folder in it (a new folder's own folders need a full walk)."""
+    try:
+        return any(entry.is_dir() and not entry.name.startswith(".") for entry in os.scandir(folder))
+    except OSError:
+        return True
 
 
 class FileRepository:
@@ -50,6 +71,8 @@ class FileRepository:
         self.compactions = CompactionRecords(self.cache / "compactions")
         self.transcripts = TranscriptStore(self.root)
         self._snapshot: Snapshot | None = None
+        self._watcher: Watcher | None = None  # change notices, once a long-running process asks (watch)
+        self._catalog_behind, self._catalog_saved = False, 0.0
         self._stale = True
         self._scanned_at = 0.0
         self._warnings: dict[str, None] = {}
@@ -67,17 +90,89 @@ class FileRepository:
         A full stat scan (re-parsing only changed files) runs when asked, after this repository
         wrote, when any folder's mtime moved (files added, removed, renamed or atomically saved),
         or when the last scan is older than RESCAN_SECONDS (in-place edits in a long-running process).
+        A repository that `watch`es re-stats only the folders its change notices name instead
+        (also when asked to refresh: the notices miss nothing a scan would see).
         """
         snap = self._snapshot
+        if self._watcher is not None and snap is not None:  # notices are exact: a refresh needs no walk
+            return self._noticed(snap)
         if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
                 or not folders_unchanged(self.root, snap.folders, self.scan.tops)):
-            self._scanned_at = time.monotonic()
-            snap = self._snapshot = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan)
-            self._stale = False
-            self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
-            self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
-                                                for a, b in snap.duplicates))
+            snap = self._rescan(snap)
+            if self._watcher is not None:
+                snap = self._watch_folders(snap)
         return snap
+
+    def _rescan(self, snap: Snapshot | None, found: ScanResult | None = None) -> Snapshot:
+        """A new snapshot from a stat scan (`found`: one already made), its problems noted as warnings.
+        A watching process rewrites the catalog (every file's entry) at most every CATALOG_SECONDS:
+        it is only where a fresh process starts from, and it checks every entry's stat signature."""
+        self._scanned_at = time.monotonic()
+        deferred = found is not None and self._watcher is not None
+        snap = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan, found=found, write_cache=not deferred)
+        changed = snap is not self._snapshot  # a new snapshot: written now unless deferred
+        self._catalog_behind = (self._catalog_behind or changed) if deferred else (self._catalog_behind and not changed)
+        self._snapshot = snap
+        self._stale = False
+        self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
+        self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
+                                            for a, b in snap.duplicates))
+        return snap
+
+    def watch(self) -> bool:
+        """Keep the snapshot current from the kernel's change notices (store/watch.py) instead of
+        stat scans: a long-running process (a server) sees every change by the next read, and pays
+        for the folders that changed only. False where notices are not available (stat scans go on)."""
+        if self._watcher is None:
+            self._watcher = open_watcher(self.root)
+            if self._watcher is None:
+                return False
+            self._watch_folders(self._rescan(self._snapshot))
+            self._catalog_saved = time.monotonic()  # the full scan just wrote it
+        return self._watcher is not None
+
+    def _watch_folders(self, snap: Snapshot) -> Snapshot:
+        """Watch every folder the scan walked (and the root, where top folders appear); folders
+        watched only now are re-stat-ed, in case a file landed there before its watch."""
+        assert self._watcher is not None
+        added = self._watcher.watch([*snap.folders, ""])
+        if self._watcher.lost:  # the watch limit: notices would miss folders, so stat scans it is
+            self._watcher.close()
+            self._watcher = None
+            return snap
+        again = tuple(rel for rel in added if rel in snap.folders)
+        return self._rescan(snap, merge_scan(snap.scanned, self.scan.stat_files(self.root, again), again)) if again else snap
+
+    def flush(self) -> None:
+        """Write the catalog if a watching process has put it off."""
+        if self._catalog_behind and self._snapshot is not None:
+            save_catalog(self.cache, self.scan, self._snapshot)
+            self._catalog_behind, self._catalog_saved = False, time.monotonic()
+
+    def _noticed(self, snap: Snapshot) -> Snapshot:
+        """The snapshot brought up to date with the change notices queued since the last read."""
+        assert self._watcher is not None
+        if time.monotonic() - self._catalog_saved > CATALOG_SECONDS:
+            self.flush()
+        notice = self._watcher.changes()
+        if notice is None or not notice[0] <= snap.folders.keys():  # a folder went, or the root changed
+            return self._watch_folders(self._rescan(snap))
+        changed, created = notice[0], {rel for rel in notice[1] if self._holds_memories(rel)}
+        if created:  # a new owner's folder: watched first, then read, so nothing written there is missed
+            self._watcher.watch([*snap.folders, "", *created])
+            if self._watcher.lost or any(_has_subfolder(self.root / rel) for rel in created):
+                return self._watch_folders(self._rescan(snap))
+        folders = tuple(sorted(changed | created))
+        if not folders:
+            return snap
+        return self._rescan(snap, merge_scan(snap.scanned, self.scan.stat_files(self.root, folders), folders))
+
+    def _holds_memories(self, rel: str) -> bool:
+        """Whether the catalog reads the files of this folder (a top, or below one in a deep layout)."""
+        tops = self.scan.tops
+        if any(part.startswith(".") for part in rel.split("/")):
+            return False  # the scan never enters a hidden folder
+        return rel in tops or (self.scan.deep and any(rel.startswith(f"{top}/") for top in tops if top))
 
     def all_memories(self) -> list[Memory]:
         """Every readable memory, active and archived."""

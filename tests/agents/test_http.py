@@ -191,6 +191,37 @@ def test_a_file_edited_on_disk_is_seen_by_the_next_search(served: tuple[str, Mem
     assert [h["id"] for h in hits] == ["0badcafe"]
 
 
+def test_a_warm_server_sees_an_in_place_edit_by_the_next_search(store: MemoryStore) -> None:
+    """A warmed store follows the kernel's change notices: a file rewritten in place (same inode, its
+    folder's mtime unchanged) is searched as it is now, with no wait for a rescan."""
+    store.warm_up()
+    with http_server(create_app(store, Access(defaults=Defaults(user="alice")))) as url:
+        memory = ok(add(url, "/api/memory/alice", "Alice lives in Lisbon"), 201)["memory"]
+        assert ok(http(url, "GET", "/api/memory/alice/search?q=Lisbon&mode=keyword"))["hits"]
+        path = store.root / memory["path"]
+        with open(path, "r+", encoding="utf-8") as handle:
+            text = handle.read()
+            handle.seek(0)
+            handle.write(text.replace("Alice lives in Lisbon", "Alice lives in Bergen"))
+        hits = ok(http(url, "GET", "/api/memory/alice/search?q=Bergen&mode=keyword"))["hits"]
+        assert [h["content"] for h in hits] == ["Alice lives in Bergen"]
+        path.unlink()
+        assert ok(http(url, "GET", "/api/memory/alice/search?q=Bergen&mode=keyword"))["hits"] == []
+
+
+def test_visibility_is_set_by_post_and_put_and_checked(served: tuple[str, MemoryStore]) -> None:
+    url, store = served
+    memory = ok(add(url, "/api/memory/alice", "Alice keeps her diary in a blue notebook", visibility="owner_only"),
+                201)["memory"]
+    assert memory["visibility"] == "owner_only" and store.get(memory["id"]).visibility == "owner_only"
+    failed(add(url, "/api/memory/alice", "Alice likes plums a lot", visibility="everyone"), 400, "invalid_arguments")
+    changed = ok(http(url, "PUT", f"/api/memory/alice/{memory['id']}", {"visibility": "members"}))["memory"]
+    assert changed["visibility"] == "members"
+    failed(http(url, "PUT", f"/api/memory/alice/{memory['id']}", {"visibility": "nobody"}), 400, "invalid_arguments")
+    assert store.get(memory["id"]).visibility == "members"
+    assert [m["content"] for m in ok(http(url, "GET", "/api/memory/alice"))["memories"]] == [memory["content"]]
+
+
 # -- the HTTP edges ---------------------------------------------------------------------------------
 
 def test_chunked_bodies_are_read_whole(url: str) -> None:

@@ -227,3 +227,27 @@ def test_claude_preset_add_without_a_type_takes_the_presets_default(tmp_path: Pa
     store = MemoryStore(tmp_path / "mem")
     memory = call_tool(store, "memory_add", {"content": "Alice wants terse answers"}, ALICE)["memory"]
     assert memory["type"] == "user"
+
+
+def test_visibility_is_set_by_add_and_update_and_checked(store: MemoryStore) -> None:
+    schema = TOOLS["memory_add"].input_schema(Config())["properties"]["visibility"]
+    assert schema["enum"] == ["public", "members", "owner_only"]
+    assert TOOLS["memory_update"].input_schema(Config())["properties"]["visibility"]["enum"] == schema["enum"]
+    added = call_tool(store, "memory_add", {"content": "Alice keeps her diary in a blue notebook",
+                                            "visibility": "owner_only"}, ALICE)["memory"]
+    assert added["visibility"] == "owner_only" and store.get(added["id"]).visibility == "owner_only"
+    assert "visibility: owner_only" in (store.root / added["path"]).read_text(encoding="utf-8")
+    changed = call_tool(store, "memory_update", {"id": added["id"], "visibility": "public"}, ALICE)["memory"]
+    assert changed["visibility"] == "public"
+    with pytest.raises(InvalidArguments, match="visibility"):
+        call_tool(store, "memory_add", {"content": "Alice likes plums a lot", "visibility": "everyone"}, ALICE)
+    with pytest.raises(InvalidArguments, match="visibility"):
+        call_tool(store, "memory_update", {"id": added["id"], "visibility": "secret"}, ALICE)
+    assert store.get(added["id"]).visibility == "public"
+
+
+def test_the_facade_refuses_an_unknown_visibility(store: MemoryStore) -> None:
+    with pytest.raises(UsageError) as caught:
+        store.add("Alice likes plums a lot", user="alice", visibility="everyone")
+    assert caught.value.code == "bad_visibility" and caught.value.exit_code == 2
+    assert store.list(user="alice") == []

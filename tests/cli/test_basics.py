@@ -252,3 +252,12 @@ def test_a_run_imports_only_its_own_command_module(memdir: Path) -> None:
             "print(sorted(m for m in sys.modules if m.startswith('memctl.cli.commands.')))")
     out = subprocess.run([sys.executable, "-c", code, str(memdir)], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "['memctl.cli.commands.memories']"
+
+
+def test_add_sets_a_visibility_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    root = tmp_path / "D"
+    cli(None, "init", str(root))
+    memory = add(root, "Alice keeps her diary in a blue notebook", "-u", "alice", "--visibility", "owner_only")
+    assert memory["visibility"] == "owner_only"
+    code, out = cli_json(root, "add", "Alice likes plums a lot", "-u", "alice", "--visibility", "everyone")
+    assert code == 2 and out["errors"][0]["code"] == "bad_visibility" and "owner_only" in out["errors"][0]["message"]

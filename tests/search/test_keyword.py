@@ -332,3 +332,22 @@ def test_coverage_of_a_task_phrased_query_counts_its_topic(tmp_path: Path) -> No
     assert index.coverage("schedule maintenance for my car", docs) == {"camry": 1.0, "tesla": 1.0, "trip": 0.0}
     # a name no memory holds still counts against a memory matching the rest
     assert index.coverage("car rental in Kyoto", docs)["camry"] < 0.3
+
+
+def test_a_restricted_search_scores_exactly_as_the_whole_one_filtered(index: KeywordIndex) -> None:
+    """Only the allowed memories' postings are scored: the same scores as scoring all of them and
+    keeping the allowed ones, and the same after an update changes the document numbers."""
+    allowed = {"order", "err", "coffee", "seat"}
+    for query in ("create order error 42", "coffee flights", "window seats travel"):
+        whole = index.search(query, limit=50)
+        assert index.search(query, limit=50, allowed=allowed) == [hit for hit in whole if hit[0] in allowed]
+    index.update([KeywordDoc(id="seat", body="Alice prefers aisle seats on long flights.")], ["coffee"])
+    whole = index.search("aisle flights coffee", limit=50)
+    assert index.search("aisle flights coffee", limit=50, allowed=allowed) == [h for h in whole if h[0] in allowed]
+    assert index.search("coffee", allowed={"coffee"}) == []
+
+
+def test_a_documents_terms_are_what_coverage_reads(index: KeywordIndex) -> None:
+    doc = MEMORIES[0]
+    assert index.coverage("window seats", {"seat": doc}) == index.coverage("window seats", {"seat": keyword.doc_terms(doc)})
+    assert {"window", "seat", "travel"} <= keyword.doc_terms(doc)

@@ -53,6 +53,8 @@ def add(
     valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
     part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
         "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
+    visibility: Annotated[Optional[str], typer.Option(metavar="WHO", help=(
+        "public, members or owner_only (only its author sees it; default: by its folder)."))] = None,
     kind: Annotated[Optional[str], typer.Option(metavar="KIND", help=(
         "A typed memory of this kind (passport, trip, medication...: `memctl kinds`), with --field values."))] = None,
     field: Annotated[Optional[List[str]], typer.Option("--field", metavar="NAME=VALUE", help=(
@@ -69,7 +71,7 @@ def add(
                         "subtype": subtype, "name": name, "description": description, "confidence": confidence,
                         "source": source, "tag": tag, "key": key, "ttl": ttl, "importance": importance,
                         "occurred": occurred, "state": state, "valid_until": valid_until, "part_of": part_of,
-                        "kind": kind, "field": field, "during": during, "redact": redact, "llm": llm}, json_, quiet)
+                        "visibility": visibility, "kind": kind, "field": field, "during": during, "redact": redact, "llm": llm}, json_, quiet)
 
 
 def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,

@@ -1,0 +1,52 @@
+"""The engine of a folder store: a warm one (a server) writes its whole-directory cache files later, not per add."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memctl.api import MemoryStore
+from memctl.search import engine as engine_module
+from memctl.store import filerepo
+from memctl.store.directory import init_directory
+
+
+def cache_files(root: Path) -> dict[str, int]:
+    names = ("vectors/vectors.npy", "vectors/meta.json", "keyword-state.json", "catalog.bin")
+    return {name: (root / ".memctl" / name).stat().st_mtime_ns for name in names}
+
+
+def test_a_warm_store_saves_its_caches_later_and_when_flushed(tmp_path: Path) -> None:
+    init_directory(tmp_path)
+    first = MemoryStore(tmp_path)
+    first.add_raw("Alice lives in Lisbon", user="alice")
+    first.add_raw("Bob drinks oolong", user="bob")
+    first.recall("Lisbon")  # every cache written and in step
+    store = MemoryStore(tmp_path)  # a server starting on it: its caches are current already
+    store.warm_up()
+    before = cache_files(tmp_path)
+    added = store.add("Alice sails on the Tagus every Sunday", user="alice").memory
+    assert [h.id for h in store.recall("sails Tagus", users=["alice"], k=1).hits] == [added.id]
+    assert cache_files(tmp_path) == before  # nothing rewrote a whole-directory file for one memory
+    store.flush()
+    after = cache_files(tmp_path)
+    assert all(after[name] != before[name] for name in before)
+    fresh = MemoryStore(tmp_path)  # another process starts from what was saved: nothing left to redo
+    assert fresh.search.sync_keyword() == 0 and fresh.search.sync_vectors() == 0
+    assert [h.id for h in fresh.recall("sails Tagus", users=["alice"], k=1).hits] == [added.id]
+
+
+def test_a_warm_store_saves_on_its_own_after_a_while(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    store.add_raw("Alice lives in Lisbon", user="alice")
+    store.warm_up()
+    before = cache_files(tmp_path)
+    monkeypatch.setattr(engine_module, "SAVE_SECONDS", 0.0)
+    monkeypatch.setattr(filerepo, "CATALOG_SECONDS", 0.0)
+    store.add("Alice sails on the Tagus every Sunday", user="alice")
+    store.recall("sails", users=["alice"])
+    store.recall("sails", users=["alice"])  # the catalog is written by the read after the one that changed it
+    after = cache_files(tmp_path)
+    assert all(after[name] != before[name] for name in before)
