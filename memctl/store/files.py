@@ -104,13 +104,31 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line and fsync (the journal, transcripts): a crash loses at most that line."""
+def append_line(path: Path, line: str, durable: bool = True) -> int:
+    """Append one line, fsync'd unless not `durable` (the journal, transcripts: a crash loses at most
+    that line); returns the file's new size. A symlink in the file's place is refused (StoreError):
+    appending through it could write anywhere."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise StoreError(f"{path} is a symbolic link: memctl does not write through one") from None
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
+        return handle.tell()
+
+
+def read_text_nofollow(path: Path) -> str:
+    """A file's text, refusing a symlink in its place (OSError): for files memctl keeps itself."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        return handle.read()
 
 
 def move(source: Path, target: Path) -> None:

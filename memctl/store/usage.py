@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memctl.clock import format_timestamp
-from memctl.store.files import file_lock, write_atomic
+from memctl.store.files import append_line, file_lock, read_text_nofollow, write_atomic
 
 FOLD_BYTES = 256 * 1024  # the log is folded into usage.json once it is this long
 
@@ -41,17 +41,16 @@ class UsageLog:
         ids = list(ids)
         if not ids:
             return
-        line = json.dumps({"ids": ids, "at": format_timestamp(at), "session": session}) + "\n"
+        line = json.dumps({"ids": ids, "at": format_timestamp(at), "session": session})
         with file_lock(self.path.with_suffix(".lock")):
-            with open(self.log, "a", encoding="utf-8") as handle:
-                handle.write(line)
-                size = handle.tell()
-            if size >= FOLD_BYTES:
+            if self.log.is_symlink():  # the cache is memctl's own: a link there is replaced, never followed
+                self.log.unlink()
+            if append_line(self.log, line, durable=False) >= FOLD_BYTES:
                 self._fold()
 
     def _base(self) -> dict[str, dict[str, Any]]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_text_nofollow(self.path))
             return data if isinstance(data, dict) else {}
         except (OSError, ValueError):
             return {}
@@ -60,7 +59,7 @@ class UsageLog:
         """The table with every logged use applied (caller holds the lock)."""
         data = self._base()
         try:
-            lines = self.log.read_text(encoding="utf-8").splitlines()
+            lines = read_text_nofollow(self.log).splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
         for line in lines:

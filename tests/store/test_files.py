@@ -72,3 +72,15 @@ def test_the_portable_lock_excludes_and_times_out(tmp_path: Path) -> None:
         pass
     with _portable_lock(lock, timeout=1):
         pass
+
+
+def test_append_line_refuses_a_symlink_and_never_writes_through_it(tmp_path: Path) -> None:
+    from memctl.store.files import append_line
+
+    outside = tmp_path / "outside"
+    outside.write_text("keep\n")
+    (tmp_path / "journal.jsonl").symlink_to(outside)
+    with pytest.raises(StoreError, match="symbolic link"):
+        append_line(tmp_path / "journal.jsonl", "{}")
+    assert outside.read_text() == "keep\n"
+    assert append_line(tmp_path / "real.jsonl", "{}") == 3

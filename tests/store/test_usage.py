@@ -59,3 +59,17 @@ def test_damaged_lines_and_tables_are_skipped(tmp_path: Path) -> None:
 def test_reading_an_unused_directory_creates_nothing(tmp_path: Path) -> None:
     assert UsageLog(tmp_path / "cache").read() == {}
     assert not (tmp_path / "cache").exists()
+
+
+def test_symlinks_in_place_of_the_usage_files_are_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep\n")
+    cache = tmp_path / ".memctl"
+    cache.mkdir()
+    (cache / "usage.log").symlink_to(outside)
+    (cache / "usage.json").symlink_to(outside)
+    log = UsageLog(cache)
+    assert log.read() == {}  # a link is read as nothing, never through
+    log.record(["m1"], datetime(2026, 5, 1, tzinfo=timezone.utc))
+    assert outside.read_text() == "keep\n" and not (cache / "usage.log").is_symlink()
+    assert log.read()["m1"]["count"] == 1
