@@ -111,7 +111,8 @@ class FileRepository:
         deferred = found is not None and self._watcher is not None
         snap = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan, found=found, write_cache=not deferred)
         changed = snap is not self._snapshot  # a new snapshot: written now unless deferred
-        self._catalog_behind = (self._catalog_behind or changed) if deferred else (self._catalog_behind and not changed)
+        if changed:  # written by load_snapshot now, unless deferred: then the catalog is behind
+            self._catalog_behind = deferred
         self._snapshot = snap
         self._stale = False
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))

@@ -58,8 +58,12 @@ def _flock(fd: int, path: Path, timeout: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)") from None
+                raise _timed_out(path, timeout) from None
             time.sleep(0.02)
+
+
+def _timed_out(path: Path, timeout: float) -> LockTimeout:
+    return LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)")
 
 
 @contextlib.contextmanager
@@ -71,7 +75,7 @@ def _portable_lock(path: Path, timeout: float) -> Iterator[None]:
     try:
         lock.acquire(poll_interval=0.02)
     except Timeout:
-        raise LockTimeout(f"another memctl process holds {path} (waited {timeout:.0f} s)") from None
+        raise _timed_out(path, timeout) from None
     try:
         yield
     finally:
