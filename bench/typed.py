@@ -1,7 +1,17 @@
-"""Typed facts benchmark: exactness of `query`, and what `check`, `query` and a recall that touches a
-typed memory cost, warm and as a fresh process.
+"""Typed facts benchmark: how well plain statements are typed, exactness of `query`, and what
+`check`, `query` and a recall that touches a typed memory cost, warm and as a fresh process.
 
-Usage: python bench/typed.py [--sizes 1000,10000] [--typed-share 0.2] [--fresh-runs 5] [--json]
+Usage: python bench/typed.py --split dev|test|all [--json]      (typing accuracy)
+       python bench/typed.py [--sizes 1000,10000] [--typed-share 0.2] [--fresh-runs 5] [--json]
+
+Typing accuracy (`--split`): bench/data/typed/ holds statements and texts written by a helper who
+never read the recognisers (bench/data/typed/README.md), each with a `split`. For every statement
+the offline proposal (what `add` infers, services/structure.py: propose) is compared with the
+labelled kind and fields; for every text, the dates read (core/textdates.py) with the labelled
+ones. Per split and language it prints kind precision (a null statement typed counts against it)
+and recall, field accuracy over the statements whose kind is right (fields right / fields in either,
+typed fields compared as values, text fields after folding case, articles and plurals, one
+containing the other), and date precision and recall. Tune on dev only; test is the held-out figure.
 
 For each size, a synthetic directory (bench/speed.py's generator) gets a share of typed memories on
 top: trips (departures over 2023-2025, some international), passports, birthdays and expenses, over
@@ -22,6 +32,7 @@ import argparse
 import importlib.util
 import json
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -170,6 +181,105 @@ def measure(size: int, share: float, runs: int, embedder: str) -> dict[str, Any]
     return result
 
 
+DATA = BENCH / "data" / "typed"
+_ARTICLES = re.compile(r"\b(?:the|a|an|my|our|his|her|their|your)\b|[^\w\s]")
+
+
+def _fold(text: str) -> str:
+    words = _ARTICLES.sub(" ", str(text).casefold()).split()
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words)
+
+
+def same_value(spec_type: str, gold: Any, got: Any) -> bool:
+    """Whether a proposed field value is the labelled one (see the module's doc)."""
+    from memctl.core.typed import coerce
+
+    if spec_type == "text":
+        a, b = _fold(gold), _fold(got)
+        return bool(a and b) and (a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ")
+    if spec_type == "quantity" and isinstance(gold, dict):
+        gold = {"amount": gold.get("value", gold.get("amount")), "unit": gold.get("unit")}
+    try:
+        return coerce(gold, spec_type) == coerce(got, spec_type)
+    except ValueError:
+        return False
+
+
+def _rows(name: str, split: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if split == "all" or r["split"] == split]
+
+
+def typing_scores(split: str) -> dict[str, dict[str, Any]]:
+    """Kind, field and date figures per language for one split (never the items themselves)."""
+    from memctl.config import Config
+    from memctl.core.textdates import read_dates
+    from memctl.services.structure import propose
+    from memctl.store.kinds import KindFiles
+
+    kinds = KindFiles(None, Config())
+    out: dict[str, dict[str, Any]] = {}
+    for row in _rows("statements.jsonl", split):
+        s = out.setdefault(row["lang"], Counter())
+        got = propose(row["text"], date.fromisoformat(row["today"]), kinds)
+        s["statements"] += 1
+        s["predicted"] += got is not None
+        s["labelled"] += row["kind"] is not None
+        if got is None or got.kind != row["kind"]:
+            continue
+        s["kind_right"] += 1
+        schema = kinds.schemas[got.kind]
+        for field in set(row["fields"]) | set(got.fields):
+            group = "text" if schema.fields[field].type == "text" else "typed"
+            s[f"{group}_fields"] += 1
+            if field in row["fields"] and field in got.fields:
+                s[f"{group}_right"] += same_value(schema.fields[field].type, row["fields"][field], got.fields[field])
+    for row in _rows("dates.jsonl", split):
+        s = out.setdefault(row["lang"], Counter())
+        gold = list(row["dates"])
+        read = [m.day.isoformat() for m in read_dates(row["text"], date.fromisoformat(row["today"]))]
+        right = 0
+        for day in read:
+            if day in gold:
+                gold.remove(day)
+                right += 1
+        s["texts"] += 1
+        s["dates_read"] += len(read)
+        s["dates_right"] += right
+        s["dates_labelled"] += right + len(gold)
+    return {lang: _figures(c) for lang, c in sorted(out.items())}
+
+
+def _share(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def _figures(c: Counter) -> dict[str, Any]:
+    fields = c["typed_fields"] + c["text_fields"]
+    return {"statements": c["statements"], "kind_precision": _share(c["kind_right"], c["predicted"]),
+            "kind_recall": _share(c["kind_right"], c["labelled"]),
+            "field_accuracy": _share(c["typed_right"] + c["text_right"], fields),
+            "typed_field_accuracy": _share(c["typed_right"], c["typed_fields"]),
+            "text_field_accuracy": _share(c["text_right"], c["text_fields"]),
+            "texts": c["texts"], "date_precision": _share(c["dates_right"], c["dates_read"]),
+            "date_recall": _share(c["dates_right"], c["dates_labelled"])}
+
+
+def typing_main(split: str, as_json: bool) -> int:
+    """Print the typing figures of one split, per language."""
+    scores = typing_scores(split)
+    if as_json:
+        sys.stdout.write(json.dumps({"split": split, "languages": scores}) + "\n")
+        return 0
+    pct = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
+    for lang, f in scores.items():
+        sys.stdout.write(f"{split} {lang}: {f['statements']} statements: kind P {pct(f['kind_precision'])} "
+                         f"R {pct(f['kind_recall'])}; fields {pct(f['field_accuracy'])} (typed "
+                         f"{pct(f['typed_field_accuracy'])}, text {pct(f['text_field_accuracy'])}); {f['texts']} texts: "
+                         f"dates P {pct(f['date_precision'])} R {pct(f['date_recall'])}\n")
+    return 0
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="memctl typed facts: query exactness, check and recall cost.")
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated memory counts")
@@ -177,6 +287,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--fresh-runs", type=int, default=5, help="fresh processes per command")
     parser.add_argument("--embedder", default="hashing", help="the [embedding] model (no step here embeds)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    parser.add_argument("--split", choices=("dev", "test", "all"), help="typing accuracy on this split instead")
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -190,6 +301,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure every size and print the figures."""
     args = parse_args(argv)
+    if args.split:
+        return typing_main(args.split, args.json)
     results = [measure(size, args.typed_share, args.fresh_runs, args.embedder) for size in args.sizes]
     if args.json:
         sys.stdout.write(json.dumps({"embedder": args.embedder, "sizes": results}) + "\n")

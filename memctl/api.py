@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.migrate import MigrationReport, MigrationService
     from memctl.services.query import QueryResult, QueryService
     from memctl.services.recall import RecallResult, RecallService
+    from memctl.services.structure import StructureReport
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
     from memctl.store.filerepo import FileRepository
@@ -383,6 +384,23 @@ class MemoryStore:
         """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today): the
         findings, and the rules that could not be read (`file:line: what`)."""
         return self._checks.check(_day(at), user)
+
+    @_acting
+    def structure(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
+                  llm: str | None = None, offline: bool = False) -> "StructureReport":
+        """Type the untyped memories already stored (of `user` / `project`, else every one the actor may
+        change): with the LLM command (`llm`, else `[llm] command`) unless `offline`, else the offline
+        recognisers; `dry_run` lists what would be typed."""
+        from memctl.services.structure import StructureService
+
+        user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
+        command = None if offline else (llm or self.config.llm.command or None)
+        service = StructureService(self.repo, self.config, self._kinds, self.access)
+        try:
+            return service.structure(users=[user] if user else [], projects=[project] if project else [],
+                                     dry_run=dry_run, llm=command)
+        finally:
+            self._changed()
 
     def kinds(self) -> dict[str, Any]:
         """The kinds typed memories may have, with their fields (and problems reading them)."""

@@ -139,6 +139,14 @@ class ProjectSettings(_Section):
     members: dict[str, Literal["viewer", "editor", "admin", "owner"]] = Field(default_factory=dict)
 
 
+class TypingSettings(_Section):
+    infer: bool = True  # add proposes a kind and fields for a plain statement a recogniser fits
+
+
+class LLMSettings(_Section):
+    command: str = ""  # the LLM command memctl may ask (prompt on stdin, answer on stdout); "" for none
+
+
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     layout: LayoutSettings = Field(default_factory=LayoutSettings)
@@ -149,11 +157,14 @@ class Config(_Section):
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    typing: TypingSettings = Field(default_factory=TypingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
     projects: dict[str, ProjectSettings] = Field(default_factory=dict)
     # Typed memories: [schemas.KIND] declares a kind, [checks.NAME] a rule (read by store/kinds.py,
     # validated there so an error names its line; see docs/checks.md).
     schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
     checks: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    recognisers: dict[str, dict[str, Any]] = Field(default_factory=dict)  # [recognisers.NAME]: how add types text
 
     @property
     def members(self) -> dict[str, dict[str, str]]:
@@ -303,6 +314,16 @@ recent_days = 30
 # Commands that change memories re-render the affected MEMORY.md files.
 auto_refresh = true
 
+[typing]
+# add proposes a kind and fields (a passport, a trip...) for a plain statement one of the
+# recognisers fits (memctl/data/recognisers.toml, recognisers/*.toml); false: only --kind types.
+infer = true
+
+[llm]
+# A command memctl may ask (the prompt on stdin, the answer on stdout): `memctl structure` types
+# stored memories with it. "" = the offline rules only.
+command = ""
+
 # Projects with members are managed: with an actor set (--actor or MEMCTL_ACTOR), viewers read,
 # editors also add and change their own memories, admins and owners change everything, and
 # people who are not members see only memories with visibility = "public".
@@ -313,7 +334,8 @@ auto_refresh = true
 
 # Typed memories (docs/checks.md): kinds beyond the shipped ones (passport, trip, medication...),
 # and checks that warn before anyone asks (`memctl check`). Also read from schemas/*.toml and
-# checks/*.toml in this directory.
+# checks/*.toml in this directory; [recognisers.gym] (or recognisers/*.toml) says which words type
+# a plain statement as one.
 # [schemas.gym]
 # fields = { renews = "date", fee = "money" }
 # [checks.gym_renewal]

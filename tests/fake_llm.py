@@ -5,6 +5,9 @@
     python tests/fake_llm.py [--calls FILE] array     the same candidates as one JSON array
     python tests/fake_llm.py [--calls FILE] garbage   prose, not JSON
     python tests/fake_llm.py [--calls FILE] nocontent a candidate without content
+    python tests/fake_llm.py [--calls FILE] structure  each numbered memory naming a passport and a
+                                                      date YYYY-MM-DD is typed as a passport expiring
+                                                      then (plus a line that is not JSON)
     python tests/fake_llm.py [--calls FILE] decide DEFAULT [SUBSTRING=ACTION ...]
         a write decision about the first existing memory: ACTION for the first SUBSTRING found in
         the new memory's text, else DEFAULT (ADD, UPDATE, DELETE, NOOP)
@@ -47,6 +50,17 @@ def candidates(prompt: str) -> list[dict]:
     return out
 
 
+def structure(prompt: str) -> list[str]:
+    out = ["Here you are:"]
+    for line in prompt.split("MEMORIES:", 1)[-1].splitlines():
+        numbered = re.match(r"^\[(\d+)\] \(written [^)]*\) (.*)$", line)
+        day = re.search(r"\d{4}-\d{2}-\d{2}", numbered.group(2)) if numbered else None
+        if numbered and day and "passport" in numbered.group(2).lower():
+            out.append(json.dumps({"n": int(numbered.group(1)), "kind": "passport",
+                                   "fields": {"expires": day.group(0), "colour": "ignored"}}))
+    return out
+
+
 def decide(prompt: str, default: str, rules: list[str]) -> dict:
     new_text = json.loads(prompt.split("NEW MEMORY", 1)[1].split("\n", 2)[1])
     target = re.search(r"^- id (\S+) ", prompt, re.M).group(1)
@@ -81,6 +95,8 @@ def main(argv: list[str]) -> int:
         print("Sure! Here are the memories I found: Alice likes tea.")
     elif mode == "nocontent":
         print(json.dumps({"type": "fact", "confidence": 0.9}))
+    elif mode == "structure":
+        print("\n".join(structure(prompt)))
     elif mode == "decide":
         print(json.dumps(decide(prompt, argv[1], argv[2:])))
     else:

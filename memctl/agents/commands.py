@@ -63,7 +63,7 @@ PARAMS: dict[str, dict[str, Param]] = {
             "confidence": Param("float", 1.0, 0.0, 1.0), "source": Param("text", "user"), "tag": TEXTS, "key": TEXT,
             "ttl": TEXT, "importance": Param("float", None, 0.0, 1.0), "occurred": TEXT, "state": TEXT,
             "valid_until": TEXT, "part_of": TEXT, "visibility": TEXT, "kind": TEXT, "field": TEXTS, "during": TEXT,
-            "redact": Param("switch"), "llm": TEXT},
+            "redact": Param("switch"), "infer": Param("switch"), "llm": TEXT},
     "list": {**SCOPE, "type": TEXT, "tag": TEXT, "status": Param("text", "active"),
              "sort": Param("text", "created"), "limit": Param("int", 0, 0)},
     "show": {"memory_id": TEXT},
@@ -124,7 +124,8 @@ def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
                        description=a["description"], confidence=a["confidence"], source=a["source"],
                        tags=a["tag"], key=a["key"], ttl=a["ttl"], importance=a["importance"],
                        occurred=a["occurred"], state=a["state"], valid_until=a["valid_until"],
-                       part_of=a["part_of"], visibility=a["visibility"], rate_session=a["during"], redact=a["redact"], llm=a["llm"])
+                       part_of=a["part_of"], visibility=a["visibility"], rate_session=a["during"], redact=a["redact"], infer=a["infer"],
+                       llm=a["llm"])
     return result.to_data()
 
 

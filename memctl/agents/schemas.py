@@ -93,6 +93,8 @@ class AddArgs(Arguments):
     fields: Optional[dict[str, Any]] = Field(None, description="The kind's typed values, e.g. {\"expires\": "
                                                                "\"2026-04-02\", \"country\": \"US\"} (dates as "
                                                                "2026-04-02, money as \"120.50 EUR\").")
+    infer: Optional[bool] = Field(None, description="Without a kind: type the statement when one fits (default "
+                                                    "true); the result's `inferred` says what was read.")
 
 
 class ContextArgs(Arguments):
@@ -192,6 +194,8 @@ class AddOut(BaseModel):
     written: bool
     memory: Optional[Record] = Field(description="The memory as stored (None for a noop).")
     matched: Optional[Record] = Field(description="The stored memory it repeats or changes, if any.")
+    inferred: Optional[Record] = Field(None, description="The kind and fields read from the content, if any.")
+    notes: list[str] = Field(default_factory=list, description="How dates and the kind were read.")
 
 
 class ContextOut(BaseModel):

@@ -190,7 +190,7 @@ def _add(store: Any, a: AddArgs, caller: Caller) -> dict[str, Any]:
         result = store.add(a.content, type=a.memory_type, subtype=a.subtype, confidence=a.confidence, key=a.key,
                            tags=a.tags, source=source, source_ids=a.source_ids or None, name=a.name,
                            description=a.description, visibility=a.visibility, kind=a.kind, fields=a.fields, occurred=a.occurred,
-                           state=a.state, valid_until=a.valid_until, **_owner(a, caller.defaults))
+                           infer=a.infer, state=a.state, valid_until=a.valid_until, **_owner(a, caller.defaults))
     except Refused as exc:
         if is_noop(exc):  # already stored: not an error for an agent, just nothing new
             return dict(exc.data)  # type: ignore[call-overload]

@@ -44,6 +44,7 @@ OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
             "--valid-until": ("valid_until", None), "--part-of": ("part_of", None),
             "--visibility": ("visibility", None), "--kind": ("kind", None),
             "--field": ("field", None), "--during": ("during", None), "--redact": ("redact", True), "--no-redact": ("redact", False),
+            "--infer": ("infer", True), "--no-infer": ("infer", False),
             "--llm": ("llm", None)},
     "list": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
              "--tag": ("tag", None), "--status": ("status", None), "--sort": ("sort", None),

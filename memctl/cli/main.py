@@ -15,7 +15,7 @@ from memctl.cli.app import STATE, VALUE_GLOBALS, app
 GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Memories", "memories", ("add", "list", "show", "edit", "forget", "restore", "history", "stats")),
     ("Recall", "search", ("recall", "context", "gate")),
-    ("Typed facts", "typed", ("query", "check", "kinds")),
+    ("Typed facts", "typed", ("query", "check", "kinds", "structure")),
     ("Many at once", "bulk", ("import", "export", "log", "extract")),
     ("Upkeep", "maintain", ("dedupe", "conflicts", "compact", "index", "reindex", "doctor")),
     ("Agents", "servers", ("mcp", "serve")),

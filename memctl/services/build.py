@@ -12,6 +12,7 @@ from memctl.config import Config
 from memctl.core.access import VISIBILITIES
 from memctl.core.dates import normalise_occurred
 from memctl.core.models import Memory
+from memctl.core.textdates import occurred_of, read_dates
 from memctl.errors import InvalidMemory, UsageError
 from memctl.policy.when import resolve_occurred
 from memctl.store.repository import Repository
@@ -41,7 +42,8 @@ def check_state(config: Config, state: str) -> str:
 
 def fact_fields(config: Config, text: str, fields: dict[str, Any]) -> dict[str, Any]:
     """State, validity and date of a new memory: as given, else `occurred` read from a relative
-    date in the text ("tomorrow" written on 1 March is 2 March), so none stays silently relative."""
+    date in the text ("tomorrow" written on 1 March is 2 March), so none stays silently relative,
+    else from the first absolute one ("2 April 2026", "3月10日" with the year from context)."""
     out: dict[str, Any] = {}
     if fields.get("state"):
         out["state"] = check_state(config, str(fields["state"]))
@@ -50,7 +52,8 @@ def fact_fields(config: Config, text: str, fields: dict[str, Any]) -> dict[str, 
     if fields.get("occurred"):
         out["occurred"] = _occurred(fields["occurred"])
     elif isinstance(fields["created"], datetime):
-        resolved, _ = resolve_occurred(text, fields["created"].date())
+        day = fields["created"].date()
+        resolved = resolve_occurred(text, day)[0] or occurred_of(read_dates(text, day))
         if resolved:
             out["occurred"] = resolved
     return out

@@ -52,7 +52,9 @@ class EditService:
             if updated.state is not None:
                 check_state(self.config, updated.state)
             typed_edit = (updated.kind, updated.fields) != (memory.kind, memory.fields)
-            if self.kinds is not None and typed_edit:  # other edits leave a hand-made kind alone
+            if typed_edit:
+                updated = by_hand(memory, updated)
+            if self.kinds is not None and typed_edit and updated.kind:  # other edits leave a hand-made kind alone
                 updated = updated.model_copy(update=typed_input(self.kinds.schemas, updated.model_dump()))
             if updated.part_of and updated.part_of != memory.part_of:
                 check_whole(self.repo, self.access, updated.part_of, memory.id)
@@ -100,6 +102,15 @@ class EditService:
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
             parts = [m for m in self.parts(memory.id) if m.status == "forgotten" and is_archived(m.path)] if with_parts else []
             return [self.repo.unarchive(m if m is memory else self._mine(m.id)) for m in [memory, *parts]]
+
+
+def by_hand(before: Memory, after: Memory) -> Memory:
+    """A person's change of kind or fields: removing the kind removes its fields and records `typed:
+    none` (so `structure` does not type it again); any other change makes the kind theirs."""
+    extra = {k: v for k, v in after.extra.items() if k != "typed"}
+    if not after.kind and before.kind:
+        return after.model_copy(update={"fields": {}, "extra": {**extra, "typed": "none"}})
+    return after.model_copy(update={"extra": extra})
 
 
 def parse_value(field: str, raw: str) -> Any:

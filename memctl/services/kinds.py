@@ -40,10 +40,11 @@ def same_fields(a: Memory, b: Memory) -> bool:
 
 
 def identity_of(schema: Schema | None, memory: Memory) -> tuple[Any, ...] | None:
-    """The values of the kind's identity fields (None when the kind has none or one is missing)."""
-    if schema is None or not schema.identity or any(memory.fields.get(f) is None for f in schema.identity):
+    """The values of the kind's identity fields (None when the kind has none). A field not given is
+    part of the identity too: "my passport" with no country is replaced by the next one with none."""
+    if schema is None or not schema.identity:
         return None
-    return tuple(str(memory.fields[f]).casefold() for f in schema.identity)
+    return tuple(None if memory.fields.get(f) is None else str(memory.fields[f]).casefold() for f in schema.identity)
 
 
 def typed_change(decision: Decision, candidate: Memory, matched: Memory | None, schemas: Mapping[str, Schema],

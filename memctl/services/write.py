@@ -8,7 +8,7 @@ keeps the higher confidence and records the extra source) and the write is refus
 from __future__ import annotations
 
 import os
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -38,10 +38,11 @@ class WriteResult(BaseModel):
     matched: Memory | None = None
     written: bool = False
     notes: list[str] = []
+    inferred: dict[str, Any] | None = None  # the kind and fields read from the text (services/structure.py)
 
     def to_data(self) -> dict[str, Any]:
         """The `add --json` data."""
-        return {"decision": self.decision.model_dump(mode="json"), "notes": self.notes,
+        return {"decision": self.decision.model_dump(mode="json"), "notes": self.notes, "inferred": self.inferred,
                 "verdict": self.verdict.model_dump(mode="json"), "written": self.written,
                 "memory": self.memory.to_public() if self.memory else None,
                 "matched": self.matched.to_public() if self.matched else None}
@@ -100,6 +101,23 @@ def date_notes(memory: Memory, given: Any) -> list[str]:
     return notes
 
 
+def typed_notes(memory: Memory) -> list[str]:
+    """How an inferred kind was read, and how to correct it."""
+    if memory.extra.get("typed") not in ("rules", "llm") or not memory.kind:
+        return []
+    shown = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in memory.fields.items())
+    return [f"typed as {memory.kind} ({shown}): correct a field with `memctl edit {memory.id} --set "
+            f"fields.NAME=VALUE`, or `--set kind=` if it is not a {memory.kind}"]
+
+
+def inferred_of(memory: Memory) -> dict[str, Any] | None:
+    """The kind and fields inferred for a memory (None when it was typed by hand or not at all)."""
+    by = memory.extra.get("typed")
+    if by not in ("rules", "llm") or not memory.kind:
+        return None
+    return {"kind": memory.kind, "fields": dict(memory.fields), "by": by}
+
+
 def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
     """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock)."""
     stored = repo.get(memory_id)
@@ -130,10 +148,11 @@ class WriteService:
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
         replaces = fields.pop("replaces", None)
+        infer = fields.pop("infer", None)
         rate_session = name_arg(rate_session, "session") if rate_session else None
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
-            candidate = self._build(text, fields)
+            candidate = self._build(text, fields, self.config.typing.infer if infer is None else bool(infer))
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
                                               rate_session=rate_session)
             decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
@@ -141,7 +160,8 @@ class WriteService:
                 verdict = _without_duplicate(verdict)
             matched = self.repo.get(decision.target) if decision.target else None
             result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
-                                 notes=date_notes(candidate, fields.get("occurred")))
+                                 notes=date_notes(candidate, fields.get("occurred")) + typed_notes(candidate),
+                                 inferred=inferred_of(candidate))
             if dry_run:
                 return result
             if decision.action == "noop" and matched is not None and write_refusal(
@@ -159,13 +179,15 @@ class WriteService:
         with self.repo.locked():
             return self.repo.create(self._build(text, fields))
 
-    def _build(self, text: str, fields: dict[str, Any]) -> Memory:
-        """The candidate, with its author (the actor, else the memory's user); Forbidden when the actor
-        may not add it."""
+    def _build(self, text: str, fields: dict[str, Any], infer: bool = False) -> Memory:
+        """The candidate, with its author (the actor, else the memory's user), typed when `infer` and a
+        recogniser fits its text; Forbidden when the actor may not add it."""
         actor = self.access.actor if self.access else None
         fields.setdefault("author", actor or fields.get("user"))
         if self.kinds is not None:
             fields.update(typed_input(self.kinds.schemas, fields, self.config.types))
+            if infer and not fields.get("kind"):
+                fields.update(self._inferred(text, fields))
         fields["type"] = fields.get("type") or self.config.default_type
         if fields.get("part_of"):  # an id or a unique prefix of one
             fields["part_of"] = check_whole(self.repo, self.access, str(fields["part_of"]), None).id
@@ -174,6 +196,23 @@ class WriteService:
         if refusal:
             raise Forbidden(refusal)
         return candidate
+
+    def _inferred(self, text: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """The kind, fields (and the kind's type, when none was given) the recognisers read in `text`."""
+        from memctl.services.structure import TYPED_KEY, propose
+
+        assert self.kinds is not None
+        created = fields.get("created")
+        today = created.date() if isinstance(created, datetime) else clock.now().date()
+        proposal = propose(text, today, self.kinds)
+        if proposal is None:
+            return {}
+        out: dict[str, Any] = {"kind": proposal.kind, "fields": proposal.fields,
+                               "extra": {**(fields.get("extra") or {}), TYPED_KEY: proposal.by}}
+        schema = self.kinds.schemas[proposal.kind]
+        if not fields.get("type") and schema.type in self.config.types:
+            out["type"] = schema.type
+        return out
 
     def _reported_change(self, decision: Decision, candidate: Memory, replaces: str | None) -> Decision:
         """An extractor that saw the stored memories may report that the candidate replaces one: a plain

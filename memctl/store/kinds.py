@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.config import Config
+from memctl.core.recognisers import Common, Lexicon, Recogniser, merge_lexicon, parse_recogniser
 from memctl.core.schemas import Schema, parse_schema
 from memctl.store.layout import CONFIG_NAME
 
@@ -27,7 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-SCHEMAS_DIR, CHECKS_DIR = "schemas", "checks"
+SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR = "schemas", "checks", "recognisers"
 MAX_FILE_BYTES = 256 * 1024  # a rule file is a page of rules, not a data set
 _KEY = re.compile(r"^\s*\"?([A-Za-z0-9_-]+)\"?\s*=")
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -102,7 +103,7 @@ class KindFiles:
     def _signature(self) -> tuple[tuple[str, str, int, int], ...]:
         """Name, mtime and size of every file in the folders: a change means reading them again."""
         out = []
-        for folder in (SCHEMAS_DIR, CHECKS_DIR):
+        for folder in (SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR):
             for item in self._files(folder):
                 with contextlib.suppress(OSError):
                     stat = item.lstat()
@@ -113,13 +114,16 @@ class KindFiles:
         seen = self._signature()
         if seen != self._seen:
             self._seen, self.generation = seen, self.generation + 1
-            for name in ("_schemas", "_rules"):
+            for name in ("_schemas", "_rules", "_typing"):
                 self.__dict__.pop(name, None)
 
     def _declared(self, shipped: str, folder: str, section: str) -> list[Declared]:
-        out, problems = parse_tables(files("memctl").joinpath("data", shipped).read_text(encoding="utf-8"),
-                                     f"(shipped) {shipped}")
-        self.problems += problems
+        out: list[Declared] = []
+        for name in shipped.split(","):
+            tables, problems = parse_tables(files("memctl").joinpath("data", name).read_text(encoding="utf-8"),
+                                            f"(shipped) {name}")
+            out += tables
+            self.problems += problems
         for path in self._files(folder):
             text = self._read(path, f"{folder}/{path.name}")
             if text is not None:
@@ -181,7 +185,47 @@ class KindFiles:
             by_name[item.name] = item
         return list(by_name.values())
 
+    @property
+    def typing(self) -> "TypingRules":
+        """The recognisers that type plain statements, and their lexicon (policy/infer.py)."""
+        self._fresh()
+        return self._typing
+
+    @cached_property
+    def _typing(self) -> "TypingRules":
+        by_name: dict[str, Recogniser] = {}
+        lexicon, common = Lexicon(), Common()
+        for item in self._declared("recognisers.toml,places.toml", RECOGNISERS_DIR, "recognisers"):
+            if item.name == "lexicon":
+                self.problems += [f"{item.where()}: {p}" for p in merge_lexicon(lexicon, item.table)]
+                continue
+            try:
+                if item.name == "all":
+                    common = _common(common, item.table)
+                    continue
+                by_name[item.name] = parse_recogniser(item.name, item.table)
+            except ValueError as exc:
+                self.problems.append(f"{item.where()}: recogniser {item.name!r}: {exc}")
+        return TypingRules([r for r in by_name.values() if r.enabled], lexicon, common)
+
     def drain_problems(self) -> list[str]:
         """Problems found since the last call (each `file:line: what`)."""
         out, self.problems = self.problems, []
         return out
+
+
+@dataclass(frozen=True)
+class TypingRules:
+    """What types plain statements: the recognisers in force, the lexicon they share, `[all]`."""
+
+    recognisers: list[Recogniser]
+    lexicon: Lexicon
+    common: Common
+
+
+def _common(before: Common, raw: Any) -> Common:
+    """`[all]`: a later declaration adds its words to the earlier ones."""
+    if not isinstance(raw, dict):
+        raise ValueError("[all] is a table of settings")
+    extra = Common.model_validate(raw)
+    return Common(unless=[*before.unless, *extra.unless], stop=[*before.stop, *extra.stop])

@@ -62,16 +62,20 @@ def add(
     during: Annotated[Optional[str], typer.Option(metavar="SESSION", help=(
         "The conversation this write comes from, for a long-term memory: `extract` then skips that turn."))] = None,
     redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
+    infer: Annotated[Optional[bool], typer.Option("--infer/--no-infer", help=(
+        "Type a plain statement as a kind (passport, trip...) when one fits (default: [typing] infer)."))] = None,
     llm: Annotated[Optional[str], typer.Option(metavar="COMMAND",
                                                help="Command deciding ambiguous cases (reads stdin, writes stdout).")] = None,
     json_: Json = False, quiet: Quiet = False,
 ) -> None:
-    """Remember TEXT: gate, decide (add/update/supersede/noop), write one memory."""
+    """Remember TEXT: gate, decide (add/update/supersede/noop), write one memory; a statement that
+    fits a kind (a passport, a trip, a medication...) is typed, and the result says how."""
     run_command("add", {"text": text, "user": user, "project": project, "session": session, "type": type,
                         "subtype": subtype, "name": name, "description": description, "confidence": confidence,
                         "source": source, "tag": tag, "key": key, "ttl": ttl, "importance": importance,
                         "occurred": occurred, "state": state, "valid_until": valid_until, "part_of": part_of,
-                        "visibility": visibility, "kind": kind, "field": field, "during": during, "redact": redact, "llm": llm}, json_, quiet)
+                        "visibility": visibility, "kind": kind, "field": field, "during": during, "redact": redact,
+                        "infer": infer, "llm": llm}, json_, quiet)
 
 
 def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,

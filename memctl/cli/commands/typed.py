@@ -1,4 +1,5 @@
-"""Typed facts: query (exact answers over fields), check (warnings before anyone asks), kinds."""
+"""Typed facts: query (exact answers over fields), check (warnings before anyone asks), kinds,
+structure (type the plain statements already stored)."""
 
 from __future__ import annotations
 
@@ -90,4 +91,32 @@ def kinds(json_: Json = False) -> None:
     run("kinds", json_, action, human)
 
 
-COMMANDS = [("query", query), ("check", check), ("kinds", kinds)]
+def structure(
+    user: User = None, project: Project = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be typed; change nothing.")] = False,
+    llm: Annotated[Optional[str], typer.Option(metavar="COMMAND", help=(
+        "Type with this LLM command (prompt on stdin, JSON Lines on stdout; default: [llm] command)."))] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the offline rules even when [llm] command is set.")] = False,
+    json_: Json = False,
+) -> None:
+    """Type the memories already stored: a plain statement that is a passport, a trip, a medication...
+    gets its kind and fields (the LLM command when configured, offline rules otherwise)."""
+
+    def action() -> dict:
+        return open_store().structure(user=user, project=project, dry_run=dry_run, llm=llm,
+                                      offline=offline).to_data()
+
+    run("structure", json_, action, _render_structure)
+
+
+def _render_structure(d: dict) -> None:
+    for problem in d["problems"]:
+        output.warn(problem)
+    rows = [[item["id"], item["proposal"]["kind"], ", ".join(f"{k}={_shown(v)}" for k, v in item["proposal"]["fields"].items()),
+             output.short(item["content"], 60)] for item in d["typed"]]
+    verb = "would type" if d["dry_run"] else "typed"
+    output.rows(["id", "kind", "fields", "content"], rows,
+                title=f"{verb} {len(rows)} of {d['read']} untyped memories ({d['by']})")
+
+
+COMMANDS = [("query", query), ("check", check), ("kinds", kinds), ("structure", structure)]

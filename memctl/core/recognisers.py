@@ -1,0 +1,192 @@
+"""Recognisers: the words that tell a plain statement is a typed fact, and where its fields are.
+
+A recogniser is data (a TOML table), never code: lists of words and a few switches per field,
+validated here with bounds on every list and string, and compiled into regular expressions made
+only of escaped literals (a `*` at the end of a word matches its endings). A shared folder's
+recognisers can therefore be wrong, but not run anything, and not make matching slow.
+
+    [passport]
+    cues = ["passport", "护照"]              # one of these must be in the text
+    unless = ["lost", "丢"]                  # none of these may be
+    [passport.fields]
+    expires = { after = ["expires", "valid until"], before = ["到期"] }
+    country = { near_cue = true }
+
+Lexicons (`[lexicon.countries]`, `[lexicon.places]`, `[lexicon.NAME] words = [...]`) name the
+countries, places and other words rules refer to: `"@drugs"` in a list stands for a lexicon's words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from memctl.core.text import CJK_RANGES
+
+MAX_WORDS = 400  # words in one list
+MAX_WORD = 60  # characters in one word or phrase
+MAX_LEXICON = 5000  # entries in one lexicon
+RESERVED = ("all", "lexicon")
+_WORD_CHAR = re.compile(r"\w", re.UNICODE)
+_CJK = re.compile(f"[{CJK_RANGES}]")
+Words = list[str]
+
+
+def _check_words(value: Any) -> list[str]:
+    if not isinstance(value, list) or len(value) > MAX_WORDS:
+        raise ValueError(f"a list of at most {MAX_WORDS} words")
+    for word in value:
+        if not isinstance(word, str) or not word.strip() or len(word) > MAX_WORD or "\n" in word:
+            raise ValueError(f"each word is text of 1-{MAX_WORD} characters on one line, got {str(word)[:40]!r}")
+    return [w.strip() if w.strip() else w for w in value]
+
+
+class FieldRule(BaseModel):
+    """Where one field's value is in a statement (policy/infer.py reads them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    after: Words = Field(default_factory=list)  # the value follows one of these
+    before: Words = Field(default_factory=list)  # the value comes right before one of these
+    near_cue: bool = False  # the value is next to the word that named the kind ("US passport")
+    nth: int | None = Field(None, ge=0, le=9)  # else the nth value of its type (0: the first)
+    any: bool = False  # else the first value of its type not taken by another field
+    range_end: bool = False  # a date: the second day of a written range ("3-7 June")
+    named: bool = False  # a country: any country the text names (not the one it leaves from)
+    lexicon: str | None = None  # text: a word of this lexicon
+    spot: str | None = None  # text: a value the text writes of this type (place, flight), by the anchors
+    units: Words = Field(default_factory=list)  # quantity: only these units
+    when: Words = Field(default_factory=list)  # bool: true when one of these is in the text
+    abroad: bool = False  # bool: true when the text names places in two countries, or one abroad
+    clause: bool = False  # text: the clause the date is in, less the date and the words around it
+    with_cue: bool = False  # text: the words before the cue, ending with it ("apartment lease")
+    capitalised: bool = False  # text in English: only capitalised words (a name, a place)
+    words: int = Field(4, ge=1, le=12)  # text: at most this many words (Latin) ...
+    chars: int = Field(10, ge=1, le=30)  # ... or characters (Chinese)
+
+    @field_validator("after", "before", "units", "when", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> list[str]:
+        return _check_words(value)
+
+
+class Recogniser(BaseModel):
+    """The words that say a statement is of one kind, and the rules that read its fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    kind: str
+    cues: Words
+    cue_values: list[str] = Field(default_factory=list)  # a value of one of these types counts as a cue (flight)
+    unless: Words = Field(default_factory=list)
+    needs_one_of: list[str] = Field(default_factory=list)  # at least one of these fields must be read
+    priority: int = Field(50, ge=-100, le=100)  # when two kinds fit, the higher wins (shipped: 10-30)
+    enabled: bool = True
+    fields: dict[str, FieldRule] = Field(default_factory=dict)
+
+    @field_validator("cues", "unless", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> list[str]:
+        return _check_words(value)
+
+
+class Common(BaseModel):
+    """`[all]`: what no kind is read from (a question, a wish), and the words a field's text stops at."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unless: Words = Field(default_factory=list)
+    stop: Words = Field(default_factory=list)
+
+    @field_validator("unless", "stop", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> list[str]:
+        return _check_words(value)
+
+
+class Lexicon(BaseModel):
+    """Countries (code -> names), places (country code -> names), word lists, and stop words."""
+
+    countries: dict[str, list[str]] = Field(default_factory=dict)
+    places: dict[str, list[str]] = Field(default_factory=dict)
+    lists: dict[str, list[str]] = Field(default_factory=dict)  # "@name" in a rule
+    home: dict[str, str] = Field(default_factory=dict)  # script -> the country a text in it is written from
+
+
+def parse_recogniser(name: str, raw: Any) -> Recogniser:
+    """One recogniser table; ValueError with a one-line reason (`fields.expires.after: ...`)."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"a recogniser is a table of settings, got {type(raw).__name__}")
+    try:
+        return Recogniser.model_validate({"kind": name, **raw, "name": name})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"{where}: {message}" if where else message) from None
+
+
+def merge_lexicon(into: Lexicon, raw: Any) -> list[str]:
+    """Add a `[lexicon]` table's entries to `into` (bounded); the problems found, one line each."""
+    if not isinstance(raw, dict):
+        return ["lexicon: a table of tables"]
+    problems: list[str] = []
+    for section, table in raw.items():
+        if section not in ("countries", "places", "home") and not (isinstance(table, dict) and "words" in table):
+            problems.append(f"lexicon.{section}: unknown (countries, places, home, or a table with words)")
+            continue
+        try:
+            _merge_section(into, str(section), table)
+        except ValueError as exc:
+            problems.append(f"lexicon.{section}: {exc}")
+    return problems
+
+
+def _merge_section(into: Lexicon, section: str, table: Any) -> None:
+    if section == "home":
+        if not isinstance(table, dict) or not all(isinstance(v, str) and len(v) == 2 for v in table.values()):
+            raise ValueError("home maps a script (han) to a country code")
+        into.home.update({str(k): v.upper() for k, v in table.items()})
+        return
+    if section in ("countries", "places"):
+        target = into.countries if section == "countries" else into.places
+        if not isinstance(table, dict) or len(table) > MAX_LEXICON:
+            raise ValueError(f"a table of country codes, at most {MAX_LEXICON}")
+        for code, names in table.items():
+            if not re.fullmatch(r"[A-Z]{2}", str(code)):
+                raise ValueError(f"{code!r} is not a country code (US, JP)")
+            target[str(code)] = list(dict.fromkeys([*target.get(str(code), []), *_check_words(names)]))
+        return
+    words = _check_words(table["words"])
+    into.lists[section] = list(dict.fromkeys([*into.lists.get(section, []), *words]))
+
+
+def expand(words: list[str], lexicon: Lexicon) -> list[str]:
+    """A word list with each `@name` replaced by that lexicon list's words."""
+    out: list[str] = []
+    for word in words:
+        out.extend(lexicon.lists.get(word[1:], []) if word.startswith("@") else [word])
+    return out
+
+
+def word_pattern(words: list[str]) -> re.Pattern[str] | None:
+    """One expression matching any of `words`: English as whole words, ignoring case, Chinese as
+    written; a `*` at the end matches a word's endings (`expir*`), at the start its beginnings
+    (`*statin`: atorvastatin). Longest first; escaped literals only."""
+    parts = []
+    for word in sorted(set(words), key=len, reverse=True):
+        stem = word.strip("*") or word
+        head = "" if not word.startswith("*") or len(word) < 2 else (
+            f"[{CJK_RANGES}]{{1,4}}" if _CJK.match(stem[0]) else r"\w{2,}")
+        tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
+        latin_left = _WORD_CHAR.match(stem[0]) and not _CJK.match(stem[0])
+        latin_right = _WORD_CHAR.match(stem[-1]) and not _CJK.match(stem[-1])
+        left = r"(?<!\w)" if latin_left else ""
+        right = r"(?!\w)" if (not tail and latin_right) or (head and not _CJK.match(stem[-1])) else ""
+        piece = left + head + re.escape(stem) + tail + right
+        # an acronym (US, MOT, ANA) is matched as written: "us" and "ana" are other words
+        parts.append(f"(?-i:{piece})" if stem.isupper() and len(stem) <= 5 else piece)
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None

@@ -1,0 +1,322 @@
+"""Plain language to a typed fact, offline: which kind a statement is (if any), and its fields.
+
+Pure: the recognisers (core/recognisers.py: words, parsed from TOML), the lexicon and the kinds'
+schemas come in as arguments. A kind is proposed only when one of its cues is in the text, none of
+its `unless` words (nor `[all] unless`: a question, a wish) is, and every required field of its
+schema, plus one of `needs_one_of`, could be read; of several, the highest priority wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Iterable, Mapping
+
+from memctl.core.recognisers import Common, FieldRule, Lexicon, Recogniser, expand, word_pattern
+from memctl.core.schemas import Schema
+from memctl.policy.spots import Spot, spot_values
+
+MAX_TEXT = 2000  # a statement, not a document: longer texts are read up to here
+AFTER_REACH, BEFORE_REACH, CUE_REACH = 32, 12, 14
+_PUNCT = re.compile(r"[,.;:!?()\[\]\"“”，。；：！？（）、《》【】\n]")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
+_FROM = re.compile(r"(?:\bfrom|\bout of|\bleaving|从|由)\s*$", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:the|my|our|his|her|their|a|an|your)\s+", re.IGNORECASE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+VALUE_TYPES = {"date": "date", "range": "date", "money": "money", "quantity": "quantity", "number": "number",
+               "country": "country"}
+
+
+@dataclass
+class Inferred:
+    """A proposed kind: its fields (canonical text values, validated by the caller against the
+    schema), the recogniser and the cue word that named it."""
+
+    kind: str
+    fields: dict[str, Any]
+    cue: str
+    recogniser: str
+    priority: int = 0
+
+
+@dataclass
+class _Text:
+    """A statement being read: its text, values, the words fields stop at, and what is taken."""
+
+    text: str
+    spots: list[Spot]
+    lexicon: Lexicon
+    stop: re.Pattern[str] | None
+    han: bool
+    taken: set[Spot] = field(default_factory=set)
+
+    def of_type(self, kind: str) -> list[Spot]:
+        return [s for s in self.spots if s.type == kind and s not in self.taken]
+
+
+def _matches(words: list[str], text: str, lexicon: Lexicon) -> list[re.Match[str]]:
+    pattern = word_pattern(expand(words, lexicon))
+    return list(pattern.finditer(text)) if pattern is not None else []
+
+
+def infer_kind(text: str, today: date, recognisers: Iterable[Recogniser], schemas: Mapping[str, Schema],
+               lexicon: Lexicon, common: Common | None = None) -> Inferred | None:
+    """The kind and fields `text` states, or None (see the module's doc)."""
+    text = text[:MAX_TEXT]
+    common = common or Common()
+    if _matches(common.unless, text, lexicon):
+        return None
+    spots = spot_values(text, today, lexicon)
+    stop = word_pattern(expand(common.stop, lexicon))
+    best: Inferred | None = None
+    for rec in recognisers:
+        schema = schemas.get(rec.kind)
+        if schema is None or not rec.enabled:
+            continue
+        found = _try(rec, schema, _Text(text, spots, lexicon, stop, bool(_HAN.search(text))))
+        if found is not None and (best is None or found.priority > best.priority):
+            best = found
+    return best
+
+
+def _try(rec: Recogniser, schema: Schema, doc: _Text) -> Inferred | None:
+    cue = next(iter(_matches(rec.cues, doc.text, doc.lexicon)), None)
+    if cue is None and rec.cue_values:  # a value that names the kind by itself: a flight number
+        spot = next((s for s in doc.spots if s.type in rec.cue_values), None)
+        cue = re.compile(re.escape(doc.text[spot.start:spot.end])).search(doc.text, spot.start) if spot else None
+    if cue is None or _matches(rec.unless, doc.text, doc.lexicon):
+        return None
+    out: dict[str, Any] = {}
+    order = sorted(rec.fields.items(), key=lambda item: item[0] not in schema.fields or not schema.fields[item[0]].required)
+    for name, rule in order:
+        spec = schema.fields.get(name)
+        if spec is None:
+            continue
+        value = _read(rule, spec.type, doc, cue)
+        if value is not None:
+            out[name] = value
+    missing = [n for n, s in schema.fields.items() if s.required and n not in out]
+    if missing or (rec.needs_one_of and not any(n in out for n in rec.needs_one_of)):
+        return None
+    ordered = {n: out[n] for n in schema.fields if n in out}
+    return Inferred(rec.kind, ordered, cue.group(0), rec.name, rec.priority)
+
+
+def _read(rule: FieldRule, type_: str, doc: _Text, cue: re.Match[str]) -> Any:
+    if type_ == "bool":
+        return _boolean(rule, doc)
+    if type_ == "text":
+        return _text_value(rule, doc, cue)
+    kind = VALUE_TYPES.get(type_)
+    if kind is None:
+        return None
+    spot = _pick(rule, kind, doc, cue)
+    if spot is None:
+        return None
+    doc.taken.add(spot)
+    return spot.value
+
+
+def _pick(rule: FieldRule, kind: str, doc: _Text, cue: re.Match[str]) -> Spot | None:
+    """The value of a field with a type: next to an anchor, else by position (see FieldRule)."""
+    values = doc.of_type(kind)
+    if rule.units:
+        values = [v for v in values if v.value.split()[-1] in rule.units]
+    if not values:
+        return None
+    for anchor in _matches(rule.after, doc.text, doc.lexicon):
+        ahead = [v for v in values if anchor.end() <= v.start <= anchor.end() + AFTER_REACH]
+        if ahead:
+            return ahead[0]
+    for anchor in _matches(rule.before, doc.text, doc.lexicon):
+        behind = [v for v in values if anchor.start() - BEFORE_REACH <= v.end <= anchor.start()]
+        if behind:
+            return behind[-1]
+    if rule.near_cue:
+        near = [v for v in values if cue.start() - CUE_REACH <= v.start and v.end <= cue.end() + CUE_REACH]
+        if near:
+            return near[0]
+    if rule.range_end:
+        ends = [v for v in values if v.extra == "end"]
+        if ends:
+            return ends[0]
+    if rule.named:
+        named = [v for v in values if not _FROM.search(doc.text[max(0, v.start - 10):v.start])]
+        if named:
+            return named[0]
+    if rule.nth is not None:
+        everything = [s for s in doc.spots if s.type == kind]
+        chosen = everything[rule.nth] if rule.nth < len(everything) else None
+        return chosen if chosen is not None and chosen in values else None
+    return values[0] if rule.any else None
+
+
+def _boolean(rule: FieldRule, doc: _Text) -> bool | None:
+    if _matches(rule.when, doc.text, doc.lexicon):
+        return True
+    if rule.abroad:
+        return True if _abroad(doc) else None
+    return None
+
+
+def _abroad(doc: _Text) -> bool:
+    """Places in two countries (from Boston to Lisbon), or, in a text whose script has a home
+    country (Chinese: CN), a place or country outside it."""
+    countries = {s.extra for s in doc.spots if s.type in ("place", "country") and s.extra}
+    if len(countries) > 1:
+        return True
+    home = doc.lexicon.home.get("han") if doc.han else None
+    return bool(home and countries and home not in countries)
+
+
+def _text_value(rule: FieldRule, doc: _Text, cue: re.Match[str]) -> str | None:
+    """A text field: a lexicon word, the phrase after or before an anchor, the words ending with
+    the cue, or the clause of the statement (see FieldRule)."""
+    if rule.spot:
+        spot = _pick(rule, rule.spot, doc, cue)
+        if spot is not None:
+            doc.taken.add(spot)
+            return spot.value
+    if rule.lexicon:
+        found = _lexicon_word(rule.lexicon, doc)
+        if found:
+            return found
+    for anchor in _matches(rule.after, doc.text, doc.lexicon):
+        if rule.near_cue and not _close(anchor, cue):
+            continue
+        phrase = _phrase_after(doc, anchor.end(), rule)
+        if phrase:
+            return phrase
+    for anchor in _matches(rule.before, doc.text, doc.lexicon):
+        if rule.near_cue and not _close(anchor, cue):
+            continue
+        phrase = _phrase_before(doc, anchor.start(), rule)
+        if phrase:
+            return phrase
+    if rule.with_cue:
+        head = _phrase_before(doc, cue.start(), rule)
+        return _clean(f"{head}{'' if doc.han else ' '}{cue.group(0)}" if head else cue.group(0))
+    if rule.clause:
+        return _clause(doc, rule)
+    return None
+
+
+def _close(anchor: re.Match[str], cue: re.Match[str]) -> bool:
+    return abs(anchor.start() - cue.start()) <= CUE_REACH + 6
+
+
+def _lexicon_word(name: str, doc: _Text) -> str | None:
+    for found in _matches(doc.lexicon.lists.get(name, []), doc.text, doc.lexicon):
+        word = found.group(0)
+        if doc.han and doc.stop is not None and _HAN.match(word):  # 上吃氨氯地平: the name starts after the verb
+            cuts = [m.end() for m in doc.stop.finditer(word[:-2])]
+            word = word[cuts[-1]:] if cuts else word
+        return word
+    return None
+
+
+def _blocked(doc: _Text, start: int, end: int) -> bool:
+    return any(s.start < end and start < s.end for s in doc.spots if s.type in ("date", "money", "quantity", "flight"))
+
+
+def _phrase_after(doc: _Text, start: int, rule: FieldRule) -> str | None:
+    i = start
+    while i < len(doc.text) and doc.text[i].isspace():
+        i += 1
+    if doc.han and _HAN.match(doc.text[i:i + 1]):
+        return _han_run(doc, i, rule.chars, forward=True)
+    words: list[str] = []
+    pos = i
+    for token in _LATIN_WORD.finditer(doc.text, i):
+        if _PUNCT.search(doc.text[pos:token.start()]) or len(words) >= rule.words:
+            break
+        word = token.group(0).rstrip(".")
+        if _blocked(doc, token.start(), token.end()):
+            break
+        if not words and _LEADING.match(word + " "):
+            pos = token.end()
+            continue
+        if _is_stop(doc, word) or (rule.capitalised and not (word[0].isupper() or word[0].isdigit())):
+            break
+        words.append(word)
+        pos = token.end()
+    return _clean(" ".join(words)) if words else None
+
+
+def _phrase_before(doc: _Text, end: int, rule: FieldRule) -> str | None:
+    head = doc.text[:end]
+    while True:  # a date (or an amount) between the phrase and the anchor is skipped: 健身房年卡2026年8月31日到期
+        stripped = head.rstrip()
+        spot = next((s for s in doc.spots if s.type in ("date", "money") and s.end == len(stripped)), None)
+        if spot is None:
+            break
+        head = doc.text[:spot.start]
+    stripped = head.rstrip()
+    if doc.han and stripped and _HAN.match(stripped[-1]):
+        return _han_run(doc, len(stripped), rule.chars, forward=False)
+    tokens = list(_LATIN_WORD.finditer(stripped))
+    words: list[str] = []
+    last = len(stripped)
+    for token in reversed(tokens):
+        gap = stripped[token.end():last]
+        word = token.group(0).rstrip(".")
+        if _PUNCT.search(gap) or len(words) >= rule.words or _is_stop(doc, word) or _blocked(doc, token.start(), token.end()):
+            break
+        if rule.capitalised and not (word[0].isupper() or word[0].isdigit()):
+            break
+        words.insert(0, word)
+        last = token.start()
+    return _clean(" ".join(words)) if words else None
+
+
+def _han_run(doc: _Text, at: int, limit: int, forward: bool) -> str | None:
+    """Chinese (and letters or digits within it) from `at`, up to a stop word, a value or punctuation."""
+    out = ""
+    i = at
+    while len(out) < limit:
+        j = i if forward else i - 1
+        if j < 0 or j >= len(doc.text):
+            break
+        char = doc.text[j]
+        if _PUNCT.match(char) or char.isspace() or _blocked(doc, j, j + 1):
+            break
+        piece = doc.text[j:] if forward else doc.text[:j + 1]
+        if doc.stop is not None and (doc.stop.match(piece) if forward else _ends_with_stop(doc, piece)):
+            break
+        out = out + char if forward else char + out
+        i = j + 1 if forward else j
+    return _clean(out) if out else None
+
+
+def _ends_with_stop(doc: _Text, piece: str) -> bool:
+    assert doc.stop is not None
+    return any(m.end() == len(piece) for m in doc.stop.finditer(piece[-6:])) if piece else False
+
+
+def _is_stop(doc: _Text, word: str) -> bool:
+    return bool(doc.stop is not None and doc.stop.fullmatch(word))
+
+
+def _clause(doc: _Text, rule: FieldRule) -> str | None:
+    """The statement less its dates, amounts and the words that only say when ("by", 前)."""
+    dates = [s for s in doc.spots if s.type == "date"]
+    if not dates:
+        return None
+    parts = _PUNCT.split(doc.text)
+    first = dates[0]
+    position = 0
+    for part in parts:
+        end = position + len(part)
+        if position <= first.start <= end and len(part.strip()) > (first.end - first.start) + 1:
+            text = doc.text[position:first.start] + doc.text[first.end:end]
+            text = re.sub(r"\s+(?:by|due|before|until|on|no later than)\s*$", "", text.strip(), flags=re.IGNORECASE)
+            text = re.sub(r"^(?:之前|以前|前)", "", text.strip())
+            return _clean(text)
+        position = end + 1
+    return None
+
+
+def _clean(text: str) -> str | None:
+    text = _LEADING.sub("", text.strip(" \t'\"’-—:：,，"))
+    return text[:200] if text else None

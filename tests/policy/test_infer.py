@@ -1,0 +1,121 @@
+"""Plain statements to typed facts with the shipped recognisers: a table of statements (written for
+this test, not the benchmark's), what is typed, what is not, and hostile or broken rule data."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from memctl.config import Config
+from memctl.core.recognisers import Lexicon, parse_recogniser, word_pattern
+from memctl.policy.infer import infer_kind
+from memctl.store.kinds import KindFiles
+
+TODAY = date(2026, 1, 10)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> KindFiles:
+    kinds = KindFiles(None, Config())
+    assert kinds.typing.recognisers and not kinds.drain_problems()
+    return kinds
+
+
+def infer(kinds: KindFiles, text: str, today: date = TODAY) -> tuple[str | None, dict[str, Any]]:
+    rules = kinds.typing
+    found = infer_kind(text, today, rules.recognisers, kinds.schemas, rules.lexicon, rules.common)
+    return (found.kind, found.fields) if found else (None, {})
+
+
+@pytest.mark.parametrize("text, kind, fields", [
+    ("My US passport expires on 2 April 2026", "passport", {"country": "US", "expires": "2026-04-02"}),
+    ("我的美国护照2026年4月2日到期", "passport", {"country": "US", "expires": "2026-04-02"}),
+    ("I'm flying to Tokyo on 10 March 2026 for an international trip", "trip",
+     {"destination": "Tokyo", "departs": "2026-03-10", "international": True}),
+    ("我3月10日飞东京，国际行程", "trip", {"destination": "东京", "departs": "2026-03-10", "international": True}),
+    ("Road trip to Denver from Chicago, 4-9 August", "trip",
+     {"destination": "Denver", "departs": "2026-08-04", "returns": "2026-08-09"}),
+    ("Flight UA 881 to Tokyo departs 2026-02-20", "flight", {"departs": "2026-02-20", "number": "UA 881"}),
+    ("I take 40 mg of simvastatin at night", "medication", {"name": "simvastatin", "dose": "40 mg"}),
+    ("每天早上吃氨氯地平5毫克", "medication", {"name": "氨氯地平", "dose": "5 mg"}),
+    ("I'm allergic to penicillin", "allergy", {"substance": "penicillin"}),
+    ("我对花生过敏", "allergy", {"substance": "花生"}),
+    ("The Corolla's MOT is due on 3 May", "vehicle", {"name": "Corolla", "inspection_due": "2026-05-03"}),
+    ("The gym contract ends on 2026-09-30", "contract", {"name": "gym contract", "ends": "2026-09-30"}),
+    ("The fridge warranty runs out on 2027-06-01", "warranty", {"item": "fridge", "expires": "2027-06-01"}),
+    ("Mia's birthday is 14 February", "birthday", {"person": "Mia", "date": "2026-02-14"}),
+    ("妈妈的生日是6月8号", "birthday", {"person": "妈妈", "date": "2026-06-08"}),
+    ("File the tax return by 2026-04-15", "task", {"due": "2026-04-15"}),
+    ("Spent €85 on concert tickets on 3 January", "expense", {"amount": "85 EUR", "spent": "2026-01-03"}),
+])
+def test_statements_become_typed_facts(shipped: KindFiles, text: str, kind: str, fields: dict[str, Any]) -> None:
+    got_kind, got_fields = infer(shipped, text)
+    assert got_kind == kind
+    assert {k: got_fields.get(k) for k in fields} == fields
+
+
+@pytest.mark.parametrize("text", [
+    "Where did I put my passport?",
+    "Maybe we will travel to Peru someday",
+    "My passport photo looks terrible",
+    "I love road trips",
+    "我们取消了去日本的旅行",
+    "护照放在书房的抽屉里",
+    "Is ibuprofen safe with coffee?",
+    "The 2018 Civic is a good car",
+    "Alice prefers window seats on flights",
+    "我喜欢吃辣",
+])
+def test_statements_that_are_no_kind(shipped: KindFiles, text: str) -> None:
+    assert infer(shipped, text) == (None, {})
+
+
+def test_a_configured_kind_is_recognised_by_its_own_words() -> None:
+    config = Config.model_validate({
+        "schemas": {"gym": {"fields": {"gym": {"type": "text", "required": True}, "renews": "date"}}},
+        "recognisers": {"gym": {"cues": ["gym", "健身房"], "fields": {"gym": {"with_cue": True},
+                                                               "renews": {"after": ["renews"], "before": ["续费"]}}}}})
+    kinds = KindFiles(None, config)
+    assert infer(kinds, "The climbing gym renews on 2026-03-01") == ("gym", {"gym": "climbing gym", "renews": "2026-03-01"})
+    assert not kinds.drain_problems()
+
+
+@pytest.mark.parametrize("raw, error", [
+    ({"cues": "passport"}, "cues"),
+    ({"cues": ["x" * 200]}, "cues"),
+    ({"cues": ["ok"], "fields": {"expires": {"regex": "(a+)+$"}}}, "fields.expires.regex"),
+    ({"cues": ["ok"], "priority": 10_000}, "priority"),
+    ({"cues": ["ok"] * 500}, "cues"),
+])
+def test_recogniser_data_is_bounded_and_never_code(raw: dict[str, Any], error: str) -> None:
+    with pytest.raises(ValueError, match=error.split(".")[0]):
+        parse_recogniser("passport", raw)
+
+
+def test_words_are_matched_as_literals() -> None:
+    pattern = word_pattern(["(a+)+$", "expir*", "*statin", "US"])
+    assert pattern is not None
+    assert pattern.search("it expires soon") and pattern.search("atorvastatin daily")
+    assert not pattern.search("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!") and not pattern.search("tell us")
+    assert pattern.search("literal (a+)+$ text")
+
+
+def test_a_hostile_folder_is_reported_and_skipped(tmp_path) -> None:
+    (tmp_path / "recognisers").mkdir()
+    (tmp_path / "recognisers" / "bad.toml").write_text("[passport]\ncues = [1, 2]\n[lexicon.countries]\nxx = ['Nowhere']\n")
+    (tmp_path / "recognisers" / "huge.toml").write_text("# " + "x" * 300_000)
+    kinds = KindFiles(tmp_path, Config())
+    assert infer(kinds, "My US passport expires on 2 April 2026")[0] == "passport"  # the shipped one still types
+    problems = "\n".join(kinds.drain_problems())
+    assert "recognisers/bad.toml" in problems and "recognisers/huge.toml" in problems and "'xx'" in problems
+
+
+def test_lexicon_merges() -> None:
+    from memctl.core.recognisers import merge_lexicon
+
+    lexicon = Lexicon()
+    assert merge_lexicon(lexicon, {"places": {"FR": ["Lyon"]}, "home": {"han": "cn"}}) == []
+    assert lexicon.places == {"FR": ["Lyon"]} and lexicon.home == {"han": "CN"}
+    assert merge_lexicon(lexicon, {"nonsense": 3})
