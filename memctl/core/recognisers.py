@@ -19,9 +19,10 @@ countries, places and other words rules refer to: `"@drugs"` in a list stands fo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from memctl.core.text import CJK_RANGES
 
@@ -114,6 +115,16 @@ class Lexicon(BaseModel):
     places: dict[str, list[str]] = Field(default_factory=dict)
     lists: dict[str, list[str]] = Field(default_factory=dict)  # "@name" in a rule
     home: dict[str, str] = Field(default_factory=dict)  # script -> the country a text in it is written from
+    _compiled: dict[str, tuple[re.Pattern[str] | None, dict[str, str]]] = PrivateAttr(default_factory=dict)
+
+    def names(self, section: str) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+        """One pattern over every name of `countries` or `places`, and each (folded) name's code;
+        compiled once per lexicon (a lexicon is not changed once read)."""
+        if section not in self._compiled:
+            table = self.countries if section == "countries" else self.places
+            codes = {name.casefold(): code for code, names in sorted(table.items()) for name in names}
+            self._compiled[section] = (word_pattern([n for names in table.values() for n in names]), codes)
+        return self._compiled[section]
 
 
 def parse_recogniser(name: str, raw: Any) -> Recogniser:
@@ -173,6 +184,12 @@ def expand(words: list[str], lexicon: Lexicon) -> list[str]:
 
 
 def word_pattern(words: list[str]) -> re.Pattern[str] | None:
+    """See `_word_pattern` (memoised: rules ask for the same lists on every statement)."""
+    return _word_pattern(tuple(words))
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
     """One expression matching any of `words`: English as whole words, ignoring case, Chinese as
     written; a `*` at the end matches a word's endings (`expir*`), at the start its beginnings
     (`*statin`: atorvastatin). Longest first; escaped literals only."""
@@ -180,7 +197,7 @@ def word_pattern(words: list[str]) -> re.Pattern[str] | None:
     for word in sorted(set(words), key=len, reverse=True):
         stem = word.strip("*") or word
         head = "" if not word.startswith("*") or len(word) < 2 else (
-            f"[{CJK_RANGES}]{{1,4}}" if _CJK.match(stem[0]) else r"\w{2,}")
+            r"(?-i:[\u4e00-\u9fff]{1,4})" if _CJK.match(stem[0]) else r"\w{2,}")
         tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
         latin_left = _WORD_CHAR.match(stem[0]) and not _CJK.match(stem[0])
         latin_right = _WORD_CHAR.match(stem[-1]) and not _CJK.match(stem[-1])

@@ -1,5 +1,5 @@
 """Absolute dates written in text: "2 April 2026", "April 2, 2026", "2026-04-02", "2026/4/2",
-"4/2/2026", "2026年4月2日", "3月10日" (the year from context), "3-7 February", "the 26th".
+"4/2/2026", "12.01.2026", "2026年4月2日", "3月10日" (the year from context), "3-7 February", "the 26th".
 
 One function reads them all, `read_dates(text, today)`, for every caller that needs the days a text
 names (the `occurred` of a new memory, the fields of a typed fact, the compaction guard). A date
@@ -40,6 +40,8 @@ _SOURCE = "|".join([
     r"(?<![0-9A-Za-z./-])(?P<e_y>\d{4})-(?P<e_m>\d{1,2})-(?P<e_d>\d{1,2})(?![0-9A-Za-z-]|[.:]\d)",
     # 2026/4/2, 2026.2.14
     r"(?<![0-9A-Za-z./-])(?P<f_y>\d{4})(?P<f_s>[/.])(?P<f_m>\d{1,2})(?P=f_s)(?P<f_d>\d{1,2})(?![0-9A-Za-z/]|[.:]\d)",
+    # 12.01.2026 (day first, as dotted dates are written)
+    r"(?<![0-9A-Za-z./-])(?P<k_d>\d{1,2})\.(?P<k_m>\d{1,2})\.(?P<k_y>\d{4})(?![0-9A-Za-z]|[.:]\d)",
     # 4/2/2026 (month first unless the first number cannot be a month)
     r"(?<![0-9A-Za-z./-])(?P<g_a>\d{1,2})/(?P<g_b>\d{1,2})/(?P<g_y>\d{4})(?![0-9A-Za-z/])",
     # 3/20 (only where it reads as a day: see _bare_ok)
@@ -110,12 +112,11 @@ def _int(value: str | None) -> int | None:
 
 
 def _bare_ok(text: str, match: re.Match[str]) -> bool:
-    """`3/20` is a day when a date word comes before it (by 3/20, on 3/6) or nothing but punctuation
-    or Chinese follows it; `3/4 cup` and `1/2 tsp` are fractions."""
+    """`3/20` is a day when a date word comes before it (by 3/20, on 3/6) or Chinese follows it
+    (6/1儿童节); `3/4 cup`, `1/2 tsp` and a score of 10/12 are not."""
     if _BARE_CUE().search(text[max(0, match.start() - 12):match.start()]):
         return True
-    after = text[match.end():match.end() + 3]
-    return not re.match(r"\s*[A-Za-z0-9]", after)
+    return bool(re.match(r"\s?[\u4e00-\u9fff]", text[match.end():match.end() + 2]))
 
 
 def _raws(text: str, match: re.Match[str]) -> list[_Raw]:
@@ -135,6 +136,8 @@ def _raws(text: str, match: re.Match[str]) -> list[_Raw]:
         return [_Raw(s, e, t, int(g["e_m"]), int(g["e_d"]), int(g["e_y"]))]
     if g["f_y"]:
         return [_Raw(s, e, t, int(g["f_m"]), int(g["f_d"]), int(g["f_y"]))]
+    if g["k_d"]:
+        return [_Raw(s, e, t, int(g["k_m"]), int(g["k_d"]), int(g["k_y"]))]
     if g["g_a"]:
         a, b = int(g["g_a"]), int(g["g_b"])
         month, day = (b, a) if a > 12 else (a, b)

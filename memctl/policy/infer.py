@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from memctl.core.recognisers import Common, FieldRule, Lexicon, Recogniser, expand, word_pattern
 from memctl.core.schemas import Schema
-from memctl.policy.spots import Spot, spot_values
+from memctl.policy.spots import Spot, spot_names, spot_values
 
 MAX_TEXT = 2000  # a statement, not a document: longer texts are read up to here
 AFTER_REACH, BEFORE_REACH, CUE_REACH = 32, 12, 14
@@ -24,6 +24,9 @@ _LATIN_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
 _FROM = re.compile(r"(?:\bfrom|\bout of|\bleaving|从|由)\s*$", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:the|my|our|his|her|their|a|an|your)\s+", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_MEASURE = re.compile(r"(?:[一两二三四五六七八九十几\d]+|这|那|每)?[个台件部辆只张份款把条片粒颗支瓶盒](?=[\u4e00-\u9fff]{2})")
+_REMINDER = re.compile(r"^(?:reminder|remember to|don't forget to|do not forget to|need to|记得|别忘了|提醒我?)[:：\s]*",
+                       re.IGNORECASE)
 VALUE_TYPES = {"date": "date", "range": "date", "money": "money", "quantity": "quantity", "number": "number",
                "country": "country"}
 
@@ -50,9 +53,16 @@ class _Text:
     stop: re.Pattern[str] | None
     han: bool
     taken: set[Spot] = field(default_factory=set)
+    named: bool = False  # whether the countries and places are among `spots` yet
 
     def of_type(self, kind: str) -> list[Spot]:
-        return [s for s in self.spots if s.type == kind and s not in self.taken]
+        return [s for s in self.every(kind) if s not in self.taken]
+
+    def every(self, kind: str) -> list[Spot]:
+        if kind in ("country", "place") and not self.named:
+            self.spots = sorted(self.spots + spot_names(self.text, self.lexicon), key=lambda s: (s.start, s.type))
+            self.named = True
+        return [s for s in self.spots if s.type == kind]
 
 
 def _matches(words: list[str], text: str, lexicon: Lexicon) -> list[re.Match[str]]:
@@ -67,14 +77,16 @@ def infer_kind(text: str, today: date, recognisers: Iterable[Recogniser], schema
     common = common or Common()
     if _matches(common.unless, text, lexicon):
         return None
-    spots = spot_values(text, today, lexicon)
+    spots = spot_values(text, today, lexicon, names=False)
     stop = word_pattern(expand(common.stop, lexicon))
     best: Inferred | None = None
+    doc = _Text(text, spots, lexicon, stop, bool(_HAN.search(text)))
     for rec in recognisers:
         schema = schemas.get(rec.kind)
         if schema is None or not rec.enabled:
             continue
-        found = _try(rec, schema, _Text(text, spots, lexicon, stop, bool(_HAN.search(text))))
+        doc.taken = set()
+        found = _try(rec, schema, doc)
         if found is not None and (best is None or found.priority > best.priority):
             best = found
     return best
@@ -146,7 +158,7 @@ def _pick(rule: FieldRule, kind: str, doc: _Text, cue: re.Match[str]) -> Spot | 
         if named:
             return named[0]
     if rule.nth is not None:
-        everything = [s for s in doc.spots if s.type == kind]
+        everything = doc.every(kind)
         chosen = everything[rule.nth] if rule.nth < len(everything) else None
         return chosen if chosen is not None and chosen in values else None
     return values[0] if rule.any else None
@@ -163,7 +175,7 @@ def _boolean(rule: FieldRule, doc: _Text) -> bool | None:
 def _abroad(doc: _Text) -> bool:
     """Places in two countries (from Boston to Lisbon), or, in a text whose script has a home
     country (Chinese: CN), a place or country outside it."""
-    countries = {s.extra for s in doc.spots if s.type in ("place", "country") and s.extra}
+    countries = {s.extra for s in doc.every("place") + doc.every("country") if s.extra}
     if len(countries) > 1:
         return True
     home = doc.lexicon.home.get("han") if doc.han else None
@@ -225,7 +237,8 @@ def _phrase_after(doc: _Text, start: int, rule: FieldRule) -> str | None:
     while i < len(doc.text) and doc.text[i].isspace():
         i += 1
     if doc.han and _HAN.match(doc.text[i:i + 1]):
-        return _han_run(doc, i, rule.chars, forward=True)
+        measure = _MEASURE.match(doc.text, i)  # 吃一片优甲乐: the name after the count
+        return _han_run(doc, measure.end() if measure else i, rule.chars, forward=True)
     words: list[str] = []
     pos = i
     for token in _LATIN_WORD.finditer(doc.text, i):
@@ -252,6 +265,9 @@ def _phrase_before(doc: _Text, end: int, rule: FieldRule) -> str | None:
         if spot is None:
             break
         head = doc.text[:spot.start]
+        if doc.han and doc.stop is not None:  # 小王是1995年7月12日出生: the name is before 是
+            while head and _ends_with_stop(doc, head) and (m := _last_stop(doc, head)) is not None:
+                head = head[:m]
     stripped = head.rstrip()
     if doc.han and stripped and _HAN.match(stripped[-1]):
         return _han_run(doc, len(stripped), rule.chars, forward=False)
@@ -264,6 +280,9 @@ def _phrase_before(doc: _Text, end: int, rule: FieldRule) -> str | None:
         if _PUNCT.search(gap) or len(words) >= rule.words or _is_stop(doc, word) or _blocked(doc, token.start(), token.end()):
             break
         if rule.capitalised and not (word[0].isupper() or word[0].isdigit()):
+            if words:  # "forget Aunt Carol": the name ends where the lower-case words begin
+                break
+            words.insert(0, word)  # "my mother", "my colleague": a role in lower case, alone
             break
         words.insert(0, word)
         last = token.start()
@@ -289,9 +308,18 @@ def _han_run(doc: _Text, at: int, limit: int, forward: bool) -> str | None:
     return _clean(out) if out else None
 
 
+def _last_stop(doc: _Text, piece: str) -> int | None:
+    """Where the stop word `piece` ends with starts (None: it ends with none)."""
+    assert doc.stop is not None
+    tail = piece[-6:]
+    found = [m for m in doc.stop.finditer(tail) if m.end() == len(tail)]
+    return len(piece) - len(tail) + found[-1].start() if found else None
+
+
 def _ends_with_stop(doc: _Text, piece: str) -> bool:
     assert doc.stop is not None
-    return any(m.end() == len(piece) for m in doc.stop.finditer(piece[-6:])) if piece else False
+    tail = piece[-6:]
+    return any(m.end() == len(tail) for m in doc.stop.finditer(tail))
 
 
 def _is_stop(doc: _Text, word: str) -> bool:
@@ -299,24 +327,26 @@ def _is_stop(doc: _Text, word: str) -> bool:
 
 
 def _clause(doc: _Text, rule: FieldRule) -> str | None:
-    """The statement less its dates, amounts and the words that only say when ("by", 前)."""
+    """The statement less its dates and the words that only say when ("by", 前) or remind."""
     dates = [s for s in doc.spots if s.type == "date"]
     if not dates:
         return None
-    parts = _PUNCT.split(doc.text)
     first = dates[0]
-    position = 0
-    for part in parts:
-        end = position + len(part)
-        if position <= first.start <= end and len(part.strip()) > (first.end - first.start) + 1:
-            text = doc.text[position:first.start] + doc.text[first.end:end]
-            text = re.sub(r"\s+(?:by|due|before|until|on|no later than)\s*$", "", text.strip(), flags=re.IGNORECASE)
-            text = re.sub(r"^(?:之前|以前|前)", "", text.strip())
+    starts = [0, *(m.end() for m in _PUNCT.finditer(doc.text, 0, first.start))]
+    stop = _PUNCT.search(doc.text, first.end)
+    tail = re.sub(r"^\s*(?:之前|以前|前|截止)", "", doc.text[first.end:stop.start() if stop else len(doc.text)])
+    for begin in reversed(starts):  # the date's clause, else the one before it: "Pay the invoice, due June 30"
+        head = re.sub(r"\s*(?:by|due|before|until|on|no later than)\s*$", "", doc.text[begin:first.start].strip(),
+                      flags=re.IGNORECASE)
+        head = _PUNCT.sub(" ", head).strip()
+        text = _REMINDER.sub("", (head + (" " if head and tail.strip() and not doc.han else "") + tail.strip()).strip())
+        if text.strip():
             return _clean(text)
-        position = end + 1
     return None
 
 
 def _clean(text: str) -> str | None:
     text = _LEADING.sub("", text.strip(" \t'\"’-—:：,，"))
+    measure = _MEASURE.match(text) if len(text) > 2 else None
+    text = text[measure.end():] if measure else text  # 一台相机, 这台电脑: the thing, not its count
     return text[:200] if text else None

@@ -8,9 +8,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 
-from memctl.core.recognisers import Lexicon, word_pattern
+from memctl.core.recognisers import Lexicon
 from memctl.core.textdates import read_dates
 
 _AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -89,16 +88,8 @@ def _quantities(text: str) -> list[Spot]:
     return out
 
 
-@lru_cache(maxsize=8)
-def _name_patterns(lexicon_id: int, names: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    """One pattern over every name of a lexicon table, and each (folded) name's code."""
-    codes = {name.casefold(): code for code, name in names}
-    return word_pattern([name for _, name in names]), codes
-
-
-def _named(text: str, table: dict[str, list[str]], kind: str) -> list[Spot]:
-    names = tuple((code, name) for code, values in sorted(table.items()) for name in values)
-    pattern, codes = _name_patterns(id(table), names)
+def _named(text: str, lexicon: Lexicon, section: str, kind: str) -> list[Spot]:
+    pattern, codes = lexicon.names(section)
     if pattern is None:
         return []
     out = []
@@ -113,8 +104,14 @@ def _outside(spots: list[Spot], taken: list[Spot]) -> list[Spot]:
     return [s for s in spots if not any(t.start < s.end and s.start < t.end for t in taken)]
 
 
-def spot_values(text: str, today: date, lexicon: Lexicon) -> list[Spot]:
-    """Every value `text` writes, in order of where it starts."""
+def spot_names(text: str, lexicon: Lexicon) -> list[Spot]:
+    """The countries and places `text` names (a pattern over thousands of names: asked for only when
+    a rule needs one)."""
+    return _named(text, lexicon, "countries", "country") + _named(text, lexicon, "places", "place")
+
+
+def spot_values(text: str, today: date, lexicon: Lexicon, names: bool = True) -> list[Spot]:
+    """Every value `text` writes, in order of where it starts (countries and places only with `names`)."""
     dates = [Spot("date", d.start, d.end, d.day.isoformat(), "end" if d.range_end else "")
              for d in read_dates(text, today)]
     spans = _date_spans(dates)
@@ -125,8 +122,8 @@ def spot_values(text: str, today: date, lexicon: Lexicon) -> list[Spot]:
                         for m in _FLIGHT.finditer(text)], taken)
     numbers = _outside([Spot("number", m.start(), m.end(), m.group(0)) for m in _NUMBER.finditer(text)],
                        taken + flights)
-    names = _named(text, lexicon.countries, "country") + _named(text, lexicon.places, "place")
-    return sorted(dates + money + quantities + flights + numbers + names, key=lambda s: (s.start, s.type))
+    named = spot_names(text, lexicon) if names else []
+    return sorted(dates + money + quantities + flights + numbers + named, key=lambda s: (s.start, s.type))
 
 
 def _date_spans(dates: list[Spot]) -> list[Spot]:

@@ -293,3 +293,45 @@ def test_hostile_rule_files_run_nothing_end_to_end(memdir, tmp_path, monkeypatch
     assert refused == {"imp", "opener", "shell"}  # the template rules compile: their braces are inert text
     messages = {f["rule"]: f["message"] for f in env["data"]["findings"]}
     assert messages["fmt"] == "{0.__class__.__init__.__globals__}" and messages["dunder"] == "{trip.__class__}"
+
+
+@pytest.mark.parametrize("passport, trip", [
+    ("My US passport expires on 2 April 2026", "I'm flying to Tokyo on 10 March 2026 for an international trip"),
+    ("我的美国护照2026年4月2日到期", "我3月10日飞东京，这是一次国际旅行"),
+])
+def test_seed_level_3_added_in_plain_language(memdir, passport, trip):
+    """Seed 003, Level 3: the facts in plain words, no --kind: check exits 1 with the passport warning
+    and context puts it first."""
+    jan = ("--now", "2026-01-10T09:00:00Z")
+    code, env = cli_json(memdir, *jan, "add", "-u", "alice", passport)
+    assert code == 0 and env["data"]["inferred"]["kind"] == "passport"
+    typed = cli(memdir, *jan, "add", "-u", "alice", trip)
+    assert typed.exit_code == 0 and "typed as trip" in typed.stdout and "memctl edit" in typed.stdout
+    distractors(memdir, 4)
+    checked = cli(memdir, *jan, "check", "-u", "alice")
+    assert checked.exit_code == 1 and "warning: Passport (US) expires 2026-04-02" in checked.stdout
+    block = cli(memdir, *jan, "context", "book the flight", "-u", "alice").stdout.split("<memories>", 1)[1]
+    lines = block.strip().splitlines()
+    assert lines[0].startswith("## Warnings") and "[warning] Passport (US) expires 2026-04-02" in lines[1]
+
+
+def test_structure_on_the_sample_directory(samples):
+    """`structure --dry-run` lists what it would type and writes nothing; without it the kinds are
+    written, `check` uses them, and a second run has nothing left to type."""
+    from tests.helpers import memory_texts
+
+    before = memory_texts(samples)
+    code, env = cli_json(samples, "--now", "2026-12-02T09:00:00Z", "structure", "--dry-run")
+    assert code == 0 and env["data"]["dry_run"] is True
+    planned = {i["id"]: i["proposal"]["kind"] for i in env["data"]["typed"]}
+    assert planned["f2e6f177"] == "passport" and planned["540592af"] == "trip" and planned["5825c661"] == "allergy"
+    assert memory_texts(samples) == before
+    shown = cli(samples, "structure", "--dry-run")
+    assert shown.exit_code == 0 and "f2e6f177\tpassport\texpires=2027-03-10" in shown.stdout
+
+    assert cli(samples, "--now", "2026-12-02T09:00:00Z", "check").exit_code == 0
+    code, env = cli_json(samples, "--now", "2026-12-02T09:00:00Z", "structure")
+    assert code == 0 and {i["id"] for i in env["data"]["typed"]} == set(planned)
+    code, env = cli_json(samples, "--now", "2026-12-02T09:00:00Z", "check", "-u", "alice")
+    assert code == 1 and {"f2e6f177", "540592af"} <= set(env["data"]["findings"][0]["memories"])
+    assert cli_json(samples, "structure", "--dry-run")[1]["data"]["typed"] == []

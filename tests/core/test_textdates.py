@@ -19,6 +19,7 @@ TODAY = date(2026, 1, 10)
     ("Lease signed 4/2/2026", TODAY, ["2026-04-02"]),
     ("Booked for 23/4/2026", TODAY, ["2026-04-23"]),
     ("2026.4.2开会", TODAY, ["2026-04-02"]),
+    ("Invoice dated 12.01.2026", TODAY, ["2026-01-12"]),
     ("我的护照2026年4月2日到期", TODAY, ["2026-04-02"]),
     ("3月10日飞东京", TODAY, ["2026-03-10"]),  # the year from context: the next 10 March
     ("3月10日飞东京", date(2026, 5, 1), ["2027-03-10"]),
@@ -48,6 +49,7 @@ def test_reads_absolute_dates(text: str, today: date, days: list[str]) -> None:
     "Upgrade to version 10.12 or macOS 14.5",
     "Invoice INV-2025-014 and order 2025-0311-02",
     "Room 12-04, score 3-1, ratio 16:9, lap 1:02.345",
+    "Final score 10/12 after extra time",
     "Phone 555-0199, 138 0013 4567, ISBN 978-7-5442-9114-0",
     "A 2024 Camry, bought in 2023, sold in March",
     "每月15号还款，气温12-18度，血压130/85",

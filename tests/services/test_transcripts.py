@@ -129,7 +129,7 @@ def test_extract_asks_for_kinds_and_writes_typed_memories(store: MemoryStore, tm
             "remember: Alice's passport is valid forever {passport expires=never country=US}")
     prompt = tmp_path / "prompt"
     result = store.extract("alice", "s1", f"{FAKE} --calls {tmp_path / 'calls'} --prompt {prompt} extract")
-    assert "- passport: country (country, required), expires (date, required)" in prompt.read_text()
+    assert "- passport: country (country), expires (date, required)" in prompt.read_text()
     assert '"kind": "...", "fields": {}' in prompt.read_text()
     assert [i.outcome for i in result.report.items] == ["added", "refused"]
     assert "passport.expires: not a date" in (result.report.items[1].message or "")
