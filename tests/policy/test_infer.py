@@ -119,3 +119,15 @@ def test_lexicon_merges() -> None:
     assert merge_lexicon(lexicon, {"places": {"FR": ["Lyon"]}, "home": {"han": "cn"}}) == []
     assert lexicon.places == {"FR": ["Lyon"]} and lexicon.home == {"han": "CN"}
     assert merge_lexicon(lexicon, {"nonsense": 3})
+
+
+def _written_for_tests() -> list[tuple[str, str]]:
+    from tests.helpers import TESTS
+
+    lines = (TESTS / "fixtures" / "typing_statements.txt").read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split(" | ", 1)) for line in lines if line.strip() and not line.startswith("#")]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kind, text", _written_for_tests())
+def test_the_kind_of_statements_written_for_the_tests(shipped: KindFiles, kind: str, text: str) -> None:
+    assert (infer(shipped, text)[0] or "none") == kind
