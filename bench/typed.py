@@ -1,7 +1,7 @@
 """Typed facts benchmark: how well plain statements are typed, exactness of `query`, and what
 `check`, `query` and a recall that touches a typed memory cost, warm and as a fresh process.
 
-Usage: python bench/typed.py --split dev|test|all [--json]      (typing accuracy)
+Usage: python bench/typed.py --split dev|test|all [--locomo PATH] [--json]      (typing accuracy)
        python bench/typed.py [--sizes 1000,10000] [--typed-share 0.2] [--fresh-runs 5] [--json]
 
 Typing accuracy (`--split`): bench/data/typed/ holds statements and texts written by a helper who
@@ -269,13 +269,39 @@ def _figures(c: Counter) -> dict[str, Any]:
             "date_recall": _share(c["dates_right"], c["dates_labelled"])}
 
 
-def typing_main(split: str, as_json: bool) -> int:
-    """Print the typing figures of one split, per language."""
+def locomo_typed(path: str) -> dict[str, Any]:
+    """External texts nobody typed: how many of a LoCoMo file's observations and turns are typed, by
+    kind (each read as of its session's date; the data stays where it is, never copied)."""
+    from memctl.config import Config
+    from memctl.services.structure import propose
+    from memctl.store.kinds import KindFiles
+
+    kinds, texts, typed = KindFiles(None, Config()), 0, Counter()
+    for conv in json.loads(Path(path).read_text(encoding="utf-8")):
+        for per in conv.get("observation", {}).values():
+            for items in per.values():
+                for item in items:
+                    texts += 1
+                    typed[getattr(propose(item[0], date(2023, 6, 1), kinds), "kind", None)] += 1
+        for turns in conv.get("conversation", {}).values():
+            for turn in turns if isinstance(turns, list) else []:
+                texts += 1
+                typed[getattr(propose(turn.get("text", ""), date(2023, 6, 1), kinds), "kind", None)] += 1
+    return {"texts": texts, "typed": {k: v for k, v in typed.items() if k}}
+
+
+def typing_main(split: str, as_json: bool, locomo: str | None = None) -> int:
+    """Print the typing figures of one split, per language (and of a LoCoMo file, when given)."""
     scores = typing_scores(split)
+    if locomo:
+        scores["locomo"] = locomo_typed(locomo)
     if as_json:
         sys.stdout.write(json.dumps({"split": split, "languages": scores}) + "\n")
         return 0
     pct = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
+    external = scores.pop("locomo", None)
+    if external:
+        sys.stdout.write(f"locomo: {external['texts']} texts, typed: {external['typed'] or 'none'}\n")
     for lang, f in scores.items():
         sys.stdout.write(f"{split} {lang}: {f['statements']} statements: kind P {pct(f['kind_precision'])} "
                          f"R {pct(f['kind_recall'])}; fields {pct(f['field_accuracy'])} (typed "
@@ -293,6 +319,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--embedder", default="hashing", help="the [embedding] model (no step here embeds)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     parser.add_argument("--split", choices=("dev", "test", "all"), help="typing accuracy on this split instead")
+    parser.add_argument("--locomo", metavar="PATH", help="with --split: also how many LoCoMo texts get typed")
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -307,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Measure every size and print the figures."""
     args = parse_args(argv)
     if args.split:
-        return typing_main(args.split, args.json)
+        return typing_main(args.split, args.json, args.locomo)
     results = [measure(size, args.typed_share, args.fresh_runs, args.embedder) for size in args.sizes]
     if args.json:
         sys.stdout.write(json.dumps({"embedder": args.embedder, "sizes": results}) + "\n")

@@ -277,3 +277,12 @@ def test_scale_reuse_measures_a_kept_load_without_loading_it_again(pg_server: An
     assert first["load_s"] is not None and first["memories"] == 200  # counted before its add
     assert again["load_s"] is None and again["memories"] == 201  # the same rows and the first run's add
     assert 0 <= again["recall"]["user_pool"] - first["recall"]["user_pool"] <= 1  # the add may be that user's
+
+
+def test_typed_accuracy_json_shape() -> None:
+    """The typing figures per language of the dev split (bench data shipped with the repo)."""
+    out = run_script("typed", "--split", "dev")
+    assert out["split"] == "dev" and set(out["languages"]) == {"en", "zh"}
+    figures = out["languages"]["en"]
+    assert {"kind_precision", "kind_recall", "field_accuracy", "date_precision", "date_recall"} <= set(figures)
+    assert figures["statements"] > 0 and 0 <= figures["kind_precision"] <= 1
