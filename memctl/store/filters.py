@@ -80,8 +80,8 @@ def scope_filter(members: Mapping[str, Mapping[str, str]], users: Iterable[str] 
     `members` is the config's {project: {person: role}}, which makes a member's projects theirs."""
     from memctl.core.models import name_arg
 
-    users_ = tuple(dict.fromkeys(name_arg(u, "user") for u in users if u))
-    projects_ = tuple(dict.fromkeys(name_arg(p, "project") for p in projects if p))
+    users_ = tuple(dict.fromkeys(name_arg(u, "user") for u in users))
+    projects_ = tuple(dict.fromkeys(name_arg(p, "project") for p in projects))
     member_of = tuple(sorted(p for p, people in members.items() if any(u in people for u in users_)))
     return MemoryFilter(users=users_, projects=projects_, session=name_arg(session, "session") if session else None,
                         member_of=member_of, **filters)
