@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from pydantic import BaseModel
 
+from memctl import clock
 from memctl.config import Config
-from memctl.core.access import Access, access_view, can_read, write_refusal
+from memctl.core.access import Access, access_view, write_refusal
 from memctl.core.models import Memory
 from memctl.core.schemas import Schema, read_field
 from memctl.core.textdates import occurred_of, read_dates
 from memctl.core.typed import canonical
 from memctl.errors import InvalidMemory
 from memctl.policy.infer import infer_kind
+from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 if TYPE_CHECKING:
@@ -126,15 +128,12 @@ class StructureService:
                                problems=self.kinds.drain_problems())
 
     def _untyped(self, users: set[str], projects: set[str]) -> list[Memory]:
-        out = []
-        for m in self.repo.active():
-            if m.kind or m.extra.get(TYPED_KEY) == "none":
-                continue
-            if (users or projects) and not ((m.user in users and not m.project) or m.project in projects):
-                continue
-            if can_read(self.access, access_view(m)) and write_refusal(self.access, "change", access_view(m)) is None:
-                out.append(m)
-        return sorted(out, key=lambda m: (m.created, m.id))
+        """The active memories of the scope (store/filters.py: whose memories) that have no kind, no
+        `typed: none`, and that the actor may change, oldest first."""
+        flt = scope_filter(self.config.members, sorted(users), sorted(projects), access=self.access)
+        return [m for m in self.repo.select(flt, clock.now(), order="created")
+                if not m.kind and m.extra.get(TYPED_KEY) != "none"
+                and write_refusal(self.access, "change", access_view(m)) is None]
 
     def _write(self, memory: Memory, proposal: Proposal) -> None:
         data = memory.model_dump(exclude={"path"})

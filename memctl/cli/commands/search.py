@@ -78,7 +78,13 @@ def gate(
                           code=result.verdict.failures[0].code, data=data)
         return data
 
-    run("gate", json_, action, lambda d: output.message(f"would pass: {d['decision']['action']} ({d['decision']['reason']})"))
+    def human(d: dict) -> None:
+        output.message(f"would pass: {d['decision']['action']} ({d['decision']['reason']})")
+        if d.get("inferred"):
+            fields = ", ".join(f"{k}={v}" for k, v in d["inferred"]["fields"].items())
+            output.message(f"would type as {d['inferred']['kind']} ({fields})")
+
+    run("gate", json_, action, human)
 
 
 COMMANDS = [("recall", recall), ("context", context), ("gate", gate)]
