@@ -415,8 +415,10 @@ class MemoryStore:
             self._changed()
 
     def kinds(self) -> dict[str, Any]:
-        """The kinds typed memories may have, with their fields (and problems reading them)."""
+        """The kinds typed memories may have, with their fields (and problems reading them or the
+        recognisers that type plain statements)."""
         schemas = self._kinds.schemas
+        _ = self._kinds.typing  # read, so a recogniser file that does not parse is reported here too
         return {"kinds": {name: s.model_dump(exclude={"name"}) for name, s in schemas.items()},
                 "problems": self._kinds.drain_problems()}
 
