@@ -28,7 +28,8 @@ from memctl.core.text import CJK_RANGES
 
 MAX_WORDS = 400  # words in one list
 MAX_WORD = 60  # characters in one word or phrase
-MAX_LEXICON = 5000  # entries in one lexicon
+MAX_LEXICON = 5000  # entries in one lexicon table
+MAX_NAMES = 20_000  # names of countries or of places, every file's together
 RESERVED = ("all", "lexicon")
 _WORD_CHAR = re.compile(r"\w", re.UNICODE)
 _CJK = re.compile(f"[{CJK_RANGES}]")
@@ -166,10 +167,14 @@ def _merge_section(into: Lexicon, section: str, table: Any) -> None:
         target = into.countries if section == "countries" else into.places
         if not isinstance(table, dict) or len(table) > MAX_LEXICON:
             raise ValueError(f"a table of country codes, at most {MAX_LEXICON}")
+        merged = dict(target)
         for code, names in table.items():
             if not re.fullmatch(r"[A-Z]{2}", str(code)):
                 raise ValueError(f"{code!r} is not a country code (US, JP)")
-            target[str(code)] = list(dict.fromkeys([*target.get(str(code), []), *_check_words(names)]))
+            merged[str(code)] = list(dict.fromkeys([*merged.get(str(code), []), *_check_words(names)]))
+        if sum(len(v) for v in merged.values()) > MAX_NAMES:
+            raise ValueError(f"more than {MAX_NAMES} names in all")
+        target.update(merged)
         return
     words = _check_words(table["words"])
     into.lists[section] = list(dict.fromkeys([*into.lists.get(section, []), *words]))

@@ -30,6 +30,7 @@ else:  # pragma: no cover - Python 3.10
 
 SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR = "schemas", "checks", "recognisers"
 MAX_FILE_BYTES = 256 * 1024  # a rule file is a page of rules, not a data set
+MAX_RECOGNISERS = 200  # every add runs each one: a folder may not make that slow
 _KEY = re.compile(r"^\s*\"?([A-Za-z0-9_-]+)\"?\s*=")
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
@@ -202,6 +203,9 @@ class KindFiles:
             try:
                 if item.name == "all":
                     common = _common(common, item.table)
+                    continue
+                if item.name not in by_name and len(by_name) >= MAX_RECOGNISERS:
+                    self.problems.append(f"{item.where()}: recogniser {item.name!r}: skipped: more than {MAX_RECOGNISERS}")
                     continue
                 by_name[item.name] = parse_recogniser(item.name, item.table)
             except ValueError as exc:

@@ -131,3 +131,19 @@ def _written_for_tests() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("kind, text", _written_for_tests())
 def test_the_kind_of_statements_written_for_the_tests(shipped: KindFiles, kind: str, text: str) -> None:
     assert (infer(shipped, text)[0] or "none") == kind
+
+
+def test_a_folder_cannot_grow_the_rules_without_bound(tmp_path) -> None:
+    (tmp_path / "recognisers").mkdir()
+    many = "".join(f"[kind{i}]\nkind = 'trip'\ncues = ['zzz{i}']\n" for i in range(260))
+    (tmp_path / "recognisers" / "many.toml").write_text(many)
+    codes = ["FR", "DE", "IT", "ES", "PT", "NL", "BE", "AT", "CH", "SE"]
+    for n in range(6):
+        table = "".join(f"{code} = [{', '.join(repr(f'P{n} {code} {i}') for i in range(400))}]\n" for code in codes)
+        (tmp_path / "recognisers" / f"places{n}.toml").write_text("[lexicon.places]\n" + table)
+    kinds = KindFiles(tmp_path, Config())
+    rules = kinds.typing
+    assert len(rules.recognisers) <= 200
+    assert sum(len(v) for v in rules.lexicon.places.values()) <= 20_000
+    problems = "\n".join(kinds.drain_problems())
+    assert "skipped: more than 200" in problems and "more than 20000 names" in problems
