@@ -401,12 +401,13 @@ class MemoryStore:
     def structure(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                   llm: str | None = None, offline: bool = False) -> "StructureReport":
         """Type the untyped memories already stored (of `user` / `project`, else every one the actor may
-        change): with the LLM command (`llm`, else `[llm] command`) unless `offline`, else the offline
+        change): with the LLM command (`llm`, else MEMCTL_LLM) unless `offline`, else the offline
         recognisers; `dry_run` lists what would be typed."""
+        from memctl.services.llm import configured_llm
         from memctl.services.structure import StructureService
 
         user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
-        command = None if offline else (llm or self.config.llm.command or None)
+        command = None if offline else (llm or configured_llm())
         service = StructureService(self.repo, self.config, self._kinds, self.access)
         try:
             return service.structure(users=[user] if user else [], projects=[project] if project else [],

@@ -143,10 +143,6 @@ class TypingSettings(_Section):
     infer: bool = True  # add proposes a kind and fields for a plain statement a recogniser fits
 
 
-class LLMSettings(_Section):
-    command: str = ""  # the LLM command memctl may ask (prompt on stdin, answer on stdout); "" for none
-
-
 class Config(_Section):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     layout: LayoutSettings = Field(default_factory=LayoutSettings)
@@ -158,7 +154,6 @@ class Config(_Section):
     facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     typing: TypingSettings = Field(default_factory=TypingSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
     projects: dict[str, ProjectSettings] = Field(default_factory=dict)
     # Typed memories: [schemas.KIND] declares a kind, [checks.NAME] a rule (read by store/kinds.py,
     # validated there so an error names its line; see docs/checks.md).
@@ -318,11 +313,6 @@ auto_refresh = true
 # add proposes a kind and fields (a passport, a trip...) for a plain statement one of the
 # recognisers fits (memctl/data/recognisers.toml, recognisers/*.toml); false: only --kind types.
 infer = true
-
-[llm]
-# A command memctl may ask (the prompt on stdin, the answer on stdout): `memctl structure` types
-# stored memories with it. "" = the offline rules only.
-command = ""
 
 # Projects with members are managed: with an actor set (--actor or MEMCTL_ACTOR), viewers read,
 # editors also add and change their own memories, admins and owners change everything, and

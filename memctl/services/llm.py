@@ -7,12 +7,20 @@ a script) plugs in through this one function.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 
 from memctl.errors import MemctlError
 
 _STDERR_CHARS = 200
+LLM_ENV = "MEMCTL_LLM"
+
+
+def configured_llm() -> str | None:
+    """The LLM command the person configured (MEMCTL_LLM), or None. Never read from the memory
+    folder: a shared folder's memctl.toml is untrusted input and must not name a command memctl runs."""
+    return os.environ.get(LLM_ENV, "").strip() or None
 
 
 class LLMError(MemctlError):

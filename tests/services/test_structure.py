@@ -78,12 +78,23 @@ def test_structure_with_an_llm_command(store) -> None:
     assert store.get(store.list(user="bob")[0].id).kind is None  # only alice's
 
 
-def test_structure_offline_ignores_the_configured_llm(store) -> None:
+def test_structure_offline_ignores_the_configured_llm(store, monkeypatch) -> None:
     store.add_raw("My US passport expires on 2 April 2026", user="alice")
-    store.config.llm.command = f"{FAKE_LLM} garbage"
+    monkeypatch.setenv("MEMCTL_LLM", f"{FAKE_LLM} garbage")
     assert store.structure(dry_run=True).by == "llm"
     report = store.structure(dry_run=True, offline=True)
     assert report.by == "rules" and len(report.typed) == 1
+
+
+def test_the_folder_cannot_name_the_llm_command(store, tmp_path) -> None:
+    """A shared folder's memctl.toml is untrusted: it has no setting that names a command to run."""
+    from memctl.config import parse_config
+    from memctl.errors import MemctlError
+
+    with pytest.raises((MemctlError, ValueError)):
+        parse_config('[llm]\ncommand = "touch /tmp/pwned"\n')
+    store.add_raw("My US passport expires on 2 April 2026", user="alice")
+    assert store.structure(dry_run=True).by == "rules"
 
 
 def test_a_failing_llm_is_a_clear_error_and_writes_nothing(store) -> None:

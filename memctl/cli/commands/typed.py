@@ -95,12 +95,12 @@ def structure(
     user: User = None, project: Project = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be typed; change nothing.")] = False,
     llm: Annotated[Optional[str], typer.Option(metavar="COMMAND", help=(
-        "Type with this LLM command (prompt on stdin, JSON Lines on stdout; default: [llm] command)."))] = None,
-    offline: Annotated[bool, typer.Option("--offline", help="Use the offline rules even when [llm] command is set.")] = False,
+        "Type with this LLM command (prompt on stdin, JSON Lines on stdout; default: MEMCTL_LLM)."))] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the offline rules even when MEMCTL_LLM is set.")] = False,
     json_: Json = False,
 ) -> None:
     """Type the memories already stored: a plain statement that is a passport, a trip, a medication...
-    gets its kind and fields (the LLM command when configured, offline rules otherwise)."""
+    gets its kind and fields (the LLM command when one is set, offline rules otherwise)."""
 
     def action() -> dict:
         return open_store().structure(user=user, project=project, dry_run=dry_run, llm=llm,
