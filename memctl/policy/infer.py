@@ -194,18 +194,12 @@ def _text_value(rule: FieldRule, doc: _Text, cue: re.Match[str]) -> str | None:
         found = _lexicon_word(rule.lexicon, doc)
         if found:
             return found
-    for anchor in _matches(rule.after, doc.text, doc.lexicon):
-        if rule.near_cue and not _close(anchor, cue):
-            continue
-        phrase = _phrase_after(doc, anchor.end(), rule)
-        if phrase:
-            return phrase
-    for anchor in _matches(rule.before, doc.text, doc.lexicon):
-        if rule.near_cue and not _close(anchor, cue):
-            continue
-        phrase = _phrase_before(doc, anchor.start(), rule)
-        if phrase:
-            return phrase
+    for words, read in ((rule.after, lambda a: _phrase_after(doc, a.end(), rule)),
+                        (rule.before, lambda a: _phrase_before(doc, a.start(), rule))):
+        for anchor in _matches(words, doc.text, doc.lexicon):
+            phrase = None if rule.near_cue and not _close(anchor, cue) else read(anchor)
+            if phrase:
+                return phrase
     if rule.with_cue:
         head = _phrase_before(doc, cue.start(), rule)
         return _clean(f"{head}{'' if doc.han else ' '}{cue.group(0)}" if head else cue.group(0))
