@@ -411,12 +411,8 @@ class MemoryStore:
         comes from (`extract` skips that turn; automatic writes count against its rate limit).
         `trusted_source` False (a server's client it does not trust) records the write as `ai`,
         whatever `source` it claims (policy/gate.py claimed_source)."""
-        if not trusted_source:
-            from memctl.policy.gate import claimed_source
-
-            fields["source"] = claimed_source(fields.get("source"), trusted=False)
         try:
-            return self._writer.add(text, **_without_none(fields))
+            return self._writer.add(text, trusted_source=trusted_source, **_without_none(fields))
         finally:
             self._changed()
 

@@ -19,7 +19,15 @@ from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory, name_arg
 from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
-from memctl.policy.gate import GateFailure, GateVerdict, Surface, evaluate_gate, refusal, resolve_thresholds
+from memctl.policy.gate import (
+    GateFailure,
+    GateVerdict,
+    Surface,
+    claimed_source,
+    evaluate_gate,
+    refusal,
+    resolve_thresholds,
+)
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
@@ -123,14 +131,17 @@ class WriteService:
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None, surface: Surface = "add",
-            **fields: Any) -> WriteResult:
+            trusted_source: bool = True, **fields: Any) -> WriteResult:
         """Gate, decide and write one memory; Refused (exit 3) when the gate says no. `surface` is
         which of the gate's rules apply (add, or import for candidates from a file, a store or an
-        extraction: policy/gate.py RULES).
+        extraction: policy/gate.py RULES); `trusted_source` False (a server's client it does not
+        trust) records the write as `ai` whatever source it claims (policy/gate.py claimed_source).
 
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
+        if not trusted_source:
+            fields["source"] = claimed_source(fields.get("source"), trusted=False)
         replaces = fields.pop("replaces", None)
         rate_session = name_arg(rate_session, "session") if rate_session else None
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
