@@ -425,13 +425,15 @@ class MemoryStore:
 
     # -- writing -------------------------------------------------------------------------------
     @_acting
-    def add(self, text: str, **fields: Any) -> "WriteResult":
+    def add(self, text: str, *, trusted_source: bool = True, **fields: Any) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
         project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
         state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
-        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
+        comes from (`extract` skips that turn; automatic writes count against its rate limit).
+        `trusted_source` False (a server's client it does not trust) records the write as `ai`,
+        whatever `source` it claims (policy/gate.py claimed_source)."""
         try:
-            return self._writer.add(text, **_without_none(fields))
+            return self._writer.add(text, trusted_source=trusted_source, **_without_none(fields))
         finally:
             self._changed()
 
@@ -495,9 +497,12 @@ class MemoryStore:
         return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
     @_acting
-    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
-        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
-        memory = self._editor.edit(id_arg(memory_id), sets, body)
+    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None, *,
+             agent: bool = False) -> Memory:
+        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving and
+        through the gate (a person's edit; `agent`: an agent's correction, memory_update, whose new
+        text is also a claim at the memory's confidence). Refused (exit 3) as the gate words it."""
+        memory = self._editor.edit(id_arg(memory_id), sets, body, agent)
         self._changed()
         return memory
 

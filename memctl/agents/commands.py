@@ -112,14 +112,15 @@ def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
                          budget=a["budget"], format=a["format"])
 
 
-def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl add --json` data."""
+def add(store: Any, a: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
+    """`memctl add --json` data (`trusted_source` False: a server's client it does not trust, whose
+    write counts as ai whatever source it gives)."""
     fields = None
     if a["field"]:
         from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
 
         fields = parse_field_pairs(a["field"])
-    result = store.add(a["text"], type=a["type"], user=a["user"], project=a["project"], kind=a["kind"],
+    result = store.add(a["text"], trusted_source=trusted_source, type=a["type"], user=a["user"], project=a["project"], kind=a["kind"],
                        fields=fields, session=a["session"], subtype=a["subtype"], name=a["name"],
                        description=a["description"], confidence=a["confidence"], source=a["source"],
                        tags=a["tag"], key=a["key"], ttl=a["ttl"], importance=a["importance"],
@@ -152,6 +153,8 @@ COMMANDS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "recall": recall, "context": context, "add": add, "list": list_, "show": show}
 
 
-def run(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """One command's data from a store and its (normalised) arguments."""
+def run(store: Any, command: str, args: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
+    """One command's data from a store and its (normalised) arguments; `trusted_source` as for add."""
+    if command == "add":
+        return add(store, args, trusted_source)
     return COMMANDS[command](store, args)

@@ -185,10 +185,9 @@ def _owner(a: AddArgs, d: Defaults) -> dict[str, Any]:
 
 
 def _add(store: Any, a: AddArgs, caller: Caller) -> dict[str, Any]:
-    source = a.source if caller.trust_source else "ai"
     try:
-        result = store.add(a.content, type=a.memory_type, subtype=a.subtype, confidence=a.confidence, key=a.key,
-                           tags=a.tags, source=source, source_ids=a.source_ids or None, name=a.name,
+        result = store.add(a.content, trusted_source=caller.trust_source, type=a.memory_type, subtype=a.subtype,
+                           confidence=a.confidence, key=a.key, tags=a.tags, source=a.source, source_ids=a.source_ids or None, name=a.name,
                            description=a.description, visibility=a.visibility, kind=a.kind, fields=a.fields, occurred=a.occurred,
                            infer=a.infer, state=a.state, valid_until=a.valid_until, **_owner(a, caller.defaults))
     except Refused as exc:
@@ -223,21 +222,7 @@ def _update(store: Any, a: UpdateArgs, caller: Caller) -> dict[str, Any]:
     sets = {name: json.dumps(getattr(a, attr)) for attr, name in _SETTABLE if getattr(a, attr) is not None}
     if a.content is None and not sets:
         raise UsageError("memory_update: nothing to change: give content or a field to set", code="nothing_to_change")
-    if a.content is not None:
-        check_text(store, memory, a.content, a.confidence)
-    return {"memory": store.edit(memory.id, sets, a.content).to_public()}
-
-
-def check_text(store: Any, memory: Any, text: str, confidence: float | None) -> None:
-    """New text for a stored memory passes the gate's content checks (no secrets, length, confidence),
-    so an update cannot smuggle in what an add would refuse."""
-    verdict = store.gate(text, type=memory.type, user=memory.user, project=memory.project, session=memory.session,
-                         confidence=memory.confidence if confidence is None else confidence, source="user").verdict
-    failures = [f for f in verdict.failures if f.code not in ("duplicate", "rate_limited")]
-    if failures:
-        codes = ", ".join(f.code for f in failures)
-        raise Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in failures),
-                      code=failures[0].code)
+    return {"memory": store.edit(memory.id, sets, a.content, agent=True).to_public()}
 
 
 def _forget(store: Any, a: ForgetArgs, caller: Caller) -> dict[str, Any]:

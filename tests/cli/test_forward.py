@@ -19,6 +19,7 @@ import typer
 from memctl.agents.commands import PARAMS, normalise
 from memctl.cli.forward import OPTIONS, POSITIONAL, QUIET, parse
 from memctl.cli.main import full_app
+from memctl.store.server_record import record_path
 from tests.helpers import ServeProcess, run_memctl, use_hashing_embedder
 
 app = full_app()
@@ -171,6 +172,27 @@ def test_a_forwarded_add_writes_what_an_in_process_add_writes(samples: Path) -> 
     assert len(written) == 1 and "trumpet" in written[0].read_text()
 
 
+def test_only_the_cli_of_the_folder_is_believed_when_it_claims_a_source(samples: Path) -> None:
+    """A forwarded add sends the key of the folder's server.json, so the server believes its source as
+    in-process; any other client of the same endpoint claiming `user` is recorded as `ai`."""
+    from memctl.store.server_record import read_record
+    from tests.helpers import http
+
+    served = _copy(samples, "served")
+    with ServeProcess(served) as server:
+        key = (read_record(served) or {}).get("local_key")
+        assert isinstance(key, str) and len(key) >= 24
+        assert (served / ".memctl" / "server.json").stat().st_mode & 0o077 == 0  # its owner's only
+        body = {"text": "Bob started learning the banjo", "user": "bob", "source": "user"}
+        _, _, stranger = http(server.url, "POST", "/api/cli/add", body)
+        _, _, cli = http(server.url, "POST", "/api/cli/add", {**body, "text": "Bob started learning the oboe"},
+                         headers={"Memctl-Local-Key": key})
+        _, _, forged = http(server.url, "POST", "/api/cli/add", {**body, "text": "Bob started learning the harp"},
+                            headers={"Memctl-Local-Key": "x" * len(key)})
+    assert stranger["data"]["memory"]["source"] == "ai" and forged["data"]["memory"]["source"] == "ai"
+    assert cli["data"]["memory"]["source"] == "user"
+
+
 def test_the_forwarding_path_stays_lean(samples: Path) -> None:
     root = _copy(samples, "lean")
     with ServeProcess(root):
@@ -187,7 +209,7 @@ def test_a_stale_record_falls_back_in_process(samples: Path) -> None:
     root = _copy(samples, "stale")
     server = ServeProcess(root)
     server.stop(signal.SIGKILL)  # no cleanup: the record stays, naming a dead process
-    assert (root / ".memctl" / "server.json").exists()
+    assert record_path(root).exists()
     out, _, code, imported = run(root, "recall", "jazz", "-u", "bob", "--json")
     assert code == 0 and b'"hits"' in out and "memctl.api" in imported
 
