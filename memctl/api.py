@@ -10,15 +10,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
+from memctl.core.declare import declared, request_of
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
+from memctl.core.requests import RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -357,14 +359,15 @@ class MemoryStore:
 
         return stats(self.repo, self._visible)
 
-    def recall(self, query: str, **options: Any) -> "RecallResult":
-        """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage, scopes (only user, project or session memories),
-        min_relevance (default `[recall] min_relevance`; 0 holds nothing back). Hits carry a
-        calibrated `relevance`."""
-        from memctl.services.recall import parse_query
-
-        return self._recaller.recall(parse_query(query, options))
+    @declared(RecallRequest)
+    def recall(self, query: str, *, users: Sequence[str] = (), projects: Sequence[str] = (), session: str | None = None,
+               types: Sequence[str] = (), tags: Sequence[str] = (), since: "datetime | str | None" = None,
+               until: "datetime | str | None" = None, status: str = "active", k: int | None = None,
+               mode: str | None = None, scopes: Sequence[str] = (), min_relevance: float | None = None,
+               record_usage: bool = True) -> "RecallResult":
+        """Hybrid recall (core/requests.py: RecallRequest says what each argument means). Hits carry a
+        calibrated `relevance`; k and mode default to `[recall]`."""
+        return self._recaller.recall(request_of(RecallRequest, locals(), "recall"))
 
     def context(self, query: str, *, user: str | None = None, project: str | None = None,
                 session: str | None = None, budget: int = 800, format: str = "markdown") -> dict[str, Any]:

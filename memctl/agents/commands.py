@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from memctl.agents.cli_table import TABLE
 from memctl.errors import UsageError
 
 TYPE_CHECKING = False
@@ -50,24 +51,10 @@ _KIND_OK: dict[str, Callable[[Any], bool]] = {
 }
 _KIND_NAME = {"text": "a string", "texts": "a list of strings", "int": "an integer", "float": "a number",
               "flag": "true or false", "switch": "true or false"}
-TEXT, TEXTS, FLAG = Param("text"), Param("texts", []), Param("flag", False)
-SCOPE = {"user": TEXT, "project": TEXT, "session": TEXT}
-
+# The forwarded commands' parameters, as the generated table of the CLI's options has them.
 PARAMS: dict[str, dict[str, Param]] = {
-    "recall": {"query": TEXT, "user": TEXTS, "project": TEXTS, "session": TEXT, "type": TEXTS, "tag": TEXTS,
-               "since": TEXT, "until": TEXT, "status": Param("text", "active"), "k": Param("int", None, 1),
-               "mode": TEXT, "explain": FLAG, "all_": FLAG},
-    "context": {"query": TEXT, **SCOPE, "budget": Param("int", 800, 1), "format": Param("text", "markdown"),
-                "explain": FLAG},
-    "add": {"text": TEXT, **SCOPE, "type": TEXT, "subtype": TEXT, "name": TEXT, "description": TEXT,
-            "confidence": Param("float", 1.0, 0.0, 1.0), "source": Param("text", "user"), "tag": TEXTS, "key": TEXT,
-            "ttl": TEXT, "importance": Param("float", None, 0.0, 1.0), "occurred": TEXT, "state": TEXT,
-            "valid_until": TEXT, "part_of": TEXT, "visibility": TEXT, "kind": TEXT, "field": TEXTS, "during": TEXT,
-            "redact": Param("switch"), "llm": TEXT},
-    "list": {**SCOPE, "type": TEXT, "tag": TEXT, "status": Param("text", "active"),
-             "sort": Param("text", "created"), "limit": Param("int", 0, 0)},
-    "show": {"memory_id": TEXT},
-}
+    command: {name: Param(*spec) for name, spec in TABLE["commands"][command]["params"].items()}
+    for command in TABLE["forwarded"]}
 REQUIRED = {"recall": "query", "context": "query", "add": "text", "show": "memory_id"}
 
 
@@ -91,19 +78,13 @@ def normalise(command: str, raw: Any, remote: bool = False) -> dict[str, Any]:
     return args
 
 
-def _time(value: str | None) -> Any:
-    from memctl import clock  # datetime: only where the command runs, not on the forwarding side
-
-    return clock.parse_timestamp(value) if value else None
-
-
 def recall(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl recall --json` data."""
-    result = store.recall(a["query"], users=a["user"], projects=a["project"], session=a["session"],
-                          types=a["type"], tags=a["tag"], status=a["status"], since=_time(a["since"]),
-                          until=_time(a["until"]), k=store.config.recall.k if a["k"] is None else a["k"],
-                          mode=a["mode"] or store.config.recall.mode, min_relevance=0.0 if a["all_"] else None)
-    return result.to_data(a["explain"])
+    """`memctl recall --json` data: the arguments are the request's fields (core/requests.py:
+    RecallRequest), and the CLI's own --explain and --all."""
+    request = {k: v for k, v in a.items() if k not in ("explain", "all_") and v is not None}
+    if a["all_"]:
+        request["min_relevance"] = 0.0
+    return store.recall(**request).to_data(a["explain"])
 
 
 def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:

@@ -36,9 +36,11 @@ from starlette.exceptions import HTTPException
 from memctl._version import __version__
 from memctl.agents import commands
 from memctl.agents.guard import Access, allowed_methods, authenticate, failure
+from memctl.agents.surfaces import query_arguments, query_parameters
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
 from memctl.core.models import name_arg
+from memctl.core.requests import RecallRequest
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
@@ -144,12 +146,16 @@ class Served:
         """The store acting for `actor` (the warm store itself when it already does)."""
         return self.store if actor == self.store.actor else self.store.as_actor(actor)
 
-    def tool(self, name: str, arguments: dict[str, Any], caller: Caller, command: str,
-             status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
-        """Run an agent tool (memctl.agents.tools) on arguments taken from the request."""
+    def tool(self, name: str, arguments: "dict[str, Any] | Callable[[], dict[str, Any]]", caller: Caller,
+             command: str, status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
+        """Run an agent tool (memctl.agents.tools) on arguments taken from the request (or a function
+        reading them, so that a bad one is answered in the envelope too)."""
         tool = TOOLS[name]
-        return self.answer(command, lambda store: run_tool(store, tool, parse_arguments(tool, store.config, arguments),
-                                                          caller), caller, status)
+
+        def work(store: Any) -> dict[str, Any]:
+            given = arguments() if callable(arguments) else arguments
+            return run_tool(store, tool, parse_arguments(tool, store.config, given), caller)
+        return self.answer(command, work, caller, status)
 
 
 def status_of(exc: MemctlError) -> int:
@@ -207,12 +213,14 @@ def owner_routes(app: FastAPI, kind: str) -> None:
         fields["memory_type"] = fields.pop("type", None)
         return app.tool("memory_add", {**fields, kind: name}, caller, "add", _written)
 
-    @router.get("/search", name="search", summary=f"Recall a {kind}'s memories for a query")
-    def search(name: Name, app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
-               k: Annotated[Optional[int], Query(ge=1, le=50)] = None, type: Optional[str] = None,
-               mode: Optional[str] = None) -> JSONResponse:
-        return app.tool("memory_search", {"query": q, "k": k, "memory_type": type, "mode": mode, kind: name},
-                        caller, "search")
+    drop = ("users",) if kind == "user" else ("projects",)  # the path names whose memories
+
+    @router.get("/search", name="search", summary=f"Recall a {kind}'s memories for a query",
+                openapi_extra={"parameters": query_parameters(RecallRequest, drop)})
+    def search(name: Name, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        def arguments() -> dict[str, Any]:
+            return {**query_arguments(RecallRequest, request.query_params, "search", drop), f"{kind}s": [name]}
+        return app.tool("memory_search", arguments, caller, "search")
 
     @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly")
     def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[QueryIn, Body()]) -> JSONResponse:

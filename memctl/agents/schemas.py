@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from memctl.core.models import check_name
+from memctl.core.requests import Listed
 
 
 def _name(what: str) -> Any:
@@ -50,19 +51,6 @@ class Arguments(BaseModel):
     strict (`"5"` is not a number), as the JSON Schema says."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class SearchArgs(Arguments):
-    query: Text = Field(description="What you need to know, in plain words (any language).")
-    k: Optional[int] = Field(None, ge=1, le=50, description="How many memories to return, best first "
-                                                            "(default: the directory's setting, 5).")
-    memory_type: Optional[str] = Field(None, description="Only memories of this type.")
-    scope: Optional[Scope] = Field(None, description="Only user, project or session memories (default: all three).")
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    mode: Optional[Literal["hybrid", "keyword", "semantic"]] = Field(
-        None, description="hybrid (the default) combines keywords and meaning; keyword for exact names and ids.")
 
 
 class AddArgs(Arguments):
@@ -147,17 +135,22 @@ class QueryArgs(Arguments):
     project: ProjectName = None
 
 
-def bind(model: type[Arguments], types: tuple[str, ...], default_type: str) -> type[Arguments]:
-    """`model` with `memory_type` an enum of the configured types (required ones default to the preset's)."""
+def bind(model: type[BaseModel], types: tuple[str, ...], default_type: str) -> type[BaseModel]:
+    """`model` with `memory_type` (or the list `types`) an enum of the configured types (a required
+    one defaults to the preset's)."""
+    kind: Any = Literal[types]
+    if "types" in model.model_fields:
+        field = model.model_fields["types"]
+        spec: Any = (Annotated[list[kind], Listed], Field(default_factory=list, description=f"{field.description} Of {', '.join(types)}."))
+        return create_model(model.__name__, __base__=model, types=spec)
     if "memory_type" not in model.model_fields:
         return model
     field = model.model_fields["memory_type"]
-    kind: Any = Literal[types]
     if field.is_required():
-        spec: Any = (kind, Field(default_type, description=f"{field.description} One of {', '.join(types)}."))
+        spec = (kind, Field(default_type, description=f"{field.description} One of {', '.join(types)}."))
     else:
         spec = (Optional[kind], Field(None, description=f"{field.description} One of {', '.join(types)}."))
-    bound: type[Arguments] = create_model(model.__name__, __base__=model, memory_type=spec)
+    bound: type[BaseModel] = create_model(model.__name__, __base__=model, memory_type=spec)
     return bound
 
 

@@ -19,15 +19,15 @@ from pydantic import BaseModel, ValidationError
 from memctl.agents import schemas
 from memctl.agents.schemas import (
     AddArgs,
-    Arguments,
     ContextArgs,
     ForgetArgs,
     ListArgs,
     QueryArgs,
-    SearchArgs,
     UpdateArgs,
 )
+from memctl.agents.surfaces import argument_model, canonical
 from memctl.core.envelope import to_jsonable
+from memctl.core.requests import RecallRequest
 from memctl.errors import Refused, UsageError
 
 
@@ -63,14 +63,14 @@ class Tool:
     name: str
     title: str
     description: str
-    arguments: type[Arguments]
+    arguments: type[BaseModel]
     result: type[BaseModel]
     handler: Callable[[Any, Any, Caller], dict[str, Any]]
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
-
-    def argument_model(self, config: Any) -> type[Arguments]:
+    request: type[BaseModel] | None = None  # the capability's request model its arguments derive from
+    def argument_model(self, config: Any) -> type[BaseModel]:
         """The argument model for a directory's settings (its types as the `memory_type` enum)."""
         return _bound(self.arguments, tuple(config.types), config.default_type)
 
@@ -90,7 +90,7 @@ class Tool:
 
 
 @lru_cache(maxsize=64)
-def _bound(model: type[Arguments], types: tuple[str, ...], default_type: str) -> type[Arguments]:
+def _bound(model: type[BaseModel], types: tuple[str, ...], default_type: str) -> type[BaseModel]:
     return schemas.bind(model, types, default_type)
 
 
@@ -120,6 +120,8 @@ def parse_arguments(tool: Tool, config: Any, arguments: Any) -> Any:
         raise InvalidArguments(f"{tool.name}: the arguments must be a JSON object")
     given = {k: v for k, v in arguments.items() if v is not None}
     model = tool.argument_model(config)
+    if tool.request is not None:
+        given = canonical(tool.request, given, tool.name)
     try:
         return model.model_validate(given)
     except ValidationError as exc:
@@ -127,7 +129,7 @@ def parse_arguments(tool: Tool, config: Any, arguments: Any) -> Any:
         raise InvalidArguments(f"invalid arguments for {tool.name}: " + "; ".join(problems)) from None
 
 
-def _problem(err: Any, model: type[Arguments]) -> str:
+def _problem(err: Any, model: type[BaseModel]) -> str:
     where = ".".join(str(p) for p in err["loc"]) or "arguments"
     if err["type"] == "extra_forbidden":
         return f"unknown argument {where!r} (expected: {', '.join(model.model_fields)})"
@@ -152,15 +154,13 @@ def run_tool(store: Any, tool: Tool, args: Any, caller: Caller = Caller()) -> di
 
 # -- the handlers ------------------------------------------------------------------------------
 
-def _search(store: Any, a: SearchArgs, caller: Caller) -> dict[str, Any]:
-    user, project = a.user or caller.defaults.user, a.project or caller.defaults.project
-    if a.scope == "session" and not a.session:
+def _search(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    arguments = {k: v for k, v in a.model_dump(exclude_unset=True).items() if v is not None}
+    arguments.setdefault("users", [caller.defaults.user] if caller.defaults.user else [])
+    arguments.setdefault("projects", [caller.defaults.project] if caller.defaults.project else [])
+    if "session" in arguments.get("scopes", []) and not a.session:
         raise UsageError("memory_search: scope session needs a session", code="no_session")
-    result = store.recall(a.query, users=[user] if user else [], projects=[project] if project else [],
-                          session=a.session, types=[a.memory_type] if a.memory_type else [],
-                          k=a.k or store.config.recall.k, mode=a.mode or store.config.recall.mode,
-                          scopes=[a.scope] if a.scope else [])
-    data: dict[str, Any] = result.to_data()
+    data: dict[str, Any] = store.recall(**arguments).to_data()
     return data
 
 
@@ -268,7 +268,7 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "Search long-term memory for facts, preferences, decisions and past events relevant to a query. "
          "Call this before answering when the user's history could matter. Returns the best hits "
          "(id, type, scope, content, score), best first; an empty list means nothing relevant is stored.",
-         SearchArgs, schemas.SearchOut, _search, read_only=True),
+         argument_model(RecallRequest, "mcp"), schemas.SearchOut, _search, read_only=True, request=RecallRequest),
     Tool("memory_add", "Remember",
          "Remember one durable fact about the user or project for future conversations: a preference, "
          "fact, decision, constraint, skill or habit, in one self-contained sentence naming who it is about "

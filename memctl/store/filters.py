@@ -40,6 +40,9 @@ class MemoryFilter:
     access: Access | None = None  # an actor: only what they may see (core/access.py)
     family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
     kinds: tuple[str, ...] = ()  # only typed memories of these kinds (checks and queries read no others)
+    # (memory field, values): only memories whose field is one of the values (a list field: holds one);
+    # what a request field declared with `Spelled(filter=...)` asks for (core/requests.py)
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def scoped(self) -> bool:
@@ -60,6 +63,13 @@ def in_scope(m: dict[str, Any], f: MemoryFilter, user_projects: set[str]) -> boo
     if scope == "project":
         return m.get("project") in f.projects or m.get("project") in user_projects
     return m.get("user") in f.users
+
+
+def field_matches(value: Any, wanted: tuple[str, ...]) -> bool:
+    """A record's field is one of the wanted values (a list field: holds one of them)."""
+    if isinstance(value, list):
+        return any(v in wanted for v in value)
+    return value is not None and str(value) in wanted
 
 
 def in_period(d: dict[str, Any], since: str | None, until: str | None) -> bool:
@@ -110,6 +120,8 @@ def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) ->
         if f.family and d["id"] not in f.family and d.get("part_of") not in f.family:
             continue
         if f.kinds and d.get("kind") not in f.kinds:
+            continue
+        if f.fields and not all(field_matches(d.get(name), values) for name, values in f.fields):
             continue
         if f.access is not None and not can_read(f.access, d):
             continue

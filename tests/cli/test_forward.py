@@ -31,7 +31,7 @@ HEAVY = ("pydantic", "typer", "whoosh", "fastembed", "numpy", "rich", "yaml", "o
 @pytest.mark.parametrize("argv, command, args, flags", [
     (["recall", "seat"], "recall", {"query": "seat"}, {}),
     (["-d", "m", "recall", "seat", "-u", "alice", "--user=bob", "-k", "3", "--json"], "recall",
-     {"query": "seat", "user": ["alice", "bob"], "k": 3}, {"directory": "m", "as_json": True}),
+     {"query": "seat", "users": ["alice", "bob"], "k": 3}, {"directory": "m", "as_json": True}),
     (["--json", "list", "--dir=m", "-n", "5", "-q", "--sort", "importance"], "list",
      {"limit": 5, "sort": "importance"}, {"directory": "m", "as_json": True, "quiet": True}),
     (["add", "-", "--confidence", "0.9", "--no-redact", "--tag", "a", "--tag", "b"], "add",

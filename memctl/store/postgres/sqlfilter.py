@@ -11,7 +11,9 @@ from typing import Any
 
 from memctl.clock import format_timestamp
 from memctl.core.access import Access
+from memctl.errors import StoreError
 from memctl.store.filters import HISTORY_STATUSES, MemoryFilter
+from memctl.store.postgres.schema import MEMORY_COLUMNS
 
 ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
 
@@ -42,9 +44,23 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     if flt.kinds:  # typed memories of these kinds only (an untyped memory has no kind: NULL never matches)
         parts.append("m.kind = ANY(%(f_kinds)s)")
         params["f_kinds"] = list(flt.kinds)
+    for i, (field, values) in enumerate(flt.fields):
+        parts.append(field_sql(field, values, f"f_field{i}", params))
     if flt.access is not None:
         parts.append(access_sql(flt.access, params))
     return " AND ".join(p for p in parts if p), params
+
+
+def field_sql(field: str, values: tuple[str, ...], name: str, params: dict[str, Any]) -> str:
+    """The memory's column `field` is one of `values` (a text[] column: holds one). Only the memory
+    columns may be named: the column name is part of the statement."""
+    column = MEMORY_COLUMNS.get(field)
+    if column is None or not column.startswith("text") or field == "body":
+        raise StoreError(f"no memory field {field!r} to filter on", code="bad_filter")
+    params[name] = list(values)
+    if column.startswith("text[]"):
+        return f'm."{field}" && %({name})s::text[]'
+    return f'm."{field}" = ANY(%({name})s)'
 
 
 def status_sql(wanted: str, params: dict[str, Any]) -> str:
