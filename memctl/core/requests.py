@@ -81,6 +81,9 @@ class RecallRequest(Request):
     types: Annotated[list[str], Listed, Spelled(cli=("--type", "-t"), metavar="TYPE",
                                                 aliases=("type", "memory_type", "category"), complete="types"), Field(
         description="Only memories of these types.", default_factory=list)]
+    subtypes: Annotated[list[str], Listed, Spelled(cli=("--subtype",), metavar="SUBTYPE", aliases=("subtype", "subType"),
+                                                   filter="subtype"), Field(
+        description="Only memories of these subtypes (a finer category: like, dislike, name...).", default_factory=list)]
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG", aliases=("tag",)), Field(
         description="Only memories with one of these tags.", default_factory=list)]
     since: Annotated[Optional[datetime], Time, Spelled(metavar="TIME"), Field(

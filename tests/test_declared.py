@@ -1,0 +1,87 @@
+"""A capability declared once reaches every surface: the `subtypes` recall filter, added to
+core/requests.py, the facade's signature and the generated option table only, works in the library
+(both backends), the CLI (in-process and forwarded to a warm server), MCP and REST."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memctl.agents.guard import Access
+from memctl.agents.http import create_app
+from memctl.agents.mcp import MemoryTools
+from memctl.agents.tools import Caller, Defaults
+from memctl.api import MemoryStore
+from memctl.errors import UsageError
+from tests.helpers import ServeProcess, cli_json, http, http_server
+
+LIKE = "Alice likes playing chess in the park"
+DISLIKE = "Alice dislikes playing chess online"
+
+
+def _fill(store: MemoryStore) -> None:
+    store.add_raw(LIKE, type="preference", subtype="like", user="alice")
+    store.add_raw(DISLIKE, type="preference", subtype="dislike", user="alice")
+
+
+def _contents(data: dict) -> list[str]:
+    return sorted(h["content"] for h in data["hits"])
+
+
+@pytest.mark.parametrize("backend", ["files", "postgres"], indirect=True)
+def test_the_library_filters_by_subtype(store: MemoryStore) -> None:
+    _fill(store)
+    both = store.recall("playing chess", users=["alice"], mode="keyword", min_relevance=0.0)
+    assert sorted(h.content for h in both.hits) == [DISLIKE, LIKE]
+    liked = store.recall("playing chess", users=["alice"], subtypes=["like"], mode="keyword", min_relevance=0.0)
+    assert [h.content for h in liked.hits] == [LIKE]
+    with pytest.raises(UsageError) as info:
+        store.recall("chess", subtype=["like"])  # type: ignore[call-arg]
+    assert info.value.code == "unknown_argument" and "did you mean 'subtypes'" in info.value.message
+
+
+def test_the_cli_filters_by_subtype(memdir: Path) -> None:
+    _fill(MemoryStore(memdir))
+    code, env = cli_json(memdir, "recall", "playing chess", "-u", "alice", "--subtype", "dislike", "--all")
+    assert code == 0 and _contents(env["data"]) == [DISLIKE]
+
+
+def test_the_forwarded_cli_filters_by_subtype(memdir: Path) -> None:
+    _fill(MemoryStore(memdir))
+    with ServeProcess(memdir):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "memctl", "-d", str(memdir), "recall",
+                               "playing chess", "-u", "alice", "--subtype", "like", "--all", "--json"],
+                              capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _contents(json.loads(done.stdout)["data"]) == [LIKE]
+    assert b"memctl.api" not in done.stderr  # answered by the server: the fast path read the generated table
+
+
+def test_mcp_filters_by_subtype_under_its_name_and_the_seeds(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    _fill(store)
+    tools = MemoryTools(lambda: store, Caller(defaults=Defaults("alice")))
+    schema = next(t for t in tools.list_tools() if t.name == "memory_search").input_schema
+    assert schema["properties"]["subtypes"]["type"] == "array"
+    for arguments in ({"subtypes": ["like"]}, {"subtype": "like"}, {"subType": "like"}):
+        result = tools.call("memory_search", {"query": "playing chess", "min_relevance": 0, **arguments})
+        assert not result.is_error, result.content
+        assert _contents(result.structured_content) == [LIKE]
+
+
+def test_rest_filters_by_subtype_and_documents_it(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    _fill(store)
+    with http_server(create_app(store, Access())) as url:
+        for query in ("subtypes=dislike", "subtype=dislike", "subType=dislike"):
+            status, _, env = http(url, "GET", f"/api/memory/alice/search?q=playing+chess&min_relevance=0&{query}")
+            assert status == 200 and _contents(env["data"]) == [DISLIKE], env
+        status, _, env = http(url, "GET", "/api/memory/alice/search?q=chess&sub_kind=like")
+        assert status == 400 and env["errors"][0]["code"] == "unknown_argument"  # refused, never ignored
+        _, _, spec = http(url, "GET", "/openapi.json")
+    parameters = spec["paths"]["/api/memory/{user}/search"]["get"]["parameters"]
+    assert "subtypes" in {p["name"] for p in parameters}
