@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
-from memctl.core.declare import declared, request_of
+from memctl.core.declare import declared, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.core.requests import RecallRequest
+from memctl.core.requests import AddRequest, GateRequest, RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -396,23 +396,45 @@ class MemoryStore:
 
     # -- writing -------------------------------------------------------------------------------
     @_acting
-    def add(self, text: str, **fields: Any) -> "WriteResult":
-        """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
-        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
-        state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
+    @declared(AddRequest)
+    def add(self, text: str, *, type: str | None = None, subtype: str | None = None, kind: str | None = None,
+            fields: dict[str, Any] | None = None, user: str | None = None, project: str | None = None,
+            session: str | None = None, confidence: float | None = None, source: str | None = None,
+            tags: Sequence[str] = (), key: str | None = None, ttl: str | None = None, expires: str | None = None,
+            importance: float | None = None, occurred: str | None = None, state: str | None = None,
+            valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
+            description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
+            redact: bool | None = None, llm: str | None = None, rate_session: str | None = None) -> "WriteResult":
+        """Gate, decide and write one memory (Refused when the gate says no); core/requests.py:
+        AddRequest says what each argument means. `rate_session`: the conversation an explicit write
         comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
+        request = request_of(AddRequest, locals(), "add")
         try:
-            return self._writer.add(text, **_without_none(fields))
+            return self._writer.add(request.text, **_given(request, "text"))
         finally:
             self._changed()
 
-    def gate(self, text: str, **fields: Any) -> "WriteResult":
+    @declared(GateRequest)
+    def gate(self, text: str, *, type: str | None = None, subtype: str | None = None, kind: str | None = None,
+             fields: dict[str, Any] | None = None, user: str | None = None, project: str | None = None,
+             session: str | None = None, confidence: float | None = None, source: str | None = None,
+             tags: Sequence[str] = (), key: str | None = None, ttl: str | None = None, expires: str | None = None,
+             importance: float | None = None, occurred: str | None = None, state: str | None = None,
+             valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
+             description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
+             redact: bool | None = None, llm: str | None = None, rate_session: str | None = None,
+             overrides: dict[str, Any] | None = None) -> "WriteResult":
         """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
-        return self._writer.add(text, dry_run=True, **_without_none(fields))
+        request = request_of(GateRequest, locals(), "gate")
+        return self._writer.add(request.text, dry_run=True, **_given(request, "text"))
 
     @_acting
     def add_raw(self, text: str, **fields: Any) -> Memory:
-        """Write a memory with no gate and no write decision (trusted data, tests)."""
+        """Write a memory with no gate and no write decision (trusted data, tests): any of a memory's
+        own fields, and ttl; a name that is none of them is a UsageError."""
+        for name in fields:
+            if name not in Memory.model_fields and name != "ttl":
+                raise unknown_argument("add_raw", name, [*Memory.model_fields, "ttl"])
         memory = self._writer.add_raw(text, **fields)
         self._changed()
         return memory
@@ -653,6 +675,7 @@ def _day(value: str | None) -> "date | None":
     return clock.parse_timestamp(value).date() if value else None
 
 
-def _without_none(fields: dict[str, Any]) -> dict[str, Any]:
-    """Optional arguments a client left out (None) take the service's defaults."""
-    return {k: v for k, v in fields.items() if v is not None}
+def _given(request: Any, *skip: str) -> dict[str, Any]:
+    """A request's arguments the caller gave (not None, not an empty list): the rest take the
+    service's defaults."""
+    return {k: v for k, v in request.model_dump(exclude=set(skip)).items() if v is not None and v != []}

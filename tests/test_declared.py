@@ -85,3 +85,17 @@ def test_rest_filters_by_subtype_and_documents_it(memdir: Path) -> None:
         _, _, spec = http(url, "GET", "/openapi.json")
     parameters = spec["paths"]["/api/memory/{user}/search"]["get"]["parameters"]
     assert "subtypes" in {p["name"] for p in parameters}
+
+
+def test_an_unknown_keyword_is_refused_by_every_facade_method_that_declares_its_request(store: MemoryStore) -> None:
+    for call in (lambda: store.add("Alice likes travelling by train", user="alice", tag=["travel"]),
+                 lambda: store.gate("Alice likes travelling by train", user="alice", tag=["travel"]),
+                 lambda: store.add_raw("Alice likes travelling by train", user="alice", type="fact", tag=["x"]),
+                 lambda: store.recall("train", tag=["travel"])):
+        with pytest.raises(UsageError) as info:
+            call()  # type: ignore[call-arg]
+        assert info.value.code == "unknown_argument" and "'tag'" in info.value.message
+    assert "did you mean 'tags'" in info.value.message
+    assert store.list() == []  # nothing was written with the misspelt field dropped
+    with pytest.raises(UsageError, match="positional"):
+        store.recall("train", ["alice"])  # type: ignore[misc]

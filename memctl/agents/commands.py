@@ -94,19 +94,14 @@ def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl add --json` data."""
-    fields = None
+    """`memctl add --json` data: the arguments are the request's fields (core/requests.py:
+    AddRequest), and the CLI's --field NAME=VALUE pairs."""
+    request = {k: v for k, v in a.items() if k != "field" and v is not None}
     if a["field"]:
         from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
 
-        fields = parse_field_pairs(a["field"])
-    result = store.add(a["text"], type=a["type"], user=a["user"], project=a["project"], kind=a["kind"],
-                       fields=fields, session=a["session"], subtype=a["subtype"], name=a["name"],
-                       description=a["description"], confidence=a["confidence"], source=a["source"],
-                       tags=a["tag"], key=a["key"], ttl=a["ttl"], importance=a["importance"],
-                       occurred=a["occurred"], state=a["state"], valid_until=a["valid_until"],
-                       part_of=a["part_of"], visibility=a["visibility"], rate_session=a["during"], redact=a["redact"], llm=a["llm"])
-    return result.to_data()
+        request["fields"] = parse_field_pairs(a["field"])
+    return store.add(**request).to_data()
 
 
 def list_(store: Any, a: dict[str, Any]) -> dict[str, Any]:

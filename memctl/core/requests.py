@@ -24,8 +24,8 @@ ScopeName = Literal["user", "project", "session"]
 
 
 def _listed(value: Any) -> Any:
-    """One value where a list is expected is a list of one (`user: "alice"`, `?type=fact`)."""
-    return [value] if isinstance(value, str) else value
+    """One value where a list is expected is a list of one (`user: "alice"`, `?type=fact`); None, none."""
+    return [] if value is None else [value] if isinstance(value, str) else value
 
 
 def _time(value: Any) -> Any:
@@ -42,7 +42,7 @@ def _not_blank(value: str) -> str:
 def OneOf(choices: tuple[str, ...], what: str) -> AfterValidator:  # noqa: N802 (reads as a type)
     """A text that must be one of `choices`."""
     def check(value: str) -> str:
-        if value not in choices:
+        if value is not None and value not in choices:
             raise ValueError(f"unknown {what} {value!r} (choose from {', '.join(choices)})")
         return value
     return AfterValidator(check)
@@ -106,3 +106,80 @@ class RecallRequest(Request):
     record_usage: Annotated[bool, Spelled(surfaces=frozenset()), Field(
         description="Count the hits as used (importance, compaction).")] = True
 
+
+
+LIBRARY_AND_CLI = frozenset({"cli"})  # not offered by the servers (the library takes every field)
+VISIBILITIES = ("public", "members", "owner_only")
+STATES = ("active", "inactive", "planned", "done", "cancelled")
+
+
+class AddRequest(Request):
+    """add: one memory to gate, decide (add, update, supersede or noop) and write."""
+
+    codes: ClassVar[dict[str, str]] = {"users": "bad_name", "project": "bad_name", "session": "bad_name"}
+
+    text: Annotated[str, Spelled(cli=("",), metavar="TEXT", aliases=("content",)), Field(
+        description="The memory: one self-contained statement naming who it is about.")]
+    type: Annotated[Optional[str], Spelled(cli=("--type", "-t"), metavar="TYPE", aliases=("memory_type", "category"),
+                                           complete="types"), Field(
+        description="What kind of memory this is (default: fact, else the preset's first type).")] = None
+    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",)), Field(
+        description="A finer category, e.g. like under preference.")] = None
+    kind: Annotated[Optional[str], Spelled(metavar="KIND", complete="kinds"), Field(
+        description="A typed memory of this kind (passport, trip, medication...: `memctl kinds`), with its fields.")] = None
+    fields: Annotated[Optional[dict[str, Any]], Spelled(surfaces=frozenset({"mcp", "rest"})), Field(
+        description="The kind's typed values, e.g. {\"expires\": \"2026-04-02\"} (the CLI: --field NAME=VALUE).")] = None
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users"),
+                    Field(description="The user it belongs to (or is about, in a project).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects"), Field(
+        description="The project it belongs to.")] = None
+    session: Annotated[Optional[str], Names("session"), Spelled(cli=("--session", "-s"), metavar="SESSION"), Field(
+        description="Makes it a short-term memory of this conversation.")] = None
+    confidence: Annotated[Optional[float], Spelled(metavar="0..1"), Field(
+        ge=0.0, le=1.0, description="How sure, 0..1 (default 1); below the gate's minimum is refused.")] = None
+    source: Annotated[Optional[str], Spelled(metavar="SOURCE", choices=("user", "ai", "auto", "import")), Field(
+        description="Who stated it: user, ai, auto, import... (a server decides what it believes).")] = None
+    tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG"), Field(
+        description="Tags, e.g. travel.", default_factory=list)]
+    key: Annotated[Optional[str], Spelled(metavar="KEY"), Field(
+        description="A stable slot such as home.city: a new value replaces the old.")] = None
+    ttl: Annotated[Optional[str], Spelled(metavar="DURATION"), Field(
+        description="Expire after this long: 7d, 12h, 30m, 2w.")] = None
+    expires: Annotated[Optional[str], Spelled(metavar="TIME", surfaces=frozenset()), Field(
+        description="When it expires (ISO date or time).")] = None
+    importance: Annotated[Optional[float], Spelled(metavar="0..1"), Field(
+        ge=0.0, le=1.0, description="Explicit importance (1 pins it).")] = None
+    occurred: Annotated[Optional[str], Spelled(metavar="DATE"), Field(
+        description="When it happens or happened: 2026-03-02, 2026-03 or 2026-03-02..2026-03-09 "
+                    "(default: read from 'tomorrow', 'next week'... in the text).")] = None
+    state: Annotated[Optional[str], Spelled(metavar="STATE", choices=STATES), Field(
+        description="active, inactive, planned, done or cancelled (the [facts] states); not in force ranks lower.")] = None
+    valid_until: Annotated[Optional[str], Spelled(metavar="TIME"), Field(
+        description="In force until then (ISO 8601).")] = None
+    part_of: Annotated[Optional[str], Spelled(metavar="ID", complete="ids"), Field(
+        description="Part of that memory (a trip's flight): recalling one brings the others.")] = None
+    name: Annotated[Optional[str], Spelled(metavar="TITLE"), Field(
+        description="A short title (the claude layout derives one).")] = None
+    description: Annotated[Optional[str], Spelled(metavar="TEXT"), Field(
+        description="A one-line description (the claude layout derives one).")] = None
+    visibility: Annotated[Optional[str], OneOf(VISIBILITIES, "visibility"), Spelled(metavar="WHO", choices=VISIBILITIES),
+                          Field(description="public, members or owner_only (only its author sees it; default: by "
+                                            "its folder).")] = None
+    source_ids: Annotated[list[str], Listed, Spelled(surfaces=frozenset({"mcp", "rest"})), Field(
+        description="Ids of the messages it came from.", default_factory=list)]
+    redact: Annotated[Optional[bool], Spelled(surfaces=LIBRARY_AND_CLI), Field(
+        description="Mask secrets instead of refusing (default: [gate] redact).")] = None
+    llm: Annotated[Optional[str], Spelled(metavar="COMMAND", surfaces=LIBRARY_AND_CLI), Field(
+        description="Command deciding ambiguous cases (reads stdin, writes stdout); never run by a server.")] = None
+    rate_session: Annotated[Optional[str], Names("session"), Spelled(cli=("--during",), metavar="SESSION",
+                                                                     surfaces=LIBRARY_AND_CLI), Field(
+        description="The conversation this write comes from, for a long-term memory: `extract` then skips "
+                    "that turn; automatic writes count against its rate limit.")] = None
+
+
+class GateRequest(AddRequest):
+    """gate: what add would do with one memory, changing nothing."""
+
+    overrides: Annotated[Optional[dict[str, Any]], Spelled(surfaces=frozenset()), Field(
+        description="Gate thresholds to use instead of [gate]'s (min_confidence, min_length, max_length).")] = None

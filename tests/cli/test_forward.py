@@ -35,7 +35,7 @@ HEAVY = ("pydantic", "typer", "whoosh", "fastembed", "numpy", "rich", "yaml", "o
     (["--json", "list", "--dir=m", "-n", "5", "-q", "--sort", "importance"], "list",
      {"limit": 5, "sort": "importance"}, {"directory": "m", "as_json": True, "quiet": True}),
     (["add", "-", "--confidence", "0.9", "--no-redact", "--tag", "a", "--tag", "b"], "add",
-     {"text": "-", "confidence": 0.9, "redact": False, "tag": ["a", "b"]}, {}),
+     {"text": "-", "confidence": 0.9, "redact": False, "tags": ["a", "b"]}, {}),
     (["context", "--explain", "-f", "xml", "q"], "context", {"query": "q", "explain": True, "format": "xml"}, {}),
     (["show", "abcd1234"], "show", {"memory_id": "abcd1234"}, {}),
     (["recall"], "recall", {}, {}),
