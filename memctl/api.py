@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
-from memctl.core.declare import declared, request_of, unknown_argument
+from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
 from memctl.core.requests import AddRequest, GateRequest, RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
@@ -65,6 +65,7 @@ def _acting(method: F) -> F:
     return cast(F, wrapper)
 
 
+@check_keywords
 class MemoryStore:
     """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""
 

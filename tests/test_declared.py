@@ -99,3 +99,11 @@ def test_an_unknown_keyword_is_refused_by_every_facade_method_that_declares_its_
     assert store.list() == []  # nothing was written with the misspelt field dropped
     with pytest.raises(UsageError, match="positional"):
         store.recall("train", ["alice"])  # type: ignore[misc]
+
+
+def test_every_other_facade_method_refuses_an_unknown_keyword_too(store: MemoryStore) -> None:
+    for call in (lambda: store.list(tag_name="x"), lambda: store.forget("abcd1234", why="x"),
+                 lambda: store.context("q", users=["alice"]), lambda: store.stats(verbose=True)):
+        with pytest.raises(UsageError) as info:
+            call()  # type: ignore[call-arg]
+        assert info.value.code == "unknown_argument"

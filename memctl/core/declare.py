@@ -163,3 +163,29 @@ def _same_default(where: str, param: inspect.Parameter, info: FieldInfo) -> None
 def request_of(model: type[M], given: dict[str, Any], what: str) -> M:
     """The request a facade method was called with (`locals()` of the method: its parameters)."""
     return parse(model, {k: v for k, v in given.items() if k in model.model_fields}, what)
+
+
+def keywords_checked(method: F) -> F:
+    """A facade method whose signature is its own declaration (one surface, the CLI): a keyword it
+    does not take is a UsageError naming the closest one, like a declared method's."""
+    params = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return method
+    names = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        for name in kwargs:
+            if name not in names:
+                raise unknown_argument(method.__name__, name, names)
+        return method(self, *args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+def check_keywords(cls: type) -> type:
+    """Every public method of `cls` refuses an unknown keyword (declared ones already do)."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member) and not hasattr(member, "request"):
+            setattr(cls, name, keywords_checked(member))
+    return cls
