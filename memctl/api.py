@@ -20,7 +20,7 @@ from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.core.requests import AddRequest, GateRequest, RecallRequest
+from memctl.core.requests import AddRequest, GateRequest, ListRequest, RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -47,7 +47,6 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
 
 __all__ = ["MemoryStore", "init_directory"]
 F = TypeVar("F", bound=Callable[..., Any])
-SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
 
 
 def _acting(method: F) -> F:
@@ -280,26 +279,21 @@ class MemoryStore:
         """True for a memory in force (status active, not in the archive)."""
         return self.repo.is_active(memory)
 
+    @declared(ListRequest)
     def list(self, *, user: str | None = None, project: str | None = None, type: str | None = None,
              status: str | None = "active", tag: str | None = None, session: str | None = None,
              sort: str = "created", limit: int = 0, subtype: str | None = None, offset: int = 0,
              newest_first: bool = False) -> List[Memory]:
-        """Memories matching every given filter, sorted (created, updated, type, confidence, importance,
-        id, user; importance most important first; `newest_first` reverses), from `offset`, at most
-        `limit` (0: all)."""
-        if sort not in SORTS:
-            raise UsageError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})", code="bad_sort")
-        if limit < 0 or offset < 0:
-            raise UsageError("limit and offset must be 0 or more (limit 0: all)", code="bad_limit")
-        user, project, session = (name_arg(v, w) if v else None for v, w in
-                                  ((user, "user"), (project, "project"), (session, "session")))
-        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)
-               and (subtype is None or m.subtype == subtype) and self._visible(m)]
-        if status and status != "all":
-            out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
-        out = self._sorted(out, sort)
-        out = (out[::-1] if newest_first else out)[offset:]
-        return out[:limit] if limit else out
+        """Memories matching every given filter (core/requests.py: ListRequest), sorted (importance: most
+        important first; `newest_first` reverses), from `offset`, at most `limit` (0: all)."""
+        q = request_of(ListRequest, locals(), "list")
+        out = [m for m in self.repo.all_memories() if _matches(m, q.user, q.project, q.type, q.tag, q.session)
+               and (q.subtype is None or m.subtype == q.subtype) and self._visible(m)]
+        if q.status and q.status != "all":
+            out = [m for m in out if m.status == q.status and (q.status != "active" or self.repo.is_active(m))]
+        out = self._sorted(out, q.sort)
+        out = (out[::-1] if q.newest_first else out)[q.offset:]
+        return out[:q.limit] if q.limit else out
 
     def tree(self, *, user: str | None = None, project: str | None = None) -> dict[str, dict[str, List[Memory]]]:
         """A user's or a project's active memories grouped by type, then subtype ("" for none), oldest first."""

@@ -107,3 +107,37 @@ def test_every_other_facade_method_refuses_an_unknown_keyword_too(store: MemoryS
         with pytest.raises(UsageError) as info:
             call()  # type: ignore[call-arg]
         assert info.value.code == "unknown_argument"
+
+
+def test_rest_takes_the_seed_004_shapes(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    store.add_raw("Alice is called Ally by her friends", type="fact", user="alice")
+    with http_server(create_app(store, Access())) as url:
+        seed = {"category": "preference", "subType": "like", "content": "Likes programming", "user": "alice"}
+        status, _, env = http(url, "POST", "/api/memory/alice", seed)
+        assert status == 201 and env["data"]["memory"]["type"] == "preference", env
+        assert env["data"]["memory"]["subtype"] == "like"
+        camel = {"content": "Alice's passport is valid until 2031", "validUntil": "2031-01-01", "type": "fact"}
+        assert http(url, "POST", "/api/memory/alice", camel)[0] == 201
+        status, _, env = http(url, "GET", "/api/memory/alice?category=preference")
+        assert status == 200 and [m["type"] for m in env["data"]["memories"]] == ["preference"]
+        status, _, env = http(url, "GET", "/api/memory/alice?subType=like&status=active")
+        assert status == 200 and env["data"]["count"] == 1
+        status, _, env = http(url, "GET", "/api/memory/alice?colour=red")
+        assert status == 400 and "colour" in env["errors"][0]["message"]  # never ignored
+
+
+def test_openapi_types_every_answer_and_every_documented_status(memdir: Path) -> None:
+    with http_server(create_app(MemoryStore(memdir), Access())) as url:
+        _, _, spec = http(url, "GET", "/openapi.json")
+    paths = spec["paths"]
+    add = paths["/api/memory/{user}"]["post"]["responses"]
+    assert {"200", "201", "400", "401", "403", "413", "422"} <= set(add)
+    assert "noop" in add["200"]["description"] and "sensitive" in add["422"]["description"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            for status, answer in operation["responses"].items():
+                schema = answer["content"]["application/json"]["schema"]
+                assert schema.get("$ref", "").startswith("#/components/schemas/Envelope"), (path, method, status)
+    assert "HTTPValidationError" not in json.dumps(spec)  # its 422 is never answered: bad requests are 400
+    assert {"404"} <= set(paths["/api/memory/{user}/{memory_id}"]["get"]["responses"])

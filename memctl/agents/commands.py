@@ -106,8 +106,7 @@ def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def list_(store: Any, a: dict[str, Any]) -> dict[str, Any]:
     """`memctl list --json` data (importance scores when sorted by importance)."""
-    memories = store.list(user=a["user"], project=a["project"], type=a["type"], status=a["status"],
-                          tag=a["tag"], session=a["session"], sort=a["sort"], limit=a["limit"])
+    memories = store.list(**{k: v for k, v in a.items() if v is not None})
     scores = store.importance_scores(memories) if a["sort"] == "importance" else None
     out = []
     for memory in memories:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import AliasChoices, BaseModel, ConfigDict, create_model
+from pydantic.fields import FieldInfo
 
 from memctl.core.declare import aliases, fields_for, spelled_of, unknown_argument
 from memctl.errors import UsageError
@@ -108,3 +109,22 @@ def query_parameters(request: type[BaseModel], drop: tuple[str, ...] = ()) -> li
         out.append({"name": name, "in": "query", "required": name in required, "schema": prop,
                     "description": description, **({"explode": True} if prop.get("type") == "array" else {})})
     return out
+
+
+@lru_cache(maxsize=16)
+def rest_body(request: type[BaseModel], drop: tuple[str, ...] = ()) -> type[BaseModel]:
+    """A REST body of the request's fields (less `drop`), documented under the declared names and
+    accepting the seeds' names and camelCase too (`category`, `subType`, `content`, `validUntil`)."""
+    reverse: dict[str, list[str]] = {}
+    for alias, name in aliases(request).items():
+        reverse.setdefault(name, []).append(alias)
+    fields: Any = {}
+    for name, info in fields_for(request, "rest").items():
+        if name in drop:
+            continue
+        copy = FieldInfo.merge_field_infos(info, validation_alias=AliasChoices(name, *reverse.get(name, [])))
+        fields[name] = (info.annotation, copy)
+    model: type[BaseModel] = create_model(request.__name__.removesuffix("Request") + "Body", __doc__=request.__doc__,
+                                          __config__=ConfigDict(extra="forbid", validate_by_name=True,
+                                                                validate_by_alias=True), **fields)
+    return model

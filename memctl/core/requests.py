@@ -116,9 +116,10 @@ STATES = ("active", "inactive", "planned", "done", "cancelled")
 class AddRequest(Request):
     """add: one memory to gate, decide (add, update, supersede or noop) and write."""
 
-    codes: ClassVar[dict[str, str]] = {"users": "bad_name", "project": "bad_name", "session": "bad_name"}
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "session": "bad_name",
+                                       "rate_session": "bad_name", "text": "empty_content"}
 
-    text: Annotated[str, Spelled(cli=("",), metavar="TEXT", aliases=("content",)), Field(
+    text: Annotated[str, NotBlank, Spelled(cli=("",), metavar="TEXT", aliases=("content",)), Field(
         description="The memory: one self-contained statement naming who it is about.")]
     type: Annotated[Optional[str], Spelled(cli=("--type", "-t"), metavar="TYPE", aliases=("memory_type", "category"),
                                            complete="types"), Field(
@@ -183,3 +184,37 @@ class GateRequest(AddRequest):
 
     overrides: Annotated[Optional[dict[str, Any]], Spelled(surfaces=frozenset()), Field(
         description="Gate thresholds to use instead of [gate]'s (min_confidence, min_length, max_length).")] = None
+
+
+LIST_STATUSES = ("active", "superseded", "merged", "expired", "forgotten", "archived", "all")
+SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
+
+
+class ListRequest(Request):
+    """list: the memories matching every given filter, sorted, a page at a time."""
+
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "session": "bad_name",
+                                       "sort": "bad_sort", "limit": "bad_limit", "offset": "bad_limit"}
+
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users"),
+                    Field(description="Only this user's memories.")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects"), Field(
+        description="Only this project's memories.")] = None
+    type: Annotated[Optional[str], Spelled(cli=("--type", "-t"), metavar="TYPE", aliases=("memory_type", "category"),
+                                           complete="types"), Field(description="Only memories of this type.")] = None
+    status: Annotated[Optional[str], OneOf(LIST_STATUSES, "status"), Spelled(
+        metavar="STATUS", aliases=("state",), choices=LIST_STATUSES), Field(
+        description="active (in force), an archived status (superseded, merged, expired, forgotten, archived) "
+                    "or all.")] = "active"
+    tag: Annotated[Optional[str], Spelled(metavar="TAG"), Field(description="Only memories with this tag.")] = None
+    session: Annotated[Optional[str], Names("session"), Spelled(cli=("--session", "-s"), metavar="SESSION"), Field(
+        description="Only this session's memories.")] = None
+    sort: Annotated[str, OneOf(SORTS, "sort"), Spelled(metavar="FIELD", choices=SORTS), Field(
+        description="created, updated, type, confidence, importance (most important first), id or user.")] = "created"
+    limit: Annotated[int, Spelled(cli=("--limit", "-n"), metavar="N"), Field(
+        ge=0, description="At most this many (0: all).")] = 0
+    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",)), Field(
+        description="Only memories of this subtype.")] = None
+    offset: Annotated[int, Spelled(metavar="N"), Field(ge=0, description="Skip this many first (paging).")] = 0
+    newest_first: Annotated[bool, Spelled(), Field(description="Reverse the order (newest first by created).")] = False

@@ -11,20 +11,14 @@ from memctl.cli import output
 from memctl.cli.app import (
     Json,
     MemoryId,
-    Project,
     Quiet,
-    Session,
-    Status,
-    Tag,
-    TypeOpt,
-    User,
     open_store,
     run,
     run_command,
 )
 from memctl.cli.declared import command
 from memctl.cli.inputs import edit_in_editor, read_text
-from memctl.core.requests import AddRequest
+from memctl.core.requests import AddRequest, ListRequest
 from memctl.errors import UsageError
 
 
@@ -39,15 +33,13 @@ add = command(AddRequest, "add", _add, "Remember TEXT: gate, decide (add/update/
     ("json_", Json, False), ("quiet", Quiet, False)))
 
 
-def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,
-          session: Session = None, status: Status = "active",
-          sort: Annotated[str, typer.Option(metavar="FIELD",
-                                            help="created, updated, type, confidence, importance, id.")] = "created",
-          limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0, help="At most this many (0 = all).")] = 0,
-          json_: Json = False, quiet: Quiet = False) -> None:
-    """List memories, filtered and sorted."""
-    run_command("list", {"user": user, "project": project, "type": type, "tag": tag, "session": session,
-                         "status": status, "sort": sort, "limit": limit}, json_, quiet)
+def _list(values: dict) -> None:
+    json_, quiet = values.pop("json_"), values.pop("quiet")
+    run_command("list", values, json_, quiet)
+
+
+list_ = command(ListRequest, "list", _list, "List memories, filtered and sorted.",
+                (("json_", Json, False), ("quiet", Quiet, False)))
 
 
 def show(memory_id: MemoryId, json_: Json = False) -> None:
