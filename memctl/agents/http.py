@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException
 from memctl._version import __version__
 from memctl.agents import commands, schemas
 from memctl.agents.guard import Access, allowed_methods, authenticate, failure
-from memctl.agents.openapi import responses, tidy
+from memctl.agents.openapi import operation_id, responses, tidy
 from memctl.agents.surfaces import query_arguments, query_parameters, rest_body
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
@@ -331,7 +331,8 @@ class _Routes:
 def create_app(store: Any, access: Access = Access()) -> FastAPI:
     """The FastAPI app over `store` (wrap it in guard.HttpEdges to serve it: body limits, HEAD, OPTIONS)."""
     app = FastAPI(title="memctl", version=__version__, summary="Readable long-term memory for AI agents",
-                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.")
+                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.",
+                  generate_unique_id_function=operation_id)
     app.state.served = Served(store, access)
     generate = app.openapi
     app.openapi = lambda: tidy(generate())  # type: ignore[method-assign]

@@ -61,11 +61,18 @@ def responses(data: Any, *errors: int, created: bool = False, refused: Any = Non
                                                             "data.decision.target names the memory it repeats."}
     else:
         out[200] = {"model": Envelope[data], "description": "The result, in the envelope's data."}
-    for status in (*errors, 401):
+    for status in sorted({*errors, 401, 403}):
         meaning, codes = ERRORS[status]
         model = Envelope[refused] if status == 422 and refused is not None else Envelope[None]
         out[status] = {"model": model, "description": f"{meaning}. Error codes: {', '.join(codes)}."}
     return out
+
+
+def operation_id(route: Any) -> str:
+    """Operation ids a generated client names its functions by: `add_user`, `search_project`, `health`."""
+    tags = getattr(route, "tags", None) or []
+    kind = str(tags[0]).split()[0] if tags and str(tags[0]).endswith("memories") else ""
+    return f"{route.name}_{kind}" if kind else str(route.name)
 
 
 def tidy(schema: dict[str, Any]) -> dict[str, Any]:
