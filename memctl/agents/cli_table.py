@@ -489,7 +489,7 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                          'help': 'Read (`config get KEY`) or change (`config set KEY VALUE`) one setting of '
                                  'memctl.toml, keeping its comments.'}},
  'forwarded': ('recall', 'context', 'add', 'list', 'show'),
- 'globals': ['--dir', '-d', '--now', '--actor', '--version', '--install-completion', '--show-completion'],
+ 'globals': ['--dir', '-d', '--now', '--actor', '--version', '--show-completion'],
  'config_keys': ['memory.preset',
                  'memory.types',
                  'memory.language',
@@ -538,4 +538,7 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                  'index.max_bytes',
                  'index.max_tokens',
                  'index.recent_days',
-                 'index.auto_refresh']}
+                 'index.auto_refresh'],
+ 'presets': {'default': ['preference', 'fact', 'skill', 'habit', 'event', 'context', 'constraint', 'decision'],
+             'claude': ['user', 'feedback', 'project', 'reference'],
+             'categories': ['profile', 'preference', 'event', 'relation', 'topic', 'custom']}}

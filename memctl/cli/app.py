@@ -121,7 +121,7 @@ def usage_error(message: str, argv: list[str], command: str | None) -> None:
 
 
 app = typer.Typer(
-    cls=MemctlGroup, no_args_is_help=True, rich_markup_mode="rich", invoke_without_command=True,
+    cls=MemctlGroup, no_args_is_help=True, rich_markup_mode="rich", invoke_without_command=True, add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Readable long-term memory for AI agents: Markdown files, a write gate, hybrid recall.\n\n"
          "Exit codes: 0 ok, 1 error, 2 usage / bad input, 3 refused by policy, 4 not found.",
@@ -172,8 +172,20 @@ def _global(
     actor: Annotated[Optional[str], typer.Option("--actor", metavar="NAME", envvar="MEMCTL_ACTOR", show_envvar=False,
                                                  help="Act as this person: roles and visibility apply (or MEMCTL_ACTOR).")] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
+    show_completion: Annotated[Optional[str], typer.Option(
+        "--show-completion", metavar="SHELL", help="Print the completion script of bash, zsh or fish: "
+        'eval "$(memctl --show-completion bash)" in ~/.bashrc.')] = None,
 ) -> None:
     """Readable long-term memory for AI agents."""
+    if show_completion is not None:
+        from memctl.cli.complete import SHELLS, script
+
+        text = script(show_completion)
+        if text is None:
+            output.error_line(f"--show-completion takes one of {', '.join(SHELLS)}")
+            raise typer.Exit(EXIT_USAGE)
+        sys.stdout.write(text)
+        raise typer.Exit(0)
     if version:
         from memctl._version import __version__
 
