@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import typer
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typing_extensions import Annotated
 
 from memctl import clock
@@ -77,6 +77,39 @@ TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 
+def _help_for_here(command: Any, ctx: Any, formatter: Any, render: Callable[[Any, Any], None]) -> None:
+    """Help as rich panels on a terminal, with every bracketed word kept (`[recall] k` is text, not
+    markup); plain click text when stdout is a pipe or a file (no box drawing to grep through)."""
+    if not output.is_terminal():
+        saved, command.rich_markup_mode = command.rich_markup_mode, None
+        try:
+            render(ctx, formatter)
+        finally:
+            command.rich_markup_mode = saved
+        return
+    from rich.markup import escape
+
+    saved_help = command.help
+    saved_params = [(p, getattr(p, "help", None)) for p in command.params]
+    command.help = escape(command.help) if command.help else command.help
+    for param, text in saved_params:
+        if text:
+            param.help = escape(text)
+    try:
+        render(ctx, formatter)
+    finally:
+        command.help = saved_help
+        for param, text in saved_params:
+            param.help = text
+
+
+class MemctlCommand(TyperCommand):
+    """A command whose help keeps every word and is plain in a pipe."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_for_here(self, ctx, formatter, super().format_help)
+
+
 class MemctlGroup(TyperGroup):
     """The top-level group: global options on either side of the command name; commands in
     registration order (the order of cli/main.py), not alphabetical."""
@@ -86,6 +119,9 @@ class MemctlGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_for_here(self, ctx, formatter, super().format_help)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
