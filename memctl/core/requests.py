@@ -82,7 +82,7 @@ class RecallRequest(Request):
                                                 aliases=("type", "memory_type", "category"), complete="types"), Field(
         description="Only memories of these types.", default_factory=list)]
     subtypes: Annotated[list[str], Listed, Spelled(cli=("--subtype",), metavar="SUBTYPE", aliases=("subtype", "subType"),
-                                                   filter="subtype"), Field(
+                                                   filter="subtypes"), Field(
         description="Only memories of these subtypes (a finer category: like, dislike, name...).", default_factory=list)]
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG", aliases=("tag",)), Field(
         description="Only memories with one of these tags.", default_factory=list)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -12,12 +12,12 @@ from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
 from memctl.core.declare import parse, spelled_of
-from memctl.core.models import Hit, Memory, name_arg
+from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.validity import force_label, in_force
-from memctl.store.filters import MemoryFilter
+from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
@@ -29,19 +29,19 @@ STATUSES = RECALL_STATUSES
 RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
 
 
-def memory_filter(q: RecallRequest, access: Access | None = None) -> MemoryFilter:
-    """The filter part of a request, with every name checked (a name is a path component on disk);
-    a field declared with `Spelled(filter=...)` filters on that memory field (one of its values)."""
-    fields = []
+def memory_filter(q: RecallRequest, access: Access | None = None,
+                  members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
+    """The filter part of a request (whose memories: store/filters.py), every name checked (a name
+    is a path component on disk); `members` makes a member's projects theirs. A request field
+    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
+    declared = {}
     for name, info in type(q).model_fields.items():
         target, values = spelled_of(info).filter, getattr(q, name)
         if target and values:
-            fields.append((target, tuple(values) if isinstance(values, list) else (values,)))
-    return MemoryFilter(users=tuple(name_arg(u, "user") for u in q.users),
-                        projects=tuple(name_arg(p, "project") for p in q.projects),
-                        session=name_arg(q.session, "session") if q.session else None,
-                        types=tuple(q.types), tags=tuple(q.tags), since=q.since,
-                        until=q.until, status=q.status, scopes=tuple(q.scopes), access=access, fields=tuple(fields))
+            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
+                        since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
+                        **declared)
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
@@ -90,7 +90,7 @@ class RecallService:
         now = clock.now()
         k, mode = q.k or self.config.recall.k, q.mode or self.config.recall.mode
         q = q.model_copy(update={"k": k, "mode": mode})
-        pool = self.repo.candidates(memory_filter(q, self.access), now)
+        pool = self.repo.candidates(memory_filter(q, self.access, self.config.members), now)
         keyword: list[tuple[str, float]] = []
         runs: list[tuple[str, list[tuple[str, float]]]] = []
         if q.mode == "hybrid":
@@ -150,7 +150,7 @@ class RecallService:
         wholes = {h.part_of or h.id: None for h in strong if h.part_of or h.id in known}
         if not wholes:
             return hits
-        family = self.repo.candidates(replace(memory_filter(q, self.access), family=tuple(sorted(wholes))), now)
+        family = self.repo.candidates(replace(memory_filter(q, self.access, self.config.members), family=tuple(sorted(wholes))), now)
         members = sorted((self.repo.load(handle) for handle in family.values()), key=lambda m: (m.created, m.id))
         out, shown = [], {h.id for h in hits}
         for hit in hits:
