@@ -175,11 +175,11 @@ def owner_routes(app: FastAPI, kind: str) -> None:
     owner = (kind,)  # the path names whose memories: not a parameter
 
     @router.get("", name="list", summary=f"List a {kind}'s memories, newest first",
-                openapi_extra={"parameters": query_parameters(ListRequest, (*owner, "sort", "newest_first"))},
+                openapi_extra={"parameters": query_parameters(ListRequest, owner)},
                 responses=responses(schemas.ListOut, 400, 403))
     def list_memories(name: Name, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
         def arguments() -> dict[str, Any]:
-            given = query_arguments(ListRequest, request.query_params, "list", (*owner, "sort", "newest_first"))
+            given = query_arguments(ListRequest, request.query_params, "list", owner)
             given["memory_type"] = given.pop("type", None)
             return {**given, kind: name}
         return app.tool("memory_list", arguments, caller, "list")

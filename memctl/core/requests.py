@@ -210,11 +210,11 @@ class ListRequest(Request):
     tag: Annotated[Optional[str], Spelled(metavar="TAG"), Field(description="Only memories with this tag.")] = None
     session: Annotated[Optional[str], Names("session"), Spelled(cli=("--session", "-s"), metavar="SESSION"), Field(
         description="Only this session's memories.")] = None
-    sort: Annotated[str, OneOf(SORTS, "sort"), Spelled(metavar="FIELD", choices=SORTS), Field(
+    sort: Annotated[str, OneOf(SORTS, "sort"), Spelled(metavar="FIELD", choices=SORTS, surfaces=LIBRARY_AND_CLI), Field(
         description="created, updated, type, confidence, importance (most important first), id or user.")] = "created"
     limit: Annotated[int, Spelled(cli=("--limit", "-n"), metavar="N"), Field(
         ge=0, description="At most this many (0: all).")] = 0
     subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",)), Field(
         description="Only memories of this subtype.")] = None
     offset: Annotated[int, Spelled(metavar="N"), Field(ge=0, description="Skip this many first (paging).")] = 0
-    newest_first: Annotated[bool, Spelled(), Field(description="Reverse the order (newest first by created).")] = False
+    newest_first: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(description="Reverse the order (newest first by created).")] = False
