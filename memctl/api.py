@@ -21,7 +21,7 @@ from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.core.requests import AddRequest, GateRequest, ListRequest, RecallRequest
+from memctl.core.requests import AddRequest, ContextRequest, GateRequest, ListRequest, RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -379,10 +379,14 @@ class MemoryStore:
         calibrated `relevance`; k and mode default to `[recall]`."""
         return self._recaller.recall(request_of(RecallRequest, locals(), "recall"))
 
+    @declared(ContextRequest)
     def context(self, query: str, *, user: str | None = None, project: str | None = None,
                 session: str | None = None, budget: int = 800, format: str = "markdown") -> dict[str, Any]:
-        """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens."""
-        return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
+        """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens
+        (core/requests.py: ContextRequest)."""
+        q = request_of(ContextRequest, locals(), "context")
+        return self._contexts.build(q.query, user=q.user, project=q.project, session=q.session, budget=q.budget,
+                                    fmt=q.format)
 
     # -- typed memories ------------------------------------------------------------------------
     def query(self, op: str, kind: str, *, where: Iterable[str] = (), field: str | None = None,

@@ -224,7 +224,7 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                                      'user': ('text', None, None, None),
                                      'project': ('text', None, None, None),
                                      'session': ('text', None, None, None),
-                                     'budget': ('int', 800, 1, None),
+                                     'budget': ('int', 800, 1, 20000),
                                      'format': ('text', 'markdown', None, None),
                                      'explain': ('flag', False, None, None)},
                           'positional': ['query'],

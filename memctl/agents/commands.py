@@ -88,9 +88,9 @@ def recall(store: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl context --json` data."""
-    return store.context(a["query"], user=a["user"], project=a["project"], session=a["session"],
-                         budget=a["budget"], format=a["format"])
+    """`memctl context --json` data: the request's fields (core/requests.py: ContextRequest)."""
+    data: dict[str, Any] = store.context(**{k: v for k, v in a.items() if k != "explain" and v is not None})
+    return data
 
 
 def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ import logging
 import threading
 from typing import Annotated, Any, Callable, Optional
 
-from fastapi import Body, Depends, FastAPI, Path, Query, Request
+from fastapi import Body, Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -41,7 +41,7 @@ from memctl.agents.surfaces import query_arguments, query_parameters, rest_body
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
 from memctl.core.models import name_arg
-from memctl.core.requests import AddRequest, ListRequest, RecallRequest
+from memctl.core.requests import AddRequest, ContextRequest, ListRequest, RecallRequest
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
@@ -262,12 +262,11 @@ def general_routes(app: FastAPI) -> None:
                           caller)
 
     @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt",
-                responses=responses(schemas.ContextOut, 400, 403))
-    def context(app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
-                user: Optional[str] = None, project: Optional[str] = None, session: Optional[str] = None,
-                budget: Annotated[int, Query(ge=1, le=20000)] = 800, format: str = "markdown") -> JSONResponse:
-        return app.tool("memory_context", {"query": q, "user": user, "project": project, "session": session,
-                                           "budget": budget, "format": format}, caller, "context")
+                openapi_extra={"parameters": query_parameters(ContextRequest)},
+                responses=responses(schemas.ContextOut, 400))
+    def context(request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.tool("memory_context", lambda: query_arguments(ContextRequest, request.query_params, "context"),
+                        caller, "context")
 
     @router.post("/cli/{command}", name="cli", include_in_schema=False)
     async def cli(command: str, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:

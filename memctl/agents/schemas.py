@@ -53,15 +53,6 @@ class Arguments(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class ContextArgs(Arguments):
-    query: Text = Field(description="The task at hand, in plain words.")
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    budget: int = Field(800, ge=1, le=20000, description="Token budget for the block.")
-    format: Literal["markdown", "xml", "json"] = Field("markdown", description="How the block is written.")
-
-
 class UpdateArgs(Arguments):
     id: MemoryId
     content: Optional[Text] = Field(None, description="The new text (checked by the gate: no secrets).")

@@ -218,3 +218,28 @@ class ListRequest(Request):
         description="Only memories of this subtype.")] = None
     offset: Annotated[int, Spelled(metavar="N"), Field(ge=0, description="Skip this many first (paging).")] = 0
     newest_first: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(description="Reverse the order (newest first by created).")] = False
+
+
+FORMATS = ("markdown", "xml", "json")
+
+
+class ContextRequest(Request):
+    """context: the block an agent prepends to its prompt (profile and recalled memories, within a budget)."""
+
+    codes: ClassVar[dict[str, str]] = {"query": "empty_query", "user": "bad_name", "project": "bad_name",
+                                       "session": "bad_name", "budget": "bad_budget", "format": "bad_format"}
+
+    query: Annotated[str, NotBlank, Spelled(cli=("",), metavar="QUERY", aliases=("q",)), Field(
+        description="The task at hand, in plain words (any language).")]
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users"),
+                    Field(description="Whose profile and memories (default: the server's --user).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects"), Field(
+        description="The project's profile and memories too (default: the server's --project).")] = None
+    session: Annotated[Optional[str], Names("session"), Spelled(cli=("--session", "-s"), metavar="SESSION"), Field(
+        description="The current conversation: its short-term memories rank first.")] = None
+    budget: Annotated[int, Spelled(metavar="TOKENS"), Field(
+        ge=1, le=20000, description="Token budget for the block (approx: ASCII chars/4 + 1 per other char).")] = 800
+    format: Annotated[Literal["markdown", "xml", "json"], Spelled(cli=("--format", "-f"), metavar="FORMAT",
+                                                                   choices=FORMATS), Field(
+        description="How the block is written: markdown, xml or json.")] = "markdown"

@@ -20,7 +20,7 @@ from memctl.api import MemoryStore
 from memctl.cli.main import full_app
 from memctl.config import Config
 from memctl.core.declare import aliases, fields_for
-from memctl.core.requests import AddRequest, ListRequest, RecallRequest
+from memctl.core.requests import AddRequest, ContextRequest, ListRequest, RecallRequest
 
 CLI = typer.main.get_command(full_app())
 CLI_ONLY = {"json_", "quiet", "explain", "all_", "field"}  # how the CLI prints, or spells a field its own way
@@ -30,6 +30,7 @@ DECLARED: dict[str, tuple[type[BaseModel], str, str, tuple[str, str], set[str]]]
     "recall": (RecallRequest, "recall", "memory_search", ("/api/memory/{user}/search", "get"), {"users"}),
     "add": (AddRequest, "add", "memory_add", ("/api/memory/{user}", "post"), set()),
     "list": (ListRequest, "list", "memory_list", ("/api/memory/{user}", "get"), {"user"}),
+    "context": (ContextRequest, "context", "memory_context", ("/api/context", "get"), set()),
 }
 
 
@@ -69,7 +70,6 @@ def test_every_surface_offers_the_declared_fields(capability: str) -> None:
 # The capabilities whose request is the facade's signature (one declaration) and whose MCP tool
 # and REST operation take it: (facade method, MCP tool, REST path, method, surface names -> library names).
 SIGNED = {
-    "context": ("memory_context", "/api/context", "get", {"q": "query"}),
     "forget": ("memory_forget", "/api/memory/{user}/{memory_id}", "delete", {"id": "memory_id"}),
 }
 

@@ -11,7 +11,7 @@ from memctl.cli import output
 from memctl.cli.app import Json, Project, Quiet, Session, Text, User, open_store, run, run_command
 from memctl.cli.declared import command
 from memctl.cli.inputs import read_text
-from memctl.core.requests import RecallRequest
+from memctl.core.requests import ContextRequest, RecallRequest
 from memctl.errors import Refused
 
 Query = Annotated[Optional[str], typer.Argument(metavar="QUERY", show_default=False,
@@ -29,18 +29,15 @@ recall = command(RecallRequest, "recall", _recall, "Find the memories that matte
     ("json_", Json, False), ("quiet", Quiet, False)))
 
 
-def context(
-    query: Query = None,
-    user: User = None, project: Project = None, session: Session = None,
-    budget: Annotated[int, typer.Option(metavar="TOKENS", min=1,
-                                        help="Token budget (approx: ASCII chars/4 + 1 per other char).")] = 800,
-    format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="markdown, xml or json.")] = "markdown",
-    explain: Annotated[bool, typer.Option("--explain", help="Show which rules fired (stderr, or in --json).")] = False,
-    json_: Json = False,
-) -> None:
-    """The block an agent prepends to its prompt: profile + recalled memories, fenced as data."""
-    run_command("context", {"query": query, "user": user, "project": project, "session": session,
-                            "budget": budget, "format": format, "explain": explain}, json_)
+def _context(values: dict) -> None:
+    json_ = values.pop("json_")
+    run_command("context", values, json_)
+
+
+context = command(ContextRequest, "context", _context,
+                  "The block an agent prepends to its prompt: profile + recalled memories, fenced as data.", (
+    ("explain", Annotated[bool, typer.Option("--explain", help="Show which rules fired (stderr, or in --json).")],
+     False), ("json_", Json, False)))
 
 
 def gate(
