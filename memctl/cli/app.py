@@ -123,6 +123,19 @@ class MemctlGroup(TyperGroup):
     def format_help(self, ctx: Any, formatter: Any) -> None:
         _help_for_here(self, ctx, formatter, super().format_help)
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Plain help (a pipe): the commands under their panels' names, in registration order."""
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            panel = getattr(command, "rich_help_panel", None) or "Commands"
+            panels.setdefault(panel, []).append((name, command.get_short_help_str(limit=formatter.width - 14)))
+        for panel, rows in panels.items():
+            with formatter.section(panel):
+                formatter.write_dl(rows)
+
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         """Run; a usage error (unknown option, bad value) is one line on stderr, or the JSON envelope

@@ -20,7 +20,7 @@ from typing import Any, Callable, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
 
-from memctl.errors import UsageError
+from memctl.errors import MemctlError, UsageError
 
 SURFACES = frozenset({"cli", "mcp", "rest"})  # the library always takes every field
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,6 +48,7 @@ class Request(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     codes: ClassVar[dict[str, str]] = {}  # field -> the error code a bad value of it raises (else bad_<field>)
+    errors: ClassVar[dict[str, Any]] = {}  # field -> the MemctlError class a bad value of it raises (else UsageError)
 
     @classmethod
     def spelled(cls, name: str) -> Spelled:
@@ -107,14 +108,15 @@ def unknown_argument(what: str, name: str, known: list[str]) -> UsageError:
     return UsageError(f"{what}: unknown argument {name!r}{hint}", code="unknown_argument")
 
 
-def _usage(model: type[BaseModel], exc: ValidationError, what: str) -> UsageError:
+def _usage(model: type[BaseModel], exc: ValidationError, what: str) -> MemctlError:
     err = exc.errors()[0]
     where = str(err["loc"][0]) if err["loc"] else ""
     message = re.sub(r"^(Value|Assertion) error, ", "", str(err["msg"]))
     codes: dict[str, str] = getattr(model, "codes", {}) or {}
     code = codes.get(where) or (f"bad_{where}" if where else "bad_argument")
     detail = ".".join(str(p) for p in err["loc"])
-    return UsageError(f"{what}: {detail}: {message}" if detail else f"{what}: {message}", code=code)
+    error = (getattr(model, "errors", {}) or {}).get(where, UsageError)
+    return error(f"{what}: {detail}: {message}" if detail else f"{what}: {message}", code=code)
 
 
 def declared(model: type[BaseModel]) -> Callable[[F], F]:

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from memctl import clock
 from memctl.core.declare import Request, Spelled
 from memctl.core.models import check_name
+from memctl.errors import InvalidMemory
 
 RECALL_STATUSES = ("active", "history", "all", "superseded", "merged", "expired", "forgotten", "archived")
 MODES = ("hybrid", "keyword", "semantic")
@@ -118,6 +119,7 @@ class AddRequest(Request):
 
     codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "session": "bad_name",
                                        "rate_session": "bad_name", "text": "empty_content"}
+    errors: ClassVar[dict[str, Any]] = {"text": InvalidMemory}  # the error class, as the writer raises it
 
     text: Annotated[str, NotBlank, Spelled(cli=("",), metavar="TEXT", aliases=("content",)), Field(
         description="The memory: one self-contained statement naming who it is about.")]
