@@ -418,10 +418,13 @@ class MemoryStore:
             importance: float | None = None, occurred: str | None = None, state: str | None = None,
             valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
             description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
-            redact: bool | None = None, llm: str | None = None, rate_session: str | None = None) -> "WriteResult":
+            redact: bool | None = None, llm: str | None = None, rate_session: str | None = None,
+            trusted_source: bool = True) -> "WriteResult":
         """Gate, decide and write one memory (Refused when the gate says no); core/requests.py:
         AddRequest says what each argument means. `rate_session`: the conversation an explicit write
-        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
+        comes from (`extract` skips that turn; automatic writes count against its rate limit).
+        `trusted_source` False (a server's client it does not trust) records the write as `ai`,
+        whatever `source` it claims (policy/gate.py claimed_source)."""
         request = request_of(AddRequest, locals(), "add")
         try:
             return self._writer.add(request.text, **_given(request, "text"))
@@ -437,7 +440,7 @@ class MemoryStore:
              valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
              description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
              redact: bool | None = None, llm: str | None = None, rate_session: str | None = None,
-             overrides: dict[str, Any] | None = None) -> "WriteResult":
+             trusted_source: bool = True, overrides: dict[str, Any] | None = None) -> "WriteResult":
         """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
         request = request_of(GateRequest, locals(), "gate")
         return self._writer.add(request.text, dry_run=True, **_given(request, "text"))
@@ -502,9 +505,12 @@ class MemoryStore:
         return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
     @_acting
-    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
-        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
-        memory = self._editor.edit(id_arg(memory_id), sets, body)
+    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None, *,
+             agent: bool = False) -> Memory:
+        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving and
+        through the gate (a person's edit; `agent`: an agent's correction, memory_update, whose new
+        text is also a claim at the memory's confidence). Refused (exit 3) as the gate words it."""
+        memory = self._editor.edit(id_arg(memory_id), sets, body, agent)
         self._changed()
         return memory
 

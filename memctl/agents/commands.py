@@ -93,15 +93,16 @@ def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
+def add(store: Any, a: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
     """`memctl add --json` data: the arguments are the request's fields (core/requests.py:
-    AddRequest), and the CLI's --field NAME=VALUE pairs."""
+    AddRequest), and the CLI's --field NAME=VALUE pairs (`trusted_source` False: a server's client
+    it does not trust, whose write counts as ai whatever source it gives)."""
     request = {k: v for k, v in a.items() if k != "field" and v is not None}
     if a["field"]:
         from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
 
         request["fields"] = parse_field_pairs(a["field"])
-    return store.add(**request).to_data()
+    return store.add(**request, trusted_source=trusted_source).to_data()
 
 
 def list_(store: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +127,8 @@ COMMANDS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "recall": recall, "context": context, "add": add, "list": list_, "show": show}
 
 
-def run(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """One command's data from a store and its (normalised) arguments."""
+def run(store: Any, command: str, args: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
+    """One command's data from a store and its (normalised) arguments; `trusted_source` as for add."""
+    if command == "add":
+        return add(store, args, trusted_source)
     return COMMANDS[command](store, args)

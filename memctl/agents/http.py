@@ -24,6 +24,7 @@ The store is not thread-safe: requests use it one at a time.
 import json
 import logging
 import threading
+from dataclasses import replace
 from typing import Annotated, Any, Callable, Optional
 
 from fastapi import Body, Depends, FastAPI, Path, Request
@@ -35,7 +36,7 @@ from starlette.exceptions import HTTPException
 
 from memctl._version import __version__
 from memctl.agents import commands, schemas
-from memctl.agents.guard import Access, allowed_methods, authenticate, failure
+from memctl.agents.guard import Access, allowed_methods, authenticate, failure, sent_local_key
 from memctl.agents.openapi import operation_id, responses, tidy
 from memctl.agents.surfaces import query_arguments, query_parameters, rest_body
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
@@ -272,7 +273,7 @@ def general_routes(app: FastAPI) -> None:
     async def cli(command: str, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
         raw = await request.body()
         label = command if command in commands.PARAMS else "cli"
-        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER))
+        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER), sent_local_key(request, app.access))
         if runs_as is None:  # the CLI's actor is not the one this server answers as: it runs in-process
             return JSONResponse(failure(label, "other_actor", "this server answers as another actor"),
                                 status_code=409)
@@ -282,16 +283,20 @@ def general_routes(app: FastAPI) -> None:
                 arguments = json.loads(raw.decode("utf-8")) if raw.strip() else {}
             except (UnicodeDecodeError, ValueError):
                 raise InvalidArguments("the request body is not JSON", code="bad_json") from None
-            return commands.run(store, command, commands.normalise(command, arguments, remote=True))
+            return commands.run(store, command, commands.normalise(command, arguments, remote=True),
+                                trusted_source=runs_as.trust_source)
 
         return await run_in_threadpool(app.answer, label, work, runs_as, warnings_header=True)
 
 
-def forwarded_caller(caller: Caller, claimed: str | None) -> Caller | None:
+def forwarded_caller(caller: Caller, claimed: str | None, local: bool = False) -> Caller | None:
     """The caller a forwarded CLI command runs as. A server that decides the actor itself (a token
     that names one, or `--actor`) answers only the same actor, so the command's output is what it
     would be in-process; one that does not runs it as the CLI's own --actor, which the user could
-    as well have run in-process. None: the actors differ."""
+    as well have run in-process. None: the actors differ. `local` (the command sent the key of the
+    folder's server.json: whoever sent it can read the folder, and could run it in-process) makes
+    the source it gives believed."""
+    caller = replace(caller, trust_source=True) if local else caller
     try:
         claimed = json.loads(claimed) if claimed else None  # JSON in the header: any name fits in ASCII
     except ValueError:

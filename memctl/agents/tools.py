@@ -194,9 +194,9 @@ def _add(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
     arguments = {k: v for k, v in a.model_dump(exclude_unset=True).items() if v is not None}
     arguments.pop("scope", None)
     arguments["type"] = a.type  # the bound default: the preset's type
-    arguments["source"] = (a.source or "ai") if caller.trust_source else "ai"
+    arguments.setdefault("source", "ai")  # an agent's statement unless it says whose
     try:
-        result = store.add(**{**arguments, **_owner(a, caller.defaults)})
+        result = store.add(**{**arguments, **_owner(a, caller.defaults)}, trusted_source=caller.trust_source)
     except Refused as exc:
         if is_noop(exc):  # already stored: not an error for an agent, just nothing new
             return dict(exc.data)  # type: ignore[call-overload]
@@ -229,21 +229,7 @@ def _update(store: Any, a: UpdateArgs, caller: Caller) -> dict[str, Any]:
     sets = {name: json.dumps(getattr(a, attr)) for attr, name in _SETTABLE if getattr(a, attr) is not None}
     if a.content is None and not sets:
         raise UsageError("memory_update: nothing to change: give content or a field to set", code="nothing_to_change")
-    if a.content is not None:
-        check_text(store, memory, a.content, a.confidence)
-    return {"memory": store.edit(memory.id, sets, a.content).to_public()}
-
-
-def check_text(store: Any, memory: Any, text: str, confidence: float | None) -> None:
-    """New text for a stored memory passes the gate's content checks (no secrets, length, confidence),
-    so an update cannot smuggle in what an add would refuse."""
-    verdict = store.gate(text, type=memory.type, user=memory.user, project=memory.project, session=memory.session,
-                         confidence=memory.confidence if confidence is None else confidence, source="user").verdict
-    failures = [f for f in verdict.failures if f.code not in ("duplicate", "rate_limited")]
-    if failures:
-        codes = ", ".join(f.code for f in failures)
-        raise Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in failures),
-                      code=failures[0].code)
+    return {"memory": store.edit(memory.id, sets, a.content, agent=True).to_public()}
 
 
 def _forget(store: Any, a: ForgetArgs, caller: Caller) -> dict[str, Any]:

@@ -179,6 +179,9 @@ class AddRequest(Request):
                                                                      surfaces=LIBRARY_AND_CLI), Field(
         description="The conversation this write comes from, for a long-term memory: `extract` then skips "
                     "that turn; automatic writes count against its rate limit.")] = None
+    trusted_source: Annotated[bool, Spelled(surfaces=frozenset()), Field(
+        description="False for a server's client it does not trust: the write counts as ai whatever source "
+                    "it claims (policy/gate.py claimed_source). Decided by the server, never by a client.")] = True
 
 
 class GateRequest(AddRequest):
