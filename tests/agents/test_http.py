@@ -368,9 +368,9 @@ def test_the_cli_endpoint_answers_like_the_command(served: tuple[str, MemoryStor
 
     url, store = served
     ok(add(url, "/api/memory/alice", "Alice prefers window seats on flights"), 201)
-    forwarded = ok(http(url, "POST", "/api/cli/recall", {"query": "window seat", "user": ["alice"]}))
+    forwarded = ok(http(url, "POST", "/api/cli/recall", {"query": "window seat", "users": ["alice"]}))
     assert forwarded == commands.run(store, "recall", commands.normalise("recall", {"query": "window seat",
-                                                                                    "user": ["alice"]}))
+                                                                                    "users": ["alice"]}))
     broken = store.root / "users" / "alice" / "broken-1234abcd.md"
     broken.write_text("---\nid: [unclosed\n---\nbody\n", encoding="utf-8")
     code, headers, _env = http(url, "POST", "/api/cli/list", {"user": "alice"})
@@ -481,7 +481,7 @@ def test_a_forwarded_command_runs_as_the_clis_actor_or_not_at_all(memdir: Path, 
     shop = "/api/project/shop/memory"
     ok(http(team_url, "POST", shop, {"content": "The shop ships on Tuesdays", "type": "decision", "source": "user"},
             as_person("erin")), 201)
-    args = {"query": "ships Tuesdays", "project": ["shop"]}
+    args = {"query": "ships Tuesdays", "projects": ["shop"]}
     status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"vera"'})
     assert status == 200 and env["data"]["hits"]
     status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"olga"'})
@@ -499,11 +499,11 @@ def test_an_empty_user_never_searches_everyones_memories(served: tuple[str, Memo
     assert status == 400 and env["errors"][0]["code"] == "invalid_arguments" and "user" in env["errors"][0]["message"]
     assert "blue notebook" not in json.dumps(env)
     status, _, env = http(url, "GET", "/api/memory/alice/search?q=diary+notebook&user=")  # the path's user only
-    assert status == 200 and "blue notebook" not in json.dumps(env)
+    assert status == 400 and "blue notebook" not in json.dumps(env)
 
 
 def test_an_empty_user_in_a_body_is_refused(url: str) -> None:
-    status, _, env = http(url, "POST", "/api/cli/recall", {"query": "diary", "user": [""]})
+    status, _, env = http(url, "POST", "/api/cli/recall", {"query": "diary", "users": [""]})
     assert status == 400 and env["ok"] is False
 
 

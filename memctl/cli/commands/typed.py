@@ -10,6 +10,8 @@ from typing_extensions import Annotated
 
 from memctl.cli import output
 from memctl.cli.app import Json, Project, User, open_store, run
+from memctl.cli.declared import command
+from memctl.core.requests import StructureRequest
 
 At = Annotated[Optional[str], typer.Option("--at", metavar="DATE", help="The day `today` means (default: today).")]
 
@@ -91,22 +93,14 @@ def kinds(json_: Json = False) -> None:
     run("kinds", json_, action, human)
 
 
-def structure(
-    user: User = None, project: Project = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be typed; change nothing.")] = False,
-    llm: Annotated[Optional[str], typer.Option(metavar="COMMAND", help=(
-        "Type with this LLM command (prompt on stdin, JSON Lines on stdout; default: MEMCTL_LLM)."))] = None,
-    offline: Annotated[bool, typer.Option("--offline", help="Use the offline rules even when MEMCTL_LLM is set.")] = False,
-    json_: Json = False,
-) -> None:
-    """Type the memories already stored: a plain statement that is a passport, a trip, a medication...
-    gets its kind and fields (the LLM command when one is set, offline rules otherwise)."""
+def _structure(values: dict) -> None:
+    json_ = values.pop("json_")
+    run("structure", json_, lambda: open_store().structure(**values).to_data(), _render_structure)
 
-    def action() -> dict:
-        return open_store().structure(user=user, project=project, dry_run=dry_run, llm=llm,
-                                      offline=offline).to_data()
 
-    run("structure", json_, action, _render_structure)
+structure = command(StructureRequest, "structure", _structure, (
+    "Type the memories already stored: a plain statement that is a passport, a trip, a medication... gets its "
+    "kind and fields (the LLM command when one is set, offline rules otherwise)."), (("json_", Json, False),))
 
 
 def _render_structure(d: dict) -> None:
