@@ -237,6 +237,10 @@ class SearchIndex(Protocol):
         """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
         ...
 
+    def query_coverage(self, query: str) -> float:
+        """The IDF-weighted share (0-1) of the query's terms that some memory contains (1: no term)."""
+        ...
+
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids` that has a vector."""
         ...
