@@ -14,8 +14,9 @@ A hit is labelled relevant when it answers its query; every hit of a negative qu
 the other hits of an answered query count as not relevant with a lower weight (NOISE_WEIGHT: some
 of them are partly about the query). For every combination of signals a recall can have (each
 model's cosine, gap and top, the keyword features), per language of the query and per shape (and
-for the language and for all, as fallbacks), a logistic regression is fitted with class weights
-that put `[recall] min_relevance` where CLEAN of the negative queries inject nothing; the fit is printed, and
+for the language and for all, as fallbacks), a logistic regression is fitted with the class weight
+that keeps the most relevant hits at `[recall] min_relevance` while each data set's negative queries
+inject nothing CLEAN of the time (a shortfall costs SHORTFALL_COST times as much); the fit is printed, and
 written into memctl/policy/relevance_fit.py with `--write`. `--rows FILE` keeps the gathered hits
 (a second run with the same file refits without recalling again).
 """
@@ -39,11 +40,13 @@ BENCH = Path(__file__).resolve().parent
 FIT_FILE = BENCH.parent / "memctl" / "policy" / "relevance_fit.py"
 SETUPS = {"shipped": "default", "shipped-alone": "memctl/all-MiniLM-L6-v2-int8", "hashing": "hashing"}
 NOISE_WEIGHT = 0.0  # a hit of an answered query that is not marked as its answer
-CLEAN = 0.9  # the share of negative queries min_relevance should leave with nothing on the fitting data
-KEEP = 0.995  # ... and no more lenient than keeping this share of the relevant hits needs
+CLEAN = 0.87  # the share of each data set's negative queries min_relevance should leave with nothing
+MARGIN_NEGATIVES = 0.02  # the share of negative queries a clear margin may let through
+SHORTFALL_COST = 2.0  # relevant hits kept (share) given up for each point (share) of that target missed
+MIN_NEGATIVES = 10  # a data set with fewer negative queries in a group does not set its threshold
 MIN_ROWS = 25  # a group needs this many relevant and this many other hits to get its own model
 K = 5
-KEYWORD_FEATURES = ("coverage", "held", "absent", "elsewhere", "named")
+KEYWORD_FEATURES = ("coverage", "held", "held_all", "absent", "elsewhere", "named")
 CHAR_FEATURES = ("char_coverage", "char_held")
 
 
@@ -139,37 +142,35 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, weights: np.ndarray |
 
 
 def fit_group(rows: list[dict], names: Sequence[str], threshold: float) -> list[float]:
-    """A model over `names`, its class weight chosen so that at `threshold` at least CLEAN of the
-    negative queries of each data set have no hit kept (the most lenient weight that does, found by bisection on
-    the log scale), keeping at most KEEP of the relevant hits (no more lenient than that needs)."""
+    """A model over `names`, its class weight chosen on a grid: the weight with the most relevant
+    hits kept at `threshold`, less SHORTFALL_COST for each point by which a data set's negative
+    queries fall short of CLEAN staying empty."""
     x = np.array([[r["f"].get(n, 0.0) for n in names] for r in rows])
     y = np.array([r["y"] for r in rows], dtype=float)
     base = np.array([r["w"] for r in rows])
     negative = [n for n, r in enumerate(rows) if r["neg"]]
     queries = [query_key(rows[n]) for n in negative]
     pos, neg = base[y == 1].sum(), base[y == 0].sum()
-    low, high = -4.0, 6.0
-    best: list[float] = []
-    for _ in range(16):
-        mid = (low + high) / 2
+    best: tuple[float, list[float]] = (-np.inf, [])
+    for mid in np.linspace(-4.0, 6.0, 41):
         beta = fit_logistic(x, y, np.where(y == 1, base * np.exp(mid) * neg / pos, base))
         relevance = 1 / (1 + np.exp(-(np.c_[x, np.ones(len(x))] @ np.array(beta))))
-        kept = np.average(relevance[y == 1] >= threshold, weights=base[y == 1])
-        clean = min_clean(queries, [relevance[n] >= threshold for n in negative])
-        if clean >= CLEAN and kept <= KEEP:
-            best, low = beta, mid  # can afford to keep more
-        else:
-            high = mid
-        best = best or beta
-    return best
+        kept = float(np.average(relevance[y == 1] >= threshold, weights=base[y == 1]))
+        shortfall = sum(max(0.0, CLEAN - c) for c in set_clean(queries, [relevance[n] >= threshold for n in negative]))
+        score = kept - SHORTFALL_COST * shortfall
+        if score > best[0] + 1e-9:
+            best = (score, beta)
+    return best[1]
 
 
-def min_clean(queries: Sequence[tuple], passed: Sequence[bool]) -> float:
-    """The lowest share, over the data sets, of negative queries none of whose hits passed."""
+def set_clean(queries: Sequence[tuple], passed: Sequence[bool]) -> list[float]:
+    """Per data set with at least MIN_NEGATIVES negative queries here (else all together), the share
+    of its negative queries none of whose hits passed."""
     by_set: dict[Any, dict[tuple, bool]] = defaultdict(dict)
     for q, hit_passed in zip(queries, passed):
         by_set[q[1]][q] = by_set[q[1]].get(q, False) or hit_passed
-    return min((1 - sum(v.values()) / len(v) for v in by_set.values()), default=1.0)
+    counted = [v for v in by_set.values() if len(v) >= MIN_NEGATIVES] or list(by_set.values())
+    return [1 - sum(v.values()) / len(v) for v in counted]
 
 
 def query_key(row: dict) -> tuple:
@@ -214,7 +215,8 @@ def calibrate(rows: list[dict], threshold: float) -> dict[str, tuple[tuple[str, 
     return fit
 
 
-def report(rows: list[dict], fit: dict[str, tuple[tuple[str, ...], list[float]]], threshold: float) -> dict[str, Any]:
+def report(rows: list[dict], fit: dict[str, tuple[tuple[str, ...], list[float]]], threshold: float,
+           gaps: dict[str, float] | None = None) -> dict[str, Any]:
     """Per setup, source and shape, on the fitting data: the share of relevant hits kept, and the
     share of negative queries none of whose hits reaches the threshold."""
     from memctl.policy.relevance import KIND_FLOOR, QueryFacts, relevance
@@ -229,7 +231,8 @@ def report(rows: list[dict], fit: dict[str, tuple[tuple[str, ...], list[float]]]
         kept, clean = [], defaultdict(lambda: True)
         for r in members:
             value = relevance(r["f"], QueryFacts(language=r["lang"], shape=r["shape"]), table) or 0.0
-            value = max(value, KIND_FLOOR) if r.get("kind") else value
+            wide = any(g >= (gaps or {}).get(f"{n[4:]}|{r['lang']}", 9.0) for n, g in r["f"].items() if n.startswith("gap:"))
+            value = max(value, KIND_FLOOR) if r.get("kind") or wide else value
             if r["neg"]:
                 clean[r["q"]] &= value < threshold
             elif r["y"]:
@@ -240,14 +243,36 @@ def report(rows: list[dict], fit: dict[str, tuple[tuple[str, ...], list[float]]]
     return out
 
 
-def write_fit(fit: dict[str, tuple[tuple[str, ...], list[float]]], sources: Sequence[str]) -> None:
-    """memctl/policy/relevance_fit.py, from the fit."""
+def margins(rows: list[dict]) -> dict[str, float]:
+    """Per model family and language: the smallest gap (the best candidate's cosine over the next
+    one's) that at most MARGIN_NEGATIVES of each data set's negative queries reach."""
+    out = {}
+    families = sorted({n.partition(":")[2] for r in rows for n in r["f"] if n.startswith("gap:")})
+    for family, language in itertools.product(families, ("en", "zh")):
+        negatives: dict[str, dict[tuple, float]] = defaultdict(dict)
+        for r in rows:  # a query's largest gap is its best candidate's (the others' are negative)
+            if r["neg"] and r["lang"] == language and f"gap:{family}" in r["f"]:
+                best = negatives[r["source"]].get(query_key(r), -1.0)
+                negatives[r["source"]][query_key(r)] = max(best, r["f"][f"gap:{family}"])
+        counted = [list(v.values()) for v in negatives.values() if len(v) >= MIN_NEGATIVES]
+        if counted:
+            needed = max(float(np.quantile(gaps, 1 - MARGIN_NEGATIVES)) for gaps in counted)
+            out[f"{family}|{language}"] = round(max(needed, 0.0) + 0.001, 3)
+    return out
+
+
+def write_fit(fit: dict[str, tuple[tuple[str, ...], list[float]]], sources: Sequence[str],
+              gaps: dict[str, float] | None = None) -> None:
+    """memctl/policy/relevance_fit.py, from the fit and the margins."""
     lines = [f"    {key!r}: ({names!r}, {tuple(beta)!r})," for key, (names, beta) in sorted(fit.items())]
     FIT_FILE.write_text(
         '"""The fitted relevance models (written by `python bench/calibrate.py --write`; do not edit by hand).\n\n'
         'Key: "model family,...,keyword|language|shape" ("*": any); value: (feature names, a weight per\n'
         f"feature and then the intercept). Fitted on: {', '.join(sources)}. See policy/relevance.py.\n"
-        '"""\n\nFIT: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {\n' + "\n".join(lines) + "\n}\n",
+        '"""\n\nFIT: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {\n' + "\n".join(lines) + "\n}\n"
+        "# A clear margin, per model family and language: the gap over the next candidate that at most\n"
+        f"# {MARGIN_NEGATIVES:.0%} of each data set's negative queries reach (policy/relevance.margin).\n"
+        f"MARGINS: dict[str, float] = {json.dumps(gaps or {}, indent=4, sort_keys=True)}\n",
         encoding="utf-8")
 
 
@@ -279,14 +304,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.rows.write_text(json.dumps(rows), encoding="utf-8")
     fit = calibrate(rows, RecallSettings().min_relevance)
     sources = sorted({r["source"] for r in rows})
+    gaps = margins([r for r in rows if r["setup"] != "hashing"])
     if args.write:
-        write_fit(fit, [*sources[:-1], sources[-1]] if sources else [])
+        write_fit(fit, sources, gaps)
     if args.json:
-        sys.stdout.write(json.dumps({"models": fit, "rows": len(rows), "sources": sources}) + "\n")
+        sys.stdout.write(json.dumps({"models": fit, "margins": gaps, "rows": len(rows), "sources": sources}) + "\n")
     else:
         for key, (names, beta) in sorted(fit.items()):
             print(f"{key}: {dict(zip(names, beta))} intercept {beta[-1]}")
-        for key, figures in report(rows, fit, RecallSettings().min_relevance).items():
+        print(f"margins: {gaps}")
+        for key, figures in report(rows, fit, RecallSettings().min_relevance, gaps).items():
             print(f"{key}: {figures}")
     return 0
 

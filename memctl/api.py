@@ -24,7 +24,6 @@ from memctl.store.backends import STORE_ENV, database_config, open_repository, r
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
 
 if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoosh: loaded on first use
-    from memctl.policy.topic import Lexicon
     from memctl.search.embedders import Embedder
     from memctl.search.fused import ModelSearch
     from memctl.services.checks import CheckReport, CheckService
@@ -38,6 +37,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.migrate import MigrationReport, MigrationService
     from memctl.services.query import QueryResult, QueryService
     from memctl.services.recall import RecallResult, RecallService
+    from memctl.services.signals import Lexicon
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
     from memctl.store.filerepo import FileRepository
@@ -194,12 +194,12 @@ class MemoryStore:
     @property
     def _kind_words(self) -> "Lexicon":
         """The words that name each kind, as recall matches them (read again when the kinds change)."""
-        from memctl.policy.topic import checked_lexicon, lexicon
-        from memctl.store.kindwords import cached, signature
+        from memctl.services.signals import kind_lexicon
+        from memctl.store.kindwords import signature
 
         key = signature(self.root, self.config.schemas)
         if self._lexicon is None or self._lexicon[0] != key:
-            self._lexicon = (key, cached(self.repo.cache, self.root, self.config.schemas, lexicon, checked_lexicon))
+            self._lexicon = (key, kind_lexicon(self.repo.cache, self.root, self.config.schemas))
         return self._lexicon[1]
 
     @cached_property

@@ -14,7 +14,8 @@ cosines are min-max normalised over the candidates, so the best candidate of any
   term no memory holds weighs the most (a name the store never heard of) and a common word no
   memory holds nothing (a task's words: "schedule", "help"); see search/keyword.py;
 - how much of the query the store holds at all (`held`: the share of its weighted terms some
-  memory holds; low when it asks about a flat in Shanghai of a store that knows only Beijing);
+  memory holds; low when it asks about a flat in Shanghai of a store that knows only Beijing), and
+  `held_all`, the same with common words weighed like names (a piano lesson the store never heard of);
 - for a query in Chinese (Japanese, Korean), the same two read character by character: words there
   are not split by spaces and a paraphrase shares few character pairs with its memory, but the
   characters that name a person, a relation or a place (哥 in 我哥哥, 沪) are what a store that never
@@ -32,8 +33,9 @@ with balanced classes (0.5 = as likely about the query as not) on data not writt
 rules (bench/README.md says which). A model with no fitted numbers (another fastembed model) is left
 out; with no signal left, relevance is None and nothing is held back.
 
-Then what the store knows: a hit of a kind the query names (a vehicle for "my car"), or of the kind
-of a hit that is clearly about the query, is on topic: its relevance is raised to `KIND_FLOOR`.
+Then what the store knows: the best hit by a clear margin (policy/relevance_fit.MARGINS, per model
+and language), a hit of a kind the query names (a vehicle for "my car"), or about the kind of a hit
+that is clearly about the query, is on topic: its relevance is raised to `KIND_FLOOR`.
 """
 
 from __future__ import annotations
@@ -43,10 +45,10 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from memctl.core.models import Hit
-from memctl.policy.relevance_fit import FIT
+from memctl.policy.relevance_fit import FIT, MARGINS
 
 KEYWORD = "keyword"
-KIND_FLOOR = 0.6  # a hit sharing a kind with the query is more likely about it than not
+KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
 ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are the query's too
 Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
 
@@ -59,6 +61,7 @@ class QueryFacts:
     shape: str = "question"
     absent: bool = False  # it names something (a name-like word) no memory it can see holds
     held: float = 1.0  # the share of its weighted terms some memory holds (search/keyword.py)
+    held_all: float = 1.0  # the same with every word weighed by its IDF, common words too
     char_held: float | None = None  # the same for its CJK characters one by one (a CJK query only)
     kinds: frozenset[str] = frozenset()  # the kinds it names (policy/topic.kinds_in)
 
@@ -74,7 +77,8 @@ class HitSignals:
     char_coverage: float | None = None  # coverage of the query's CJK characters one by one (a CJK query)
     names_other: bool = False  # it names someone or something the query does not
     named: bool = False  # it holds a name the query says
-    kinds: frozenset[str] = frozenset()
+    kinds: frozenset[str] = frozenset()  # the kinds it is about: its own, and those its words name
+    declared: frozenset[str] = frozenset()  # its own: its kind, or one its tags, key or subtype name
 
 
 def model_family(identity: str) -> str:
@@ -101,6 +105,7 @@ def features(signals: HitSignals, facts: QueryFacts, known: frozenset[str]) -> d
         out["coverage"] = signals.coverage
         out["absent"] = float(facts.absent)
         out["held"] = facts.held
+        out["held_all"] = facts.held_all
         if signals.char_coverage is not None and facts.char_held is not None:
             out["char_coverage"] = signals.char_coverage
             out["char_held"] = facts.char_held
@@ -142,6 +147,18 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
+def margin(signals: HitSignals, facts: QueryFacts, margins: Mapping[str, float] = MARGINS) -> bool:
+    """Whether the hit is the best of some model's candidates by a clear margin: its cosine at least
+    that model's fitted margin (per language) above the next candidate's, a gap the negative queries
+    of the calibration data almost never reach."""
+    for identity, gap in signals.gaps.items():
+        family = model_family(identity)
+        needed = margins.get(f"{family}|{facts.language}", margins.get(f"{family}|*"))
+        if needed is not None and gap >= needed:
+            return True
+    return False
+
+
 def annotate(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts, fit: Fit = FIT) -> list[Hit]:
     """The hits with `relevance` set (and their features among the components, for --explain)."""
     known = known_families(fit)
@@ -156,19 +173,23 @@ def annotate(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
 
 
 def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts) -> list[Hit]:
-    """Hits that share a kind with the query, or with a hit at least `ANCHOR` relevant (the phone's
-    insurance makes the card's extended warranty part of "my phone screen broke"), are raised to
-    `KIND_FLOOR`: what the store knows says they are about it, whatever their words."""
-    topic = set(facts.kinds)
+    """Hits the store says are about the query are raised to `KIND_FLOOR`: the best hit by a clear
+    margin (`margin`), a hit whose own kind (typed, or named by its tags, key or subtype) the query
+    names ("my car": the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
+    phone's insurance makes the card's extended warranty part of "my phone screen broke"). A query
+    naming someone the store never mentions lifts nothing by the kinds it names: "Jon's trip to
+    Rome" is not about the trips of others."""
+    named = set() if facts.absent else set(facts.kinds)
+    anchored: set[str] = set()
     for hit, sig in zip(hits, signals):
         if hit.relevance is not None and hit.relevance >= ANCHOR:
-            topic |= sig.kinds
+            anchored |= sig.kinds
     out = []
     for hit, sig in zip(hits, signals):
-        shared = sorted(topic & sig.kinds)
-        if shared and hit.relevance is not None and hit.relevance < KIND_FLOOR:
-            hit = hit.model_copy(update={"relevance": KIND_FLOOR,
-                                         "components": {**hit.components, "kind": 1.0}})
+        if hit.relevance is not None and hit.relevance < KIND_FLOOR:
+            why = "margin" if margin(sig, facts) else "kind" if named & sig.declared or anchored & sig.kinds else None
+            if why is not None:
+                hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
         out.append(hit)
     return out
 

@@ -51,9 +51,9 @@ class TwoModelSearch:
         """IDF-weighted share of the query's terms each memory holds."""
         return self.primary.keyword_coverage(query, ids)
 
-    def query_coverage(self, query: str) -> float:
+    def query_coverage(self, query: str, plain: bool = False) -> float:
         """The share of the query's weighted terms some memory holds, from the primary engine."""
-        return self.primary.query_coverage(query)
+        return self.primary.query_coverage(query, plain)
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> Run:
         """Cosines of the primary model (what the write path and `similarities` use)."""

@@ -396,13 +396,14 @@ class KeywordIndex:
             out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
         return out
 
-    def query_coverage(self, query: str) -> float:
-        """The share of the query's weight (as `coverage` weighs its terms) that some memory holds:
-        low when the query names things the store never mentions ("my flat in Shanghai" to a store
-        that knows only Beijing), 1 when every informative term is somewhere. 1 for a query with no
-        weighted term."""
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The share of the query's weight (as `coverage` weighs its terms; `plain`: every term by its
+        IDF alone, common words too) that some memory holds: low when the query names things the
+        store never mentions ("my flat in Shanghai" to a store that knows only Beijing; plain: "what
+        time is Harper's piano lesson" to one that never heard of a piano), 1 when every informative
+        term is somewhere. 1 for a query with no weighted term."""
         terms = list(dict.fromkeys(search_terms(query, "query")))
-        specific = specific_terms(query)
+        specific = set(terms) if plain else specific_terms(query)
         held: dict[str, tuple[float, bool]] = self._read(lambda searcher: _held_weights(searcher, terms, specific), {})
         total = sum(w for w, _ in held.values())
         return sum(w for w, present in held.values() if present) / total if total else 1.0

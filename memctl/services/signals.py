@@ -4,12 +4,13 @@ the names a query says that no memory it can see holds, and the kinds a query an
 
 from __future__ import annotations
 
-from typing import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Collection, Mapping, Sequence
 
 from memctl.core.models import Hit, Memory
 from memctl.core.text import is_cjk, text_language
 from memctl.policy.relevance import HitSignals, QueryFacts
-from memctl.policy.topic import Lexicon, kinds_in, query_shape
+from memctl.policy.topic import Lexicon, checked_lexicon, kinds_in, lexicon, query_shape
 from memctl.store.repository import SearchIndex
 
 Run = Sequence[tuple[str, float]]
@@ -21,15 +22,17 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     mention (looked up by keyword among them), and the kinds it names."""
     from memctl.search.specificity import name_terms
 
-    absent, held, char_held = False, 1.0, None
+    absent, held, held_all, char_held = False, 1.0, 1.0, None
     language = text_language(query)
     if keyword:
         names = sorted(name_terms(query, speakers=False))[:MAX_NAMES]
         absent = any(not search.keyword_search(name, 1, pool) for name in names)
         held = round(search.query_coverage(query), 6)
+        held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":
             char_held = round(search.query_coverage(characters(query)), 6)
-    return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, char_held=char_held,
+    return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
+                      char_held=char_held,
                       kinds=kinds_in([query], words))
 
 
@@ -59,7 +62,8 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                               coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
                               names_other=bool(named - said), named=bool(named & said),
-                              kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset()))
+                              kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
+                              declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset()))
     return out
 
 
@@ -73,8 +77,20 @@ def _best_other(doc_id: str, run: Run) -> float:
 
 
 def memory_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
-    """The kinds a memory is about: its own, and those whose words it says (in its text, tags, key,
-    subtype, name or description)."""
-    said = kinds_in([memory.body, " ".join(memory.tags), memory.key or "", memory.subtype or "",
-                     memory.name or "", memory.description or ""], words)
+    """The kinds a memory is about: its own, and those whose words it says (in its text, name or
+    description too)."""
+    said = kinds_in([memory.body, memory.name or "", memory.description or ""], words)
+    return said | declared_kinds(memory, words)
+
+
+def declared_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
+    """The kinds a memory declares: its kind, and those its tags, key or subtype name."""
+    said = kinds_in([" ".join(memory.tags), (memory.key or "").replace(".", " "), memory.subtype or ""], words)
     return said | {memory.kind} if memory.kind else said
+
+
+def kind_lexicon(cache: Path | None, root: Path | None, schemas: dict[str, Any]) -> Lexicon:
+    """The words that name each kind, as `kinds_in` matches them, from the cache when it is current."""
+    from memctl.store.kindwords import cached
+
+    return cached(cache, root, schemas, lexicon, checked_lexicon)

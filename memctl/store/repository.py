@@ -237,8 +237,9 @@ class SearchIndex(Protocol):
         """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
         ...
 
-    def query_coverage(self, query: str) -> float:
-        """The IDF-weighted share (0-1) of the query's terms that some memory contains (1: no term)."""
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The IDF-weighted share (0-1) of the query's terms that some memory contains (1: no term);
+        `plain`: every term weighed by its IDF alone (common words as much as names)."""
         ...
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:

@@ -81,10 +81,13 @@ def test_relevance_grows_with_the_cosine_and_the_coverage() -> None:
 
 
 def test_a_query_naming_someone_the_store_never_mentions_is_not_answered_by_a_memory_about_someone_else() -> None:
-    asked_about_kevin = QueryFacts(absent=True)
-    kate = signals(0.6, 0.5, names_other=True)
-    assert rel(kate, asked_about_kevin) < rel(kate, EN)
+    # "What TV shows did Kevin watch?" of a store that never mentions Kevin, and Kate's memory about
+    # TV shows: the shows are covered, Kevin (the query's most specific word) is held by no memory
+    asked_about_kevin = QueryFacts(absent=True, held=0.45, held_all=0.55)
+    kate = signals(0.55, 0.45, names_other=True)
     assert rel(kate, asked_about_kevin) < 0.55
+    asked_about_kate = QueryFacts(held=1.0, held_all=1.0)  # "What TV shows did Kate watch?"
+    assert rel(signals(0.6, 1.0, named=True), asked_about_kate) > 0.55
 
 
 def test_uncalibrated_models_are_left_out() -> None:
@@ -116,10 +119,14 @@ def test_annotate_records_the_features_for_explain() -> None:
 
 
 def test_a_hit_of_a_kind_the_query_names_is_not_held_back() -> None:
-    car = HitSignals(kinds=frozenset({"vehicle"}))
-    out = on_topic([hit("camry", 0.1), hit("passport", 0.1)], [car, HitSignals(kinds=frozenset({"passport"}))],
+    car = HitSignals(kinds=frozenset({"vehicle"}), declared=frozenset({"vehicle"}))
+    said_car = HitSignals(kinds=frozenset({"vehicle"}))  # a memory that only says "car"
+    passport = HitSignals(kinds=frozenset({"passport"}), declared=frozenset({"passport"}))
+    out = on_topic([hit("camry", 0.1), hit("said", 0.1), hit("passport", 0.1)], [car, said_car, passport],
                    QueryFacts(kinds=frozenset({"vehicle"})))
-    assert [h.relevance for h in out] == [KIND_FLOOR, 0.1] and out[0].components["kind"] == 1.0
+    assert [h.relevance for h in out] == [KIND_FLOOR, 0.1, 0.1] and out[0].components["kind"] == 1.0
+    someone_else = QueryFacts(kinds=frozenset({"vehicle"}), absent=True)  # "Kevin's car"
+    assert on_topic([hit("camry", 0.1)], [car], someone_else)[0].relevance == 0.1
 
 
 def test_a_hit_sharing_a_kind_with_a_clearly_relevant_hit_comes_along() -> None:

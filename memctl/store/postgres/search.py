@@ -331,11 +331,13 @@ class PostgresSearch:
                                      (list(ids),)).fetchall())
         return coverage(terms, self.spec, df, docs, {i: held.get(i, []) for i in ids})
 
-    def query_coverage(self, query: str) -> float:
+    def query_coverage(self, query: str, plain: bool = False) -> float:
         """The share of the query's weighted terms some memory holds (as the file index computes it)."""
         if not self._terms_checked:
             self.sync_keyword()
         terms = query_terms(query, self.spec)
+        if plain:
+            terms.specific = None  # every term weighs its IDF
         with self._connection() as conn:
             docs, _, df = self._statistics(conn, query, terms, reuse=True)
         if not coverage(terms, self.spec, df, docs, {"all": list(terms.lexemes)})["all"]:
