@@ -57,7 +57,8 @@ class Repository(Protocol):
 
     @property
     def cache(self) -> Path | None:
-        """The folder for caches derived from the memories (rebuildable); None with no folder."""
+        """This user's folder for caches derived from the memories (rebuildable, outside the memory
+        folder: store/cachedir.py); None with no folder."""
         ...
 
     @property
@@ -96,6 +97,13 @@ class Repository(Protocol):
     def candidates(self, flt: MemoryFilter, now: datetime) -> Mapping[str, str]:
         """id -> handle of the memories a recall with this filter may see (a database answers with
         its filter, which its SearchIndex runs in SQL, rather than every id)."""
+        ...
+
+    def select(self, flt: MemoryFilter, now: datetime, order: str | None = None, newest_first: bool = False,
+               limit: int = 0, offset: int = 0) -> list[Memory]:
+        """The memories passing the filter (its scope and filters applied by the backend: SQL for a
+        database), in `order` (filters.ORDERS; None: as stored), reversed when `newest_first`, from
+        `offset`, at most `limit` (0: all)."""
         ...
 
     def load(self, handle: str) -> Memory:
@@ -200,6 +208,10 @@ class Repository(Protocol):
     # -- health ---------------------------------------------------------------------------
     def warnings(self) -> list[str]:
         """Problems met while reading (broken files skipped...), since the last call."""
+        ...
+
+    def broken(self, flt: MemoryFilter | None = None) -> list[tuple[str, str]]:
+        """(path, why) of the stored memories that do not read (with a scope: those in it)."""
         ...
 
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:

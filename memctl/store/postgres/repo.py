@@ -25,9 +25,10 @@ from typing import Any
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
+from memctl.store.cachedir import folder_cache, private_folder
 from memctl.store.directory import packaged_text, read_text_file
-from memctl.store.filters import MemoryFilter
-from memctl.store.layout import ARCHIVE_DIR, CACHE_DIR, is_archived, new_record_path, record_path_fits
+from memctl.store.filters import ORDERS, MemoryFilter
+from memctl.store.layout import ARCHIVE_DIR, is_archived, new_record_path, record_path_fits
 from memctl.store.postgres import rows
 from memctl.store.postgres.candidates import CandidatePool
 from memctl.store.postgres.connect import pool, redact, translate
@@ -39,6 +40,10 @@ ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 ORDER = 'ORDER BY (m.path LIKE \'archive/%%\'), m.path COLLATE "C"'  # as a folder lists them
 LOCK_KEY = "SELECT {fn}(hashtextextended('memctl:' || current_schema() || ':' || %s, 0))"
 EVERYTHING = "*"
+# The columns `select` orders by (text in code point order, as Python compares strings).
+_ORDER_COLUMNS = {"created": "m.created", "updated": "m.updated", "confidence": "m.confidence",
+                  "id": 'm.id COLLATE "C"', "type": 'm.type COLLATE "C"', "user": 'COALESCE(m."user", \'\') COLLATE "C"'}
+_FOLDER_ORDER = [("(m.path LIKE 'archive/%%')", False), ('m.path COLLATE "C"', False)]  # ORDER's keys
 
 
 class _Transaction(threading.local):
@@ -70,7 +75,8 @@ class PostgresRepository:
     def __init__(self, url: str, root: Path | None) -> None:
         self.url = url
         self.root = Path(root) if root is not None else None  # None: no folder at all (serve --store)
-        self.cache = self.root / CACHE_DIR if self.root else None  # models only: nothing else goes into the folder
+        # models only, in this user's cache folder (store/cachedir.py): nothing goes into the folder
+        self.cache = private_folder(folder_cache(self.root)) if self.root else None
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # nothing is ever left half-written: a transaction commits or not
         self._txn = _Transaction()
@@ -227,6 +233,21 @@ class PostgresRepository:
         condition, params = where(flt, now)
         self._pool = CandidatePool(self.connection, condition, params)
         return self._pool
+
+    def select(self, flt: MemoryFilter, now: datetime, order: str | None = None, newest_first: bool = False,
+               limit: int = 0, offset: int = 0) -> list[Memory]:
+        """The memories passing the filter, ordered, offset and limited in SQL (in a transaction: with
+        the whole store locked, as a read of many owners)."""
+        self._lock_everything()
+        condition, params = where(flt, now)
+        keys = [(_ORDER_COLUMNS[name], descending) for name, descending in ORDERS[order]] if order else _FOLDER_ORDER
+        tail = "ORDER BY " + ", ".join(f"{column} {'DESC' if descending != newest_first else 'ASC'}"
+                                       for column, descending in keys)
+        if limit:
+            tail += f" LIMIT {int(limit)}"
+        if offset:
+            tail += f" OFFSET {int(offset)}"
+        return self._select(condition, params, tail)
 
     def load(self, handle: str) -> Memory:
         """The memory behind a handle (its id): from the rows the last search fetched, else the database."""
@@ -453,6 +474,13 @@ class PostgresRepository:
         out = list(self._warnings)
         self._warnings.clear()
         return out
+
+    def broken(self, flt: MemoryFilter | None = None) -> list[tuple[str, str]]:
+        """(path, why) of the rows that do not validate (with a filter: among the rows it lets through)."""
+        condition, params = where(flt, clock.now()) if flt is not None else ("TRUE", {})
+        self._broken.clear()
+        self._select(condition, params)
+        return sorted(self._broken.items())
 
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
         """Rows that do not validate, and memories whose path disagrees with their owner or status.
