@@ -1,11 +1,12 @@
 """The words that name each kind, for recall: read from where kinds are declared (the shipped
 kinds.toml, `schemas/*.toml`, `[schemas.NAME]`), without validating the kinds' schemas (that costs a
 fresh process a tenth of a second: store/kinds.py does it for typed writes and checks), and kept in
-`.memctl/kind-words.json` under the sources' signature, so a recall reads one small file.
+`kind-words.json` in the store's cache folder (store/cachedir.py) under the sources' signature, so
+a recall reads one small file.
 
-The cache is a cache of a shared folder: hostile like the rest. What it holds is checked as the
-TOML is (core/kindwords.py); a cache that does not read, or that was made from other files, is
-made again. A kind table that does not read is skipped here (store/kinds.py reports it).
+What the cache holds is checked as the TOML is (core/kindwords.py); a cache that does not read, or
+that was made from other files, is made again. A kind table that does not read is skipped here
+(store/kinds.py reports it).
 """
 
 from __future__ import annotations
