@@ -174,8 +174,8 @@ def annotate(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
 
 def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts) -> list[Hit]:
     """Hits the store says are about the query are raised to `KIND_FLOOR`: the best hit by a clear
-    margin (`margin`), a hit whose own kind (typed, or named by its tags, key or subtype) the query
-    names ("my car": the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
+    margin (`margin`), a hit of a kind the query names (typed, or saying one of its words: "my car"
+    brings the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
     phone's insurance makes the card's extended warranty part of "my phone screen broke"). A query
     naming someone the store never mentions lifts nothing by the kinds it names: "Jon's trip to
     Rome" is not about the trips of others."""
@@ -187,7 +187,7 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
     out = []
     for hit, sig in zip(hits, signals):
         if hit.relevance is not None and hit.relevance < KIND_FLOOR:
-            why = "margin" if margin(sig, facts) else "kind" if named & sig.declared or anchored & sig.kinds else None
+            why = "margin" if margin(sig, facts) else "kind" if (named | anchored) & sig.kinds else None
             if why is not None:
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
         out.append(hit)

@@ -124,7 +124,7 @@ def test_a_hit_of_a_kind_the_query_names_is_not_held_back() -> None:
     passport = HitSignals(kinds=frozenset({"passport"}), declared=frozenset({"passport"}))
     out = on_topic([hit("camry", 0.1), hit("said", 0.1), hit("passport", 0.1)], [car, said_car, passport],
                    QueryFacts(kinds=frozenset({"vehicle"})))
-    assert [h.relevance for h in out] == [KIND_FLOOR, 0.1, 0.1] and out[0].components["kind"] == 1.0
+    assert [h.relevance for h in out] == [KIND_FLOOR, KIND_FLOOR, 0.1] and out[0].components["kind"] == 1.0
     someone_else = QueryFacts(kinds=frozenset({"vehicle"}), absent=True)  # "Kevin's car"
     assert on_topic([hit("camry", 0.1)], [car], someone_else)[0].relevance == 0.1
 
