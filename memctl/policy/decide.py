@@ -25,8 +25,10 @@ from memctl.policy.facts import (
     is_occurrence,
     names,
     names_other_things,
+    relations,
     same_subject,
 )
+from memctl.policy.when import absolute_dates
 
 Relation = Literal["same", "less", "more", "changed", "different"]
 Action = Literal["add", "noop", "update", "supersede"]
@@ -147,6 +149,13 @@ def _flips_polarity(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     return False
 
 
+def flips_polarity(old: str, new: str) -> bool:
+    """True when a negation is added or removed inside the statement ("eats meat" / "doesn't eat
+    meat"), not in a clause one of them adds at the end ("..., no sugar")."""
+    old_t, new_t = tokens(old), tokens(new)
+    return _flips_polarity(_diff_ops(old_t, new_t), old_t, new_t)
+
+
 def _negations(toks: list[str]) -> int:
     return sum(t in _NEGATIONS for t in toks)
 
@@ -180,9 +189,34 @@ def _same_thing(old: str, new: str, replaced: str) -> bool:
     attribute = attribute_of(new)
     if _other_thing(old, new):
         return False  # another person or place named, where a name is not the value: another thing
+    if relations(old) != relations(new):
+        return False  # "my sister lives in Lyon" / "my brother lives in Lyon": two people
+    if _days_swapped(old, new) and not (announces_change(new) or (_day_is_the_value(old) and _day_is_the_value(new))):
+        return False  # "meeting with Anna on 1 May" / "... on 13 May": two meetings, unless it says it moved
     if replaced == "number":
         return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
     return attribute is not None and attribute == attribute_of(old)
+
+
+_WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|星期[一二三四五六日天]|周[一二三四五六日]")
+_DAY_VALUE = re.compile(r"(?i)\b(?:is|are|was|were|'s|be)\s+(?:now\s+|still\s+)?(?:on|at|due|set for|scheduled for|"
+                        r"planned for|every|in)\b|(?:改到|定在|是在|在|是)\s*(?:\d|周|星期)")
+
+
+def _days(text: str) -> set[str]:
+    return {value for _, value in absolute_dates(text)} | {w.casefold().rstrip("s") for w in _WEEKDAY.findall(text)}
+
+
+def _days_swapped(old: str, new: str) -> bool:
+    """Each text names a day the other does not ("on 1 May" / "on 13 May", "Monday" / "Friday")."""
+    a, b = _days(old), _days(new)
+    return bool(a - b and b - a)
+
+
+def _day_is_the_value(text: str) -> bool:
+    """The day is what the statement states ("the meeting is on Friday"), not when an occurrence
+    happens ("meeting with Anna about the budget on 1 May")."""
+    return bool(_DAY_VALUE.search(text))
 
 
 def _other_thing(old: str, new: str) -> bool:
