@@ -267,6 +267,12 @@ class WriteService:
         return out
 
     # -- applying ------------------------------------------------------------------------------
+    def _turn_at(self, user: str | None, session: str | None) -> dict[str, int]:
+        """Where in the session's transcript a write was made (how many messages it held): extract
+        tells which turn the write covers by this, never by the clock, which MEMCTL_NOW may pin."""
+        count = self.repo.transcripts.count(user, session) if user and session else 0
+        return {"turn_at": count} if count else {}
+
     def _reinforce(self, stored: Memory, candidate: Memory) -> Memory:
         """A repeat: keep the higher confidence and record the extra source (and its source ids)."""
         data = stored.model_dump(exclude={"path"})
@@ -282,7 +288,8 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner}
+        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner,
+                  **self._turn_at(candidate.user, rate_session or candidate.session)}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
             # the candidate's own time: now for an add, the source's for an import (never going back)
