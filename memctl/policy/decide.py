@@ -419,13 +419,15 @@ Decide how a NEW memory relates to the EXISTING memories.
    - ADD: the new memory states a fact that is not stored yet (also when it only looks similar).
    - UPDATE: it is the same fact as one existing memory with extra detail;
      put the merged text in "text".
-   - DELETE: it contradicts or replaces one existing memory (a changed value, a negation);
-     that memory is retired and the new one is stored.
+   - SUPERSEDE: it gives a new value of the same attribute of the same subject as one existing
+     memory (a changed value, a negation): that memory is retired and the new one is stored.
+     Another person ("my sister" / "my brother"), another thing (another invoice, flight, day)
+     is ADD, not SUPERSEDE.
    - NOOP: one existing memory already says everything the new one says.
 Never answer NOOP when the new memory holds any fact the target does not.
 
 Answer with one JSON object and nothing else:
-{{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "target": "<existing id, or null for ADD>",
+{{"action": "ADD" | "UPDATE" | "SUPERSEDE" | "NOOP", "target": "<existing id, or null for ADD>",
  "text": "<merged text, only for UPDATE>", "reason": "<one sentence>"}}
 
 NEW MEMORY (type {type}, key {key}):
@@ -452,7 +454,7 @@ def llm_decision_prompt(candidate: Candidate, neighbors: list[Neighbor]) -> str:
 
 
 _LLM_ACTIONS: dict[str, Action] = {
-    "ADD": "add", "UPDATE": "update", "DELETE": "supersede", "NOOP": "noop",
+    "ADD": "add", "UPDATE": "update", "SUPERSEDE": "supersede", "DELETE": "supersede", "NOOP": "noop",
 }
 
 

@@ -18,7 +18,7 @@ from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory, name_arg
 from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused, UsageError
-from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
+from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
@@ -27,6 +27,9 @@ from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
+
+LLM_ENV = "MEMCTL_LLM"
+LLM_CANDIDATES = 5  # stored memories shown to the LLM when none is similar enough for the rules
 
 
 class WriteResult(BaseModel):
@@ -234,8 +237,10 @@ class WriteService:
         cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history)
         decision = decide(cand, neighbors, duplicate_threshold=th.duplicate_threshold,
                           related_threshold=th.related_threshold)
-        if llm and is_ambiguous(decision):
-            decision = ask_llm(llm, cand, neighbors, decision)
+        llm = llm or configured_llm()
+        if llm and decision.action == "add" and decision.decided_by == "rules":
+            shown = neighbors or self._closest(candidate, group)  # mem0's way: the candidates shown
+            decision = ask_llm(llm, cand, shown, decision) if shown else decision
         if decision.action == "noop":
             verdict = _with_duplicate(verdict, decision.target)
         return verdict, decision
@@ -251,6 +256,15 @@ class WriteService:
         repeat or change (a memory the actor cannot see is never named to them)."""
         return [m for m in self.repo.active(owner=candidate.owner) if can_read(self.access, access_view(m))
                 and (m.type == candidate.type or announces_change_of(m.body, candidate.body))]
+
+    def _closest(self, candidate: Memory, group: list[Memory], k: int = LLM_CANDIDATES) -> list[Neighbor]:
+        """The owner's k memories closest to the candidate, however far: what an LLM is shown when
+        no stored memory is similar enough for the rules ("I switched to a Pixel 8" / "my phone is
+        an iPhone 13" share no word)."""
+        sims = self.search.similarities(candidate.body, [m.id for m in group]) if group else {}
+        ranked = sorted(group, key=lambda m: (-float(sims.get(m.id, 0.0)), m.id))[:k]
+        return [Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=float(sims.get(m.id, 0.0)),
+                         created=m.created, confidence=m.confidence) for m in ranked]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
         """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the
@@ -320,6 +334,15 @@ def _after_linked(repo: Repository, candidate: Memory) -> None:
     latest = max(repo.get(other).created for other in candidate.conflicts_with)
     if candidate.created == latest:
         candidate.created = candidate.updated = latest + timedelta(seconds=1)
+
+
+
+
+def configured_llm() -> str | None:
+    """The LLM command the person configured for write decisions (MEMCTL_LLM), or None: the rules
+    alone, the default. Never read from the memory folder: a shared folder's memctl.toml is
+    untrusted input and must not name a command memctl runs."""
+    return os.environ.get(LLM_ENV, "").strip() or None
 
 
 def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: Decision) -> Decision:
