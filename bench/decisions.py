@@ -57,11 +57,13 @@ class Pair:
     new: str
     label: str
     ref: str  # where the pair comes from (an id: the texts of LoCoMo pairs are never printed for test)
+    user: str = ""  # whose memories these are (the pair's person), when known
 
 
 def blind_pairs(path: Path = BLIND) -> list[Pair]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [Pair("blind", r["split"], r["lang"], r["old"], r["new"], r["label"], str(r["id"])) for r in rows]
+    return [Pair("blind", r["split"], r["lang"], r["old"], r["new"], r["label"], str(r["id"]), str(r.get("user", "")))
+            for r in rows]
 
 
 def table_pairs() -> list[Pair]:
@@ -100,8 +102,32 @@ def _session_pairs(sample: str, session: str, speaker: str, observations: list, 
             overlap = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
             if ia != ib and overlap >= 0.25:
                 scored.append((-overlap, i, j))
-    return [Pair("locomo", split, "en", items[i][0], items[j][0], "distinct", f"{sample}:{session}:{speaker}:{i}:{j}")
+    return [Pair("locomo", split, "en", items[i][0], items[j][0], "distinct", f"{sample}:{session}:{speaker}:{i}:{j}",
+                 speaker.split()[0])
             for _, i, j in sorted(scored)[:limit]]
+
+
+def owner_of(pair: Pair, n: int) -> str:
+    """The memories' user: the person the pair is about when their name is a valid user name (so
+    "Wendy's team" in Wendy's memories is her own), else one made up for the pair."""
+    name = pair.user.casefold()
+    return name if re.fullmatch(r"[a-z][a-z0-9._-]{0,40}", name) else f"p{n}"
+
+
+def rounds(pairs: Sequence[Pair]) -> list[list[int]]:
+    """Pair indexes in rounds where no user has two pairs, so no pair sees another's memory."""
+    out: list[list[int]] = []
+    used: list[set[str]] = []
+    for n, pair in enumerate(pairs):
+        owner = owner_of(pair, n)
+        slot = next((k for k, names in enumerate(used) if owner not in names), None)
+        if slot is None:
+            out.append([])
+            used.append(set())
+            slot = len(out) - 1
+        out[slot].append(n)
+        used[slot].add(owner)
+    return out
 
 
 def decide_all(pairs: Sequence[Pair], llm: str | None) -> list[str]:
@@ -109,17 +135,21 @@ def decide_all(pairs: Sequence[Pair], llm: str | None) -> list[str]:
     from memctl.api import MemoryStore
     from memctl.store.directory import init_directory
 
+    outcomes = [""] * len(pairs)
     with tempfile.TemporaryDirectory(prefix="memctl-decisions-") as tmp:
-        root = Path(tmp) / "mem"
-        init_directory(root)
-        store = MemoryStore(root)
-        stored = [store.add_raw(p.old, type="fact", user=f"p{n}", created=T0, updated=T0).id
-                  for n, p in enumerate(pairs)]
-        return [_outcome(store, p, n, old_id, llm) for n, (p, old_id) in enumerate(zip(pairs, stored))]
+        for k, members in enumerate(rounds(pairs)):
+            root = Path(tmp) / f"mem{k}"
+            init_directory(root)
+            store = MemoryStore(root)
+            stored = {n: store.add_raw(pairs[n].old, type="fact", user=owner_of(pairs[n], n), created=T0,
+                                       updated=T0).id for n in members}
+            for n in members:
+                outcomes[n] = _outcome(store, pairs[n], owner_of(pairs[n], n), stored[n], llm)
+    return outcomes
 
 
-def _outcome(store: Any, pair: Pair, n: int, old_id: str, llm: str | None) -> str:
-    result = store.gate(pair.new, type="fact", user=f"p{n}", llm=llm, overrides={"min_length": 1})
+def _outcome(store: Any, pair: Pair, owner: str, old_id: str, llm: str | None) -> str:
+    result = store.gate(pair.new, type="fact", user=owner, llm=llm, overrides={"min_length": 1})
     decision = result.decision
     if decision.target == old_id and decision.action in ("noop", "update"):
         return "merged"

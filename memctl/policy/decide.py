@@ -28,9 +28,11 @@ from memctl.policy.facts import (
     relations,
     same_subject,
 )
+from memctl.policy.statement import shares_slot, slot_relation
 from memctl.policy.when import absolute_dates
 
 Relation = Literal["same", "less", "more", "changed", "different"]
+SAME_SLOT_COSINE = 0.55  # a repeat told by its values alone must also read alike
 Action = Literal["add", "noop", "update", "supersede"]
 Opcode = tuple[str, int, int, int, int]  # difflib: (tag, old start, old end, new start, new end)
 
@@ -279,7 +281,7 @@ def announces_change_of(old: str, new: str) -> bool:
             and same_subject(old, new) and not names_other_things(old, new))
 
 
-def looks_conflicting(old: str, new: str) -> bool:
+def looks_conflicting(old: str, new: str, owner: str | None = None) -> bool:
     """A weaker signal than `changed`: opposite polarity or an antonym across two related texts, or
     a change announced for the attribute the older one states ("moved to" after "lives in")."""
     old_t, new_t = tokens(old), tokens(new)
@@ -289,6 +291,8 @@ def looks_conflicting(old: str, new: str) -> bool:
         return False
     if announces_change_of(old, new):
         return True
+    if not shares_slot(old, new, owner):
+        return False  # a negation or an antonym in statements about other things is no conflict
     if bool(_NEGATIONS & set(old_t)) != bool(_NEGATIONS & set(new_t)):
         return True
     return _has_antonym_swap(old_t, new_t)
@@ -302,6 +306,7 @@ class Candidate(BaseModel):
     type: str
     key: str | None = None
     history: bool = False
+    owner: str | None = None  # the user whose memory it is: their name is the first person
 
 
 class Neighbor(BaseModel):
@@ -342,6 +347,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     relation = compare_texts(old.text, candidate.text)
     if relation == "same":
         return "noop", f"same content as {old.id} after normalisation"
+    if relations(old.text) != relations(candidate.text):
+        return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
     same_key = _same_key(candidate.key, old.key)
     if (candidate.key and old.key and not same_key) or not (same_key or old.cosine >= threshold):
         return None, ""  # different explicit keys are different facts; too far apart to match
@@ -357,6 +364,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "supersede", f"changes a value of {old.id}: {describe_change(old.text, candidate.text)}"
     if same_key:
         return "supersede", f"same key {candidate.key!r} as {old.id} with a different value"
+    if slot_relation(old.text, candidate.text, candidate.owner) == "same" and old.cosine >= SAME_SLOT_COSINE:
+        return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
 
 
@@ -384,8 +393,10 @@ def decide(
     related_ids = [n.id for n in related]
     conflicts = [n.id for n, action, _ in judged if n.id != target and (
         action == "supersede"
-        or (n.id in related_ids and looks_conflicting(n.text, candidate.text) and not _other_thing(n.text, candidate.text))
-        or announces_change_of(n.text, candidate.text))]
+        or (n.id in related_ids and looks_conflicting(n.text, candidate.text, candidate.owner)
+            and not _other_thing(n.text, candidate.text))
+        or announces_change_of(n.text, candidate.text)
+        or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))]
     if best is None:
         return Decision(action="add", similar=related_ids, conflicts_with=conflicts,
                         reason=_add_reason(related_ids, conflicts))

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date
+from difflib import SequenceMatcher
 
-from memctl.policy.decide import flips_polarity
+from memctl.core.text import CJK_RANGES
 from memctl.policy.facts import identifiers, names, relations
 from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
 
@@ -25,7 +26,7 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
 _DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
-_ZH_NEGATIONS = re.compile(r"不|没|无|别|未|非")
+_ZH_NEGATIONS = re.compile(r"不|没|无|未")
 _CALENDAR_WORDS = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
 
 
@@ -82,6 +83,24 @@ def _dates(text: str) -> set[str]:
         found.add(phrase.rstrip("s") if phrase.rstrip("s") in WEEKDAYS else phrase)
     found |= {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower().rstrip("s") in WEEKDAYS}
     return found
+
+
+_TOKEN = re.compile(f"[{CJK_RANGES}]|[A-Za-z]+n't|[A-Za-z]+|\\d+")
+
+
+def _negations(tokens: list[str]) -> int:
+    return sum(t in _NEGATIONS or t.endswith("n't") or bool(_ZH_NEGATIONS.fullmatch(t)) for t in tokens)
+
+
+def flips_polarity(a: str, b: str) -> bool:
+    """A negation added or removed inside the statement ("eats meat" / "doesn't eat meat"), not in a
+    clause one of them adds at the end ("..., no sugar")."""
+    ta, tb = _TOKEN.findall(a.lower().replace("\u2019", "'")), _TOKEN.findall(b.lower().replace("\u2019", "'"))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        trailing = i2 == len(ta) and j2 == len(tb)
+        if tag != "equal" and not trailing and _negations(ta[i1:i2]) != _negations(tb[j1:j2]):
+            return True
+    return False
 
 
 def _negated(text: str) -> bool:

@@ -55,7 +55,7 @@ IDENTIFIER = re.compile(
     r"|\b(?!v\d)[A-Za-z]+\d+[A-Za-z0-9]*\b"  # A12, QX7PLM (a version such as v2 is a value, not an id)
     r"|\b\d+-\d+(?:-\d+)*\b"  # 6-0, 6-999 (ISO dates are taken out first)
     r"|#\d+"
-    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室)\s*[A-Za-z]*-?\d+")
+    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室|学号|证号|卡号|单号)(?:号码|号)?\s*[:：]?\s*[A-Za-z]*-?\d+")
 _ID_PREFIX = re.compile(rf"(?i)^(?:{_ID_WORDS})\s*[:#]?\s*")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 
@@ -91,14 +91,17 @@ _RELATIONS = frozenset(stem(w) for w in """mother mom mum father dad parent pare
     teacher doctor dentist""".split())
 _ZH_RELATIONS = ("妈妈", "母亲", "爸爸", "父亲", "姐姐", "妹妹", "哥哥", "弟弟", "儿子", "女儿", "孩子", "妻子",
                  "老婆", "丈夫", "老公", "男朋友", "女朋友", "阿姨", "叔叔", "舅舅", "姑姑", "表哥", "表姐", "堂哥",
-                 "爷爷", "奶奶", "外公", "外婆", "姥姥", "朋友", "室友", "邻居", "同事", "老板", "经理", "房东", "老师",
+                 "爷爷", "奶奶", "外公", "外婆", "姥姥", "老伴", "我爸", "我妈", "老爸", "老妈", "岳父", "岳母", "公公", "婆婆", "女婿", "儿媳",
+                 "孙子", "孙女", "组长", "领导", "导师", "朋友", "室友", "邻居", "同事", "老板", "经理", "房东", "老师",
                  "医生")
 
 
 def relations(text: str) -> set[str]:
     """The relations a text speaks of ("my sister", "her mother", "妹妹"): each is another person."""
-    words = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
-    return (words & _RELATIONS) | {r for r in _ZH_RELATIONS if r in text}
+    lower = text.lower()
+    in_law = {f"{m}-in-law" for m in re.findall(r"([a-z]+)[- ]in[- ]law", lower)}  # "mother-in-law" is not "mother"
+    words = {stem(w) for w in re.findall(r"[a-z]+", re.sub(r"[a-z]+[- ]in[- ]law", " ", lower))}
+    return (words & _RELATIONS) | in_law | {r for r in _ZH_RELATIONS if r in text}
 
 
 def names(text: str) -> set[str]:

@@ -20,6 +20,7 @@ from memctl.core.models import Memory, name_arg
 from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
 from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
@@ -234,7 +235,8 @@ class WriteService:
         neighbors = self._neighbors(candidate, group, th.related_threshold)
         life = self.config.lifecycle
         history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
-        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history)
+        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history,
+                         owner=candidate.user)
         decision = decide(cand, neighbors, duplicate_threshold=th.duplicate_threshold,
                           related_threshold=th.related_threshold)
         llm = llm or configured_llm()
@@ -275,7 +277,8 @@ class WriteService:
         out = []
         for m in group:
             cos = float(sims.get(m.id, 0.0))
-            if cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body):
+            if (cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body)
+                    or (m.type == candidate.type and slot_relation(m.body, candidate.body, candidate.user) == "change")):
                 out.append(Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=cos,
                                     created=m.created, confidence=m.confidence))
         return out
