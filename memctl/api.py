@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 
+from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
     from memctl.store.filerepo import FileRepository
+    from memctl.store.filters import MemoryFilter
     from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
 
@@ -271,7 +273,7 @@ class MemoryStore:
 
     def active(self) -> list[Memory]:
         """Active memories that have not expired (those the actor may see)."""
-        return [m for m in self.repo.active() if self._visible(m)]
+        return self.repo.select(self._scope(), clock.now())
 
     def is_active(self, memory: Memory) -> bool:
         """True for a memory in force (status active, not in the archive)."""
@@ -288,15 +290,23 @@ class MemoryStore:
             raise UsageError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})", code="bad_sort")
         if limit < 0 or offset < 0:
             raise UsageError("limit and offset must be 0 or more (limit 0: all)", code="bad_limit")
-        user, project, session = (name_arg(v, w) if v else None for v, w in
-                                  ((user, "user"), (project, "project"), (session, "session")))
-        out = [m for m in self.repo.all_memories() if _matches(m, user, project, type, tag, session)
-               and (subtype is None or m.subtype == subtype) and self._visible(m)]
-        if status and status != "all":
-            out = [m for m in out if m.status == status and (status != "active" or self.repo.is_active(m))]
-        out = self._sorted(out, sort)
+        flt = self._scope([user], [project], session, status=status or "all", expired=True,
+                          types=(type,) if type else (), tags=(tag,) if tag else (),
+                          subtypes=(subtype,) if subtype else ())
+        if sort != "importance":
+            return self.repo.select(flt, clock.now(), sort, newest_first, limit, offset)
+        out = self._sorted(self.repo.select(flt, clock.now()), sort)
         out = (out[::-1] if newest_first else out)[offset:]
         return out[:limit] if limit else out
+
+    def _scope(self, users: Iterable[str | None] = (), projects: Iterable[str | None] = (),
+               session: str | None = None, **filters: Any) -> "MemoryFilter":
+        """The filter of whose memories a command reads (store/filters.py: one definition for every
+        command), seen as the actor may see them."""
+        from memctl.store.filters import scope_filter
+
+        return scope_filter(self.config.members, [u for u in users if u], [p for p in projects if p], session,
+                            access=self.access, **filters)
 
     def tree(self, *, user: str | None = None, project: str | None = None) -> dict[str, dict[str, List[Memory]]]:
         """A user's or a project's active memories grouped by type, then subtype ("" for none), oldest first."""
@@ -351,11 +361,12 @@ class MemoryStore:
                 raise  # an actor sees the history of memories they may see, nothing else
         return self.repo.history(memory_id)
 
-    def stats(self) -> dict[str, Any]:
-        """Counts by status, type, scope and owner; broken files."""
+    def stats(self, *, user: str | None = None, project: str | None = None) -> dict[str, Any]:
+        """Counts by status, type, scope and owner (of the user's and the project's memories, when
+        given: whose memories as everywhere, store/filters.py); broken files."""
         from memctl.services.maintenance import stats
 
-        return stats(self.repo, self._visible)
+        return stats(self.repo, self._scope([user], [project]))
 
     def recall(self, query: str, **options: Any) -> "RecallResult":
         """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
@@ -379,10 +390,11 @@ class MemoryStore:
         `field` is what sum adds and latest/earliest order by; `at` (a day) is what `today` means."""
         return self._queries.query(op, kind, list(where), field, user, project, _day(at))
 
-    def check(self, *, user: str | None = None, at: str | None = None) -> "CheckReport":
-        """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today): the
-        findings, and the rules that could not be read (`file:line: what`)."""
-        return self._checks.check(_day(at), user)
+    def check(self, *, user: str | None = None, project: str | None = None, at: str | None = None) -> "CheckReport":
+        """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today) over the
+        memories of the user and the project (whose memories: store/filters.py), else everyone's the
+        actor may see: the findings, and the rules that could not be read (`file:line: what`)."""
+        return self._checks.check(_day(at), user, project)
 
     def kinds(self) -> dict[str, Any]:
         """The kinds typed memories may have, with their fields (and problems reading them)."""
@@ -444,18 +456,22 @@ class MemoryStore:
         finally:
             self._changed()
 
-    def export_records(self) -> List[str]:
-        """Every memory (active and archived) as a JSON Lines record that `import --from jsonl` restores."""
-        return self._migrator.records()
+    def export_records(self, *, user: str | None = None, project: str | None = None) -> List[str]:
+        """Every memory (active and archived; of the user's and the project's memories, when given) as
+        a JSON Lines record that `import --from jsonl` restores."""
+        flt = self._scope([user], [project])
+        return self._migrator.records(flt.users, flt.projects)
 
-    def export_folder(self, target: str | os.PathLike[str], layout: str = "memctl") -> dict[str, Any]:
+    def export_folder(self, target: str | os.PathLike[str], layout: str = "memctl", *, user: str | None = None,
+                      project: str | None = None) -> dict[str, Any]:
         """Every memory as files in a new or empty folder, in the memctl layout (same relative paths and
         bytes as a canonical directory) or Claude Code's (topic files and a MEMORY.md)."""
         from memctl.services.migrate import LAYOUTS
 
         if layout not in LAYOUTS:
             raise UsageError(f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})", code="bad_layout")
-        return self._migrator.export_folder(str(target), layout)
+        flt = self._scope([user], [project])
+        return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
     @_acting
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
@@ -633,13 +649,6 @@ class MemoryStore:
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""
         return self.repo.warnings()
-
-
-def _matches(m: Memory, user: str | None, project: str | None, type_: str | None, tag: str | None,
-             session: str | None) -> bool:
-    return ((user is None or m.user == user) and (project is None or m.project == project)
-            and (type_ is None or m.type == type_) and (tag is None or tag in m.tags)
-            and (session is None or m.session == session))
 
 
 def _day(value: str | None) -> "date | None":

@@ -70,16 +70,22 @@ class CheckService:
 
     def subjects(self, when: datetime, kinds: Collection[str], users: Sequence[str] = (),
                  projects: Sequence[str] = ()) -> list[Memory]:
-        """The memories of these kinds in force at `when` that the actor may see (of these users and
-        projects, when given; a user's own, not those of the projects they share)."""
+        """The memories of these kinds in force at `when` that the actor may see (of these users, with
+        their projects, and projects, when given: store/filters.py)."""
         states = self.config.facts.in_force
-        memories = typed_memories(self.repo, kinds, clock.now(), users=users, projects=projects, access=self.access)
-        return [m for m in memories if in_force(m, when, states)
-                and (not users or m.user in users or (projects and m.project in projects))]
+        memories = typed_memories(self.repo, kinds, clock.now(), users=users, projects=projects, access=self.access,
+                                  members=self.config.members)
+        return [m for m in memories if in_force(m, when, states)]
 
-    def check(self, at: date | None = None, user: str | None = None) -> CheckReport:
-        """Every finding on `at` (default today) for `user` (default everyone the actor may see)."""
-        return self._run(at, [name_arg(user, "user")] if user else [], [], None)
+    def check(self, at: date | None = None, user: str | None = None, project: str | None = None) -> CheckReport:
+        """Every finding on `at` (default today) for `user` and `project` (default everyone the actor may see)."""
+        return self._run(at, [name_arg(user, "user")] if user else [], [name_arg(project, "project")] if project else [],
+                         None)
+
+    def findings(self, users: Sequence[str], projects: Sequence[str]) -> list[Finding]:
+        """Today's findings over the memories of these users (with their projects) and projects."""
+        return self._run(None, [name_arg(u, "user") for u in users], [name_arg(p, "project") for p in projects],
+                         None).findings
 
     def _run(self, at: date | None, users: Sequence[str], projects: Sequence[str],
              focus: Collection[str] | None) -> CheckReport:

@@ -19,17 +19,13 @@ from memctl.errors import NotFound
 from memctl.policy.compact import Action, CompactionPlan, plan_compaction
 from memctl.services.build import build_memory
 from memctl.services.importance import similarity_pairs, usage_map
+from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository, SearchIndex
 
 PAUSE_ENV = "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS"
 STATUS_FOR = {"expire": "expired", "archive_low_importance": "archived", "supersede_key": "superseded",
               "consolidate": "merged"}
 Similarity = Mapping[tuple[str, str], float]
-
-
-def in_owner(m: Memory, user: str | None, project: str | None) -> bool:
-    """True when the memory belongs to the chosen user / project (None: any)."""
-    return (user is None or m.owner == f"users/{user}") and (project is None or m.owner == f"projects/{project}")
 
 
 class CompactService:
@@ -70,8 +66,10 @@ class CompactService:
              similarity: Similarity | None = None) -> CompactionPlan:
         """The compaction plan for the active memories of the chosen owners (similarity: from the
         vectors unless given, e.g. by a caller with its own similarity model)."""
-        memories = [m for m in self.repo.all_memories() if self.repo.is_active(m) and in_owner(m, user, project)
-                    and write_refusal(self.access, "change", access_view(m)) is None]
+        flt = scope_filter(self.config.members, [user] if user else [], [project] if project else [],
+                           access=self.access, expired=True)  # expired memories are what it archives first
+        memories = [m for m in self.repo.select(flt, clock.now())
+                    if write_refusal(self.access, "change", access_view(m)) is None]
         settings = self.config.lifecycle
         sims = similarity if similarity is not None else similarity_pairs(
             self.search, memories, min(settings.cluster_threshold, 0.5), sync=True)

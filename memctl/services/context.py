@@ -13,6 +13,7 @@ from memctl.prompt.context import Format
 from memctl.prompt.profile import Profile
 from memctl.services.memory_md import stable_importance
 from memctl.services.recall import RecallService, parse_query
+from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 if TYPE_CHECKING:
@@ -33,13 +34,16 @@ class ContextService:
         self.checks = checks  # built on first use, and only when typed memories exist
 
     def findings(self, user: str | None, project: str | None, touched: list[dict[str, Any]]) -> list[tuple[str, str]]:
-        """Today's findings about the user's (and the project's) own memories as (severity, message):
-        those the recall touched first, then the rest, most severe and soonest first. Checks are not
-        loaded unless some memory is typed."""
-        owners = {f"users/{user}" if user else "", f"projects/{project}" if project else ""} - {""}
-        if self.checks is None or not owners or not any(m.kind for m in self.repo.active(clock.now())):
+        """Today's findings about the memories of the user and the project (whose memories:
+        store/filters.py) as (severity, message): those the recall touched first, then the rest, most
+        severe and soonest first. Checks are not loaded unless some memory there is typed."""
+        if self.checks is None or not (user or project):
             return []
-        found = [f.to_data() for f in self.checks().check().findings if f.owner in owners]
+        users, projects = [user] if user else [], [project] if project else []
+        typed = scope_filter(self.config.members, users, projects, typed=True, access=self.access)
+        if not self.repo.candidates(typed, clock.now()):
+            return []
+        found = [f.to_data() for f in self.checks().findings(users, projects)]
         first = {(f["rule"], tuple(f["memories"])) for f in touched}
         found.sort(key=lambda f: (f["rule"], tuple(f["memories"])) not in first)  # sorted() is stable
         return [(f["severity"], f["message"]) for f in found]

@@ -16,12 +16,13 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import UsageError
+from memctl.errors import NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, llm_decision_prompt, parse_llm_decision
 from memctl.policy.dedupe import ConflictPair, DedupeItem, DedupePlan, MergeGroup, plan_dedupe
 from memctl.policy.distinct import distinct_reason
 from memctl.services.importance import similarity_pairs
 from memctl.services.write import link_conflict, resolve_gate
+from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import Repository, SearchIndex
 
 Ask = Callable[[DedupeItem, DedupeItem], "Decision | None"]
@@ -67,11 +68,6 @@ def dedupe_item(memory: Memory) -> DedupeItem:
     return DedupeItem(id=memory.id, text=memory.body, type=memory.type, group=memory.owner, key=memory.key,
                       confidence=memory.confidence, created=memory.created, updated=memory.updated,
                       tags=memory.tags, sources=list(dict.fromkeys([memory.source, *memory.sources])))
-
-
-def _in_scope(memory: Memory, user: str | None, project: str | None) -> bool:
-    return ((user is None or memory.owner == f"users/{user}")
-            and (project is None or memory.owner == f"projects/{project}"))
 
 
 def _llm_asker(command: str, sims: dict[tuple[str, str], float], notes: list[str]) -> Ask:
@@ -159,8 +155,8 @@ class DedupeService:
         notes: list[str] = []
         self.search.prepare()
         with self.repo.locked():
-            memories = [m for m in self.repo.active() if _in_scope(m, user, project)
-                        and write_refusal(self.access, "change", access_view(m)) is None]
+            memories = [m for m in self.repo.select(self._scope(user, project), clock.now())
+                        if write_refusal(self.access, "change", access_view(m)) is None]
             plan, similar = self._plan(memories, th, resolve, llm, notes)
             report = DedupeReport(dry_run=dry_run, threshold=th, considered=len(memories), plan=plan,
                                   similar=similar, notes=notes)
@@ -238,13 +234,12 @@ class DedupeService:
 
     def open_conflicts(self, user: str | None = None, project: str | None = None) -> list[OpenConflict]:
         """Possibly-conflicting pairs of active memories, newest first."""
-        active = {m.id: m for m in self.repo.active() if can_read(self.access, access_view(m))}
+        now = clock.now()
+        scoped = {m.id: m for m in self.repo.select(self._scope(user, project), now)}
         pairs: dict[frozenset[str], OpenConflict] = {}
-        for memory in active.values():
-            if not _in_scope(memory, user, project):
-                continue
+        for memory in scoped.values():
             for other_id in memory.conflicts_with:
-                other = active.get(other_id)
+                other = scoped.get(other_id) or self._active(other_id, now)
                 if other is None or other.id == memory.id or frozenset((memory.id, other_id)) in pairs:
                     continue
                 older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
@@ -253,6 +248,20 @@ class DedupeService:
                     older_content=older.body, newer_content=newer.body,
                     older_created=older.created, newer_created=newer.created)
         return sorted(pairs.values(), key=lambda c: (c.newer_created, c.older_created, c.newer), reverse=True)
+
+    def _active(self, memory_id: str, now: datetime) -> Memory | None:
+        """The other side of a conflict outside the scope: an active memory the actor may see, or None."""
+        try:
+            memory = self.repo.get(memory_id)
+        except (NotFound, UsageError):
+            return None
+        fine = self.repo.is_active(memory) and not memory.is_expired(now) and can_read(self.access, access_view(memory))
+        return memory if fine else None
+
+    def _scope(self, user: str | None, project: str | None) -> MemoryFilter:
+        """The active memories of the user (and their projects) and the project the actor may see."""
+        return scope_filter(self.config.members, [user] if user else [], [project] if project else [],
+                            access=self.access)
 
     @staticmethod
     def changed(report: DedupeReport) -> bool:

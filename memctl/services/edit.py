@@ -11,6 +11,7 @@ from memctl.core.models import Memory
 from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
 from memctl.services.build import check_state, check_type
 from memctl.services.kinds import typed_input
+from memctl.store.filters import MemoryFilter
 from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
 
@@ -80,7 +81,8 @@ class EditService:
     def parts(self, memory_id: str) -> list[Memory]:
         """The memories that are part of this one (active or archived) that the actor may see."""
         whole = self.repo.get(memory_id)
-        return [m for m in self.repo.all_memories() if m.part_of == whole.id and can_read(self.access, access_view(m))]
+        flt = MemoryFilter(family=(whole.id,), status="all", expired=True, access=self.access)
+        return [m for m in self.repo.select(flt, clock.now()) if m.part_of == whole.id]
 
     def forget(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> list[Memory]:
         """Archive a memory with status forgotten (and, `with_parts`, its active parts); `restore`

@@ -12,7 +12,7 @@ from memctl.core.models import Memory
 from memctl.core.schemas import Schema, validate_fields
 from memctl.errors import InvalidMemory
 from memctl.policy.decide import Decision
-from memctl.store.filters import MemoryFilter
+from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 
@@ -78,9 +78,9 @@ def typed_change(decision: Decision, candidate: Memory, matched: Memory | None, 
 
 
 def typed_memories(repo: Repository, kinds: Iterable[str], now: datetime, *, users: Iterable[str] = (),
-                   projects: Iterable[str] = (), access: Access | None = None) -> list[Memory]:
-    """The active memories of these kinds (of these users and projects, when given) the actor may
-    see: chosen from the catalog, so only they are loaded (not every memory of the directory)."""
-    flt = MemoryFilter(users=tuple(users), projects=tuple(projects), kinds=tuple(sorted(set(kinds))) or ("",),
-                       access=access)
-    return [repo.load(handle) for handle in repo.candidates(flt, now).values()]
+                   projects: Iterable[str] = (), access: Access | None = None,
+                   members: Mapping[str, Mapping[str, str]] | None = None) -> list[Memory]:
+    """The active memories of these kinds of these users (and their projects: store/filters.py) and
+    projects, when given, that the actor may see: chosen by the backend, so only they are loaded."""
+    flt = scope_filter(members or {}, users, projects, kinds=tuple(sorted(set(kinds))) or ("",), access=access)
+    return repo.select(flt, now)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Callable
 
 from memctl import clock
-from memctl.core.models import Memory
+from memctl.store.filters import MemoryFilter
 from memctl.store.repository import Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
@@ -56,16 +57,17 @@ def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
     return out
 
 
-def stats(repo: Repository, visible: Callable[[Memory], bool] = lambda m: True) -> dict[str, Any]:
-    """Counts by status, type, scope and owner of the memories `visible` keeps; broken files."""
-    memories = [m for m in repo.all_memories() if visible(m)]
-    active = [m for m in memories if repo.is_active(m)]
+def stats(repo: Repository, flt: MemoryFilter | None = None) -> dict[str, Any]:
+    """Counts by status, type, scope and owner of the memories the filter lets through (every status,
+    expired ones too: the scope and the actor's visibility are what it narrows); broken files."""
     now = clock.now()
-    problems, _ = repo.problems()
+    flt = replace(flt or MemoryFilter(), status="all", expired=True)
+    memories = repo.select(flt, now)
+    active = [m for m in memories if repo.is_active(m)]
     return {
         "root": str(repo.root) if repo.root else None, "total": len(memories), "active": len(active),
         "archived": len(memories) - len(active), "expired": sum(m.is_expired(now) for m in active),
-        "broken": sum(p["kind"] == "broken" for p in problems),
+        "broken": len(repo.broken(flt)),
         "by_type": dict(sorted(Counter(m.type for m in active).items())),
         "by_scope": dict(sorted(Counter(m.scope for m in active).items())),
         "by_owner": dict(sorted(Counter(m.owner for m in active).items())),

@@ -11,11 +11,12 @@ so moving a directory (or a backend) loses nothing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from pydantic import Field
 
-from memctl.core.access import Access, access_view, can_read, write_refusal
+from memctl import clock
+from memctl.core.access import Access, access_view, write_refusal
 from memctl.core.models import Memory
 from memctl.core.records import from_record, is_record, record_line
 from memctl.errors import InvalidMemory, UsageError
@@ -29,6 +30,7 @@ from memctl.services.sources import (
     parse_json_or_lines,
 )
 from memctl.store import sources as files
+from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 SOURCES = ("mem0", "memoryservice", "claude", "jsonl", "folder")
@@ -65,9 +67,12 @@ class MigrationService:
         self.importer = importer
         self.access = access
 
-    def _visible(self) -> list[Memory]:
-        """The memories the actor may see (all of them without an actor): what an export holds."""
-        return [m for m in self.repo.all_memories() if can_read(self.access, access_view(m))]
+    def _exported(self, users: Sequence[str] = (), projects: Sequence[str] = ()) -> list[Memory]:
+        """What an export holds: every memory (active, archived, expired) of these users (with their
+        projects: store/filters.py) and projects, or of everyone, that the actor may see."""
+        flt = scope_filter(self.importer.writer.config.members, users, projects, status="all", expired=True,
+                           access=self.access)
+        return self.repo.select(flt, clock.now())
 
     # -- in ----------------------------------------------------------------------------------
     def import_from(self, source: str, path: str | None, text: str | None, defaults: ImportDefaults,
@@ -191,11 +196,13 @@ class MigrationService:
         return (failure.code, failure.message) if failure else None
 
     # -- out ---------------------------------------------------------------------------------
-    def records(self) -> list[str]:
-        """Every memory the actor may see, active and archived, as JSON Lines (memctl's record format), by path."""
-        return [record_line(m) for m in sorted(self._visible(), key=lambda m: (m.path or "", m.id))]
+    def records(self, users: Sequence[str] = (), projects: Sequence[str] = ()) -> list[str]:
+        """Every memory the actor may see (of these users and projects), active and archived, as JSON
+        Lines (memctl's record format), by path."""
+        return [record_line(m) for m in sorted(self._exported(users, projects), key=lambda m: (m.path or "", m.id))]
 
-    def export_folder(self, target: str, layout: str) -> dict[str, Any]:
+    def export_folder(self, target: str, layout: str, users: Sequence[str] = (),
+                      projects: Sequence[str] = ()) -> dict[str, Any]:
         """Every memory as files of `layout` in a new or empty folder: a file whose relative path fits the
         layout keeps it and its exact text (the repository's `original`); the others are written in the
         layout's form. A claude folder gets its MEMORY.md."""
@@ -203,7 +210,7 @@ class MigrationService:
 
         config = self.importer.writer.config
         index = (lambda written: flat_index(written, config)) if layout == "claude" else None
-        written = files.write_folder(target, self._visible(), layout, config.default_type, index,
+        written = files.write_folder(target, self._exported(users, projects), layout, config.default_type, index,
                                      own_text=lambda memory: self.repo.original(memory)["text"])
         return {"target": str(Path(target).resolve()), "layout": layout, "count": len(written),
                 "paths": [m.path for m in written]}

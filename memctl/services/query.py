@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access
-from memctl.core.models import Memory, name_arg
+from memctl.core.models import Memory
 from memctl.core.schemas import Schema
 from memctl.core.typed import DateRange, Money, Quantity, Value, canonical, plain_number
 from memctl.errors import UsageError
@@ -75,13 +75,11 @@ class QueryService:
                            memories=[_row(s) for s in ordered])
 
     def _subjects(self, kind: str, user: str | None, project: str | None) -> list[Subject]:
-        user = name_arg(user, "user") if user else None
-        project = name_arg(project, "project") if project else None
         schemas = self.kinds.schemas
         memories = typed_memories(self.repo, [kind], clock.now(), users=[user] if user else [],
-                                  projects=[project] if project else [], access=self.access)
-        return [subject(m, schemas) for m in memories if (user is None or m.user == user)
-                and (project is None or m.project == project)]
+                                  projects=[project] if project else [], access=self.access,
+                                  members=self.config.members)
+        return [subject(m, schemas) for m in memories]
 
 
 def _compile(text: str, scope: Scope) -> Node:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
-from memctl.core.models import Hit, Memory, name_arg
+from memctl.core.models import Hit, Memory
 from memctl.errors import UsageError
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.validity import force_label, in_force
-from memctl.store.filters import MemoryFilter
+from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
@@ -62,11 +62,11 @@ class RecallQuery(BaseModel):
             raise ValueError(f"unknown status {value!r} (choose from {', '.join(STATUSES)})")
         return value
 
-    def memory_filter(self, access: Access | None = None) -> MemoryFilter:
-        """The filter part, with every name checked (a name is a path component on disk)."""
-        return MemoryFilter(users=tuple(name_arg(u, "user") for u in self.users),
-                            projects=tuple(name_arg(p, "project") for p in self.projects),
-                            session=name_arg(self.session, "session") if self.session else None,
+    def memory_filter(self, access: Access | None = None,
+                      members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
+        """The filter part (whose memories: store/filters.py), with every name checked (a name is a
+        path component on disk); `members` makes a member's projects theirs."""
+        return scope_filter(members or {}, self.users, self.projects, self.session,
                             types=tuple(self.types), tags=tuple(self.tags), since=self.since,
                             until=self.until, status=self.status, scopes=tuple(self.scopes), access=access)
 
@@ -123,7 +123,7 @@ class RecallService:
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
         now = clock.now()
-        pool = self.repo.candidates(q.memory_filter(self.access), now)
+        pool = self.repo.candidates(q.memory_filter(self.access, self.config.members), now)
         keyword: list[tuple[str, float]] = []
         runs: list[tuple[str, list[tuple[str, float]]]] = []
         if q.mode == "hybrid":
@@ -183,7 +183,7 @@ class RecallService:
         wholes = {h.part_of or h.id: None for h in strong if h.part_of or h.id in known}
         if not wholes:
             return hits
-        family = self.repo.candidates(replace(q.memory_filter(self.access), family=tuple(sorted(wholes))), now)
+        family = self.repo.candidates(replace(q.memory_filter(self.access, self.config.members), family=tuple(sorted(wholes))), now)
         members = sorted((self.repo.load(handle) for handle in family.values()), key=lambda m: (m.created, m.id))
         out, shown = [], {h.id for h in hits}
         for hit in hits:

@@ -280,9 +280,9 @@ class TranscriptService:
     def _similar(self, user: str, todo: list[Message]) -> list[Memory]:
         """The user's stored memories most like the new messages (hybrid: keyword and embedding)."""
         from memctl.policy.rank import fuse
-        from memctl.store.filters import MemoryFilter
+        from memctl.store.filters import scope_filter
 
-        pool = self.repo.candidates(MemoryFilter(users=(user,), access=self.access), clock.now())
+        pool = self.repo.candidates(scope_filter(self.config.members, [user], access=self.access), clock.now())
         if not pool:
             return []
         text = " ".join(m.content for m in todo if m.role == "user") or " ".join(m.content for m in todo)

@@ -32,7 +32,7 @@ from memctl.store.catalog import (
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
 from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
-from memctl.store.filters import MemoryFilter, filter_records
+from memctl.store.filters import MemoryFilter, filter_records, order_key, scope_owners
 from memctl.store.journal import Journal
 from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
 from memctl.store.repair import INTENT_OP, find_leftovers, finish, last_intent
@@ -212,6 +212,18 @@ class FileRepository:
         pools = {k: v for k, v in self._pools.items() if v[2] is snap and k != flt}
         self._pools = {**dict(list(pools.items())[-(POOL_MEMO - 1):]), flt: (pool, next_expiry, snap)}
         return pool
+
+    def select(self, flt: MemoryFilter, now: datetime, order: str | None = None, newest_first: bool = False,
+               limit: int = 0, offset: int = 0) -> list[Memory]:
+        """The memories passing the filter, in `order` (filters.ORDERS; None: as the folder lists
+        them), reversed when `newest_first`, from `offset`, at most `limit` (0: all)."""
+        snap = self.snapshot()
+        memories = [snap.memory(rel) for rel in self.candidates(flt, now).values()]
+        if order is not None:
+            memories.sort(key=order_key(order), reverse=newest_first)
+        elif newest_first:
+            memories.reverse()
+        return memories[offset:offset + limit] if limit else memories[offset:]
 
     def wholes(self) -> frozenset[str]:
         """Ids that some memory names as its `part_of`; memoised per snapshot."""
@@ -495,6 +507,14 @@ class FileRepository:
         after = self._save(repaired, path)
         self.journal.append("repair", memory.id, None, after, path_before=memory.path, path_after=repaired.path,
                             status=repaired.status)
+
+    def broken(self, flt: MemoryFilter | None = None) -> list[tuple[str, str]]:
+        """(path, why) of the memory files that do not read; with a scope, those in its folders."""
+        snap = self.snapshot()
+        if flt is None or not flt.scoped:
+            return list(snap.broken)
+        owners = scope_owners(snap.records(), flt)
+        return [(rel, why) for rel, why in snap.broken if self.layout.folder_of(rel) in owners]
 
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
         """Broken, duplicate-id, misplaced and misfiled files, leftover temp files; `fix` repairs what

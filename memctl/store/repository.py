@@ -98,6 +98,13 @@ class Repository(Protocol):
         its filter, which its SearchIndex runs in SQL, rather than every id)."""
         ...
 
+    def select(self, flt: MemoryFilter, now: datetime, order: str | None = None, newest_first: bool = False,
+               limit: int = 0, offset: int = 0) -> list[Memory]:
+        """The memories passing the filter (its scope and filters applied by the backend: SQL for a
+        database), in `order` (filters.ORDERS; None: as stored), reversed when `newest_first`, from
+        `offset`, at most `limit` (0: all)."""
+        ...
+
     def load(self, handle: str) -> Memory:
         """The memory behind a handle returned by `candidates`."""
         ...
@@ -201,6 +208,10 @@ class Repository(Protocol):
     # -- health ---------------------------------------------------------------------------
     def warnings(self) -> list[str]:
         """Problems met while reading (broken files skipped...), since the last call."""
+        ...
+
+    def broken(self, flt: MemoryFilter | None = None) -> list[tuple[str, str]]:
+        """(path, why) of the stored memories that do not read (with a scope: those in it)."""
         ...
 
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:

@@ -101,17 +101,20 @@ def export(
     directory: Annotated[Optional[str], typer.Argument(metavar="DIR", show_default=False,
                                                        help="For --to folder: a new or empty folder.")] = None,
     layout: Annotated[str, typer.Option(metavar="LAYOUT", help="For --to folder: memctl or claude.")] = "memctl",
+    user: User = None,
+    project: Project = None,
     json_: Json = False,
 ) -> None:
-    """Write every memory out: JSON Lines on stdout, or a folder of memory files (memctl's or Claude Code's layout)."""
+    """Write every memory out (or a user's and a project's: --user, --project): JSON Lines on stdout,
+    or a folder of memory files (memctl's or Claude Code's layout)."""
 
     def action() -> dict:
         store = open_store()
         if to == "jsonl" and directory is None:
-            lines = store.export_records()
+            lines = store.export_records(user=user, project=project)
             return {"count": len(lines), "lines": lines}
         if to == "folder" and directory:
-            return store.export_folder(directory, layout)
+            return store.export_folder(directory, layout, user=user, project=project)
         raise UsageError("use `memctl export --to jsonl` or `memctl export --to folder DIR [--layout memctl|claude]`",
                          code="bad_target")
 

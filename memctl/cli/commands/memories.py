@@ -174,9 +174,10 @@ def history(memory_id: MemoryId, json_: Json = False) -> None:
          for e in d["entries"]], title=f"history of {d['id']}"))
 
 
-def stats(json_: Json = False) -> None:
-    """Counts by status, type, scope and owner."""
-    run("stats", json_, lambda: open_store().stats(), lambda d: output.key_values(d, title="memctl stats"))
+def stats(user: User = None, project: Project = None, json_: Json = False) -> None:
+    """Counts by status, type, scope and owner (of a user's or a project's memories: --user, --project)."""
+    run("stats", json_, lambda: open_store().stats(user=user, project=project),
+        lambda d: output.key_values(d, title="memctl stats"))
 
 
 COMMANDS = [("add", add), ("list", list_), ("show", show), ("edit", edit), ("forget", forget),

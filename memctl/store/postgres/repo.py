@@ -26,7 +26,7 @@ from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.store.directory import packaged_text, read_text_file
-from memctl.store.filters import MemoryFilter
+from memctl.store.filters import ORDERS, MemoryFilter
 from memctl.store.layout import ARCHIVE_DIR, CACHE_DIR, is_archived, new_record_path, record_path_fits
 from memctl.store.postgres import rows
 from memctl.store.postgres.candidates import CandidatePool
@@ -39,6 +39,10 @@ ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 ORDER = 'ORDER BY (m.path LIKE \'archive/%%\'), m.path COLLATE "C"'  # as a folder lists them
 LOCK_KEY = "SELECT {fn}(hashtextextended('memctl:' || current_schema() || ':' || %s, 0))"
 EVERYTHING = "*"
+# The columns `select` orders by (text in code point order, as Python compares strings).
+_ORDER_COLUMNS = {"created": "m.created", "updated": "m.updated", "confidence": "m.confidence",
+                  "id": 'm.id COLLATE "C"', "type": 'm.type COLLATE "C"', "user": 'COALESCE(m."user", \'\') COLLATE "C"'}
+_FOLDER_ORDER = [("(m.path LIKE 'archive/%%')", False), ('m.path COLLATE "C"', False)]  # ORDER's keys
 
 
 class _Transaction(threading.local):
@@ -227,6 +231,21 @@ class PostgresRepository:
         condition, params = where(flt, now)
         self._pool = CandidatePool(self.connection, condition, params)
         return self._pool
+
+    def select(self, flt: MemoryFilter, now: datetime, order: str | None = None, newest_first: bool = False,
+               limit: int = 0, offset: int = 0) -> list[Memory]:
+        """The memories passing the filter, ordered, offset and limited in SQL (in a transaction: with
+        the whole store locked, as a read of many owners)."""
+        self._lock_everything()
+        condition, params = where(flt, now)
+        keys = [(_ORDER_COLUMNS[name], descending) for name, descending in ORDERS[order]] if order else _FOLDER_ORDER
+        tail = "ORDER BY " + ", ".join(f"{column} {'DESC' if descending != newest_first else 'ASC'}"
+                                       for column, descending in keys)
+        if limit:
+            tail += f" LIMIT {int(limit)}"
+        if offset:
+            tail += f" OFFSET {int(offset)}"
+        return self._select(condition, params, tail)
 
     def load(self, handle: str) -> Memory:
         """The memory behind a handle (its id): from the rows the last search fetched, else the database."""
@@ -453,6 +472,13 @@ class PostgresRepository:
         out = list(self._warnings)
         self._warnings.clear()
         return out
+
+    def broken(self, flt: MemoryFilter | None = None) -> list[tuple[str, str]]:
+        """(path, why) of the rows that do not validate (with a filter: among the rows it lets through)."""
+        condition, params = where(flt, clock.now()) if flt is not None else ("TRUE", {})
+        self._broken.clear()
+        self._select(condition, params)
+        return sorted(self._broken.items())
 
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
         """Rows that do not validate, and memories whose path disagrees with their owner or status.

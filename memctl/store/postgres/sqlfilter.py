@@ -11,7 +11,7 @@ from typing import Any
 
 from memctl.clock import format_timestamp
 from memctl.core.access import Access
-from memctl.store.filters import HISTORY_STATUSES, MemoryFilter
+from memctl.store.filters import HISTORY_STATUSES, MATCH_FIELDS, MemoryFilter
 
 ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
 
@@ -19,15 +19,22 @@ ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
 def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     """(SQL condition, parameters) for the memories a recall with `flt` may see at `now`."""
     params: dict[str, Any] = {"f_now": now}
-    parts = ["(m.expires IS NULL OR m.expires > %(f_now)s)", status_sql(flt.status, params)]
+    parts = ["" if flt.expired else "(m.expires IS NULL OR m.expires > %(f_now)s)", status_sql(flt.status, params)]
     if flt.scoped:
         parts.append(scope_sql(flt, params))
-    if flt.types:
-        parts.append("m.type = ANY(%(f_types)s)")
-        params["f_types"] = list(flt.types)
+    for attr, column in MATCH_FIELDS.items():  # type, kind, subtype: one of the values given
+        values = getattr(flt, attr)
+        if values:
+            parts.append(f"m.{column} = ANY(%(f_{attr})s)")
+            params[f"f_{attr}"] = list(values)
+    if flt.typed:
+        parts.append("m.kind IS NOT NULL")
     if flt.tags:
         parts.append("m.tags && %(f_tags)s::text[]")
         params["f_tags"] = list(flt.tags)
+    if flt.scopes:
+        parts.append("m.scope = ANY(%(f_scopes)s)")
+        params["f_scopes"] = list(flt.scopes)
     # The period a memory covers (when it occurred, else its creation) overlaps [since, until]; text
     # timestamps to the second, as the file catalog compares them.
     if flt.since:
@@ -39,12 +46,9 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     if flt.family:
         parts.append("(m.id = ANY(%(f_family)s) OR m.part_of = ANY(%(f_family)s))")
         params["f_family"] = list(flt.family)
-    if flt.kinds:  # typed memories of these kinds only (an untyped memory has no kind: NULL never matches)
-        parts.append("m.kind = ANY(%(f_kinds)s)")
-        params["f_kinds"] = list(flt.kinds)
     if flt.access is not None:
         parts.append(access_sql(flt.access, params))
-    return " AND ".join(p for p in parts if p), params
+    return " AND ".join(p for p in parts if p) or "TRUE", params
 
 
 def status_sql(wanted: str, params: dict[str, Any]) -> str:
@@ -61,23 +65,19 @@ def status_sql(wanted: str, params: dict[str, Any]) -> str:
 
 
 def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
-    """The user's memories (and their sessions'), their projects' and the session's (filters.in_scope).
-
-    Each branch is one an index answers (the user's, the projects', the session's memories), so
+    """The scope folders of the users (with their projects) and projects, or the session's memories
+    (filters.scope_owners and in_scope). Each branch is one an index answers (owner, session), so
     PostgreSQL reads only those rows, never the whole table."""
-    params.update(f_users=list(flt.users), f_projects=list(flt.projects))
-    mine = 'm."user" = ANY(%(f_users)s)'
-    projects = "%(f_projects)s::text[]"
-    if flt.users:  # and the projects the user has memories in (any status, as the file catalog counts them)
-        projects = (f"({projects} || ARRAY(SELECT DISTINCT u.project FROM memctl_memories u "
-                    'WHERE u."user" = ANY(%(f_users)s) AND u.project IS NOT NULL))')
-    branches = [f"(m.scope IN ('user', 'session') AND {mine})", f"(m.scope = 'project' AND m.project = ANY({projects}))"]
-    if flt.session is not None:
+    params.update(f_users=list(flt.users), f_owners=[f"users/{u}" for u in flt.users]
+                  + [f"projects/{p}" for p in (*flt.projects, *flt.member_of)])
+    owners = "%(f_owners)s::text[]"
+    if flt.users:  # and the projects where some memory (any status) names one of them as its user
+        owners = (f"({owners} || ARRAY(SELECT DISTINCT 'projects/' || u.project FROM memctl_memories u "
+                  'WHERE u."user" = ANY(%(f_users)s) AND u.project IS NOT NULL))')
+    branches = [f"m.owner = ANY({owners})"]
+    if flt.session is not None and not (flt.users or flt.projects):
         params["f_session"] = flt.session
-        # A session belongs to its owner: the same session id in another user's memories is not ours
-        # (the user's other sessions are theirs too: the first branch).
-        owned = f"({mine} OR m.project = ANY(%(f_projects)s))" if flt.users or flt.projects else "TRUE"
-        branches.append(f"(m.scope = 'session' AND m.session = %(f_session)s AND {owned})")
+        branches.append("m.session = %(f_session)s")
     return "(" + " OR ".join(branches) + ")"
 
 

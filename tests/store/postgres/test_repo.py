@@ -86,6 +86,23 @@ def test_a_row_that_does_not_validate_is_reported_and_skipped(pgstore) -> None:
     assert [h.id for h in fresh.recall("Dana sails", record_usage=False).hits] == [good.id]
 
 
+def test_a_scoped_read_never_loads_rows_outside_its_scope(pgstore) -> None:
+    """list, stats, export and dedupe of one user read only that user's rows (the filter runs in SQL):
+    a row of another user that does not validate is never met."""
+    mine = pgstore.add_raw("Erin grows tomatoes", type="fact", user="erin")
+    other = pgstore.add_raw("Fred grows potatoes", type="fact", user="fred")
+    pgstore.search.warm_up()  # the search's own queue (every new row, whoever's) is worked off first
+    with pgstore.repo.connection() as conn:
+        conn.execute("UPDATE memctl_memories SET confidence = 7 WHERE id = %s", (other.id,))
+    fresh = MemoryStore(pgstore.root)
+    assert [m.id for m in fresh.list(user="erin", status="all")] == [mine.id]
+    assert fresh.stats(user="erin")["total"] == 1 and len(fresh.export_records(user="erin")) == 1
+    assert fresh.dedupe(user="erin", dry_run=True).considered == 1
+    assert fresh.drain_warnings() == []
+    assert fresh.list(user="fred") == [] and any(other.path in w for w in fresh.drain_warnings())
+    assert fresh.stats(user="fred")["broken"] == 1 and fresh.stats(user="erin")["broken"] == 0
+
+
 def test_memctl_store_overrides_the_folders_setting(tmp_path: Path, pg_url: str, monkeypatch) -> None:
     root = tmp_path / "team"
     root.mkdir()
