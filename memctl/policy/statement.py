@@ -119,8 +119,8 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
     shared = set(a.slot & b.slot)
     if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or _qualifier_differs(a, b, shared):
         return None
-    if _values_differ(a.values, b.values) or (a.slot - b.slot and b.slot - a.slot and not _has_values(a.values)):
-        return "change"
+    if _values_differ(a.values, b.values):
+        return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"
     return "same" if _has_values(a.values) else None
 
 
