@@ -18,8 +18,10 @@ SAMPLES = ROOT / "sample_memories"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
-    """No MEMCTL_* leakage, an unpinned clock, and (unless marked `model`) the hashing embedder
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No MEMCTL_* leakage, caches in a folder of the test's own (MEMCTL_CACHE_DIR, beside its
+    tmp_path, never in it), an unpinned clock, and (unless marked `model`) the hashing embedder
     registered in place of the shipped and the multilingual model, so most tests need no model."""
     from memctl.search import embedders
 
@@ -27,6 +29,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
                  "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("MEMCTL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     previous: dict = {}
     fake = request.node.get_closest_marker("model") is None
     if fake:  # the shipped model and the multilingual one ("auto" finds it when installed)

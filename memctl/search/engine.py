@@ -1,7 +1,7 @@
 """The search engine of a Markdown directory: keeps the keyword index and the vectors in step with
 the files, and queries them.
 
-Both are caches under `.memctl/`. Each records the content hash it indexed per memory, so any
+Both are caches in the repository's cache folder (this user's, outside the memory folder). Each records the content hash it indexed per memory, so any
 command that reads (in any process) brings them up to date; cost grows with the number of changes.
 The engine syncs itself from the repository's current snapshot before every query.
 """

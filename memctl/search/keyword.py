@@ -1,7 +1,8 @@
 """The keyword index: a whoosh BM25F cache of the memory files.
 
-The index is derived state under ``<root>/.memctl/keyword/``: it can be deleted
-at any time, and a damaged one is thrown away and recreated empty
+The index is derived state in this user's cache folder of the directory (``keyword/``), never in
+the shared folder: whoosh's table of contents is a pickle, so whoosh opens only files memctl wrote
+there itself. It can be deleted at any time, and a damaged one is thrown away and recreated empty
 (``was_reset``) so the caller rebuilds it from the Markdown files.
 """
 

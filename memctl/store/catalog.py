@@ -1,6 +1,6 @@
 """The catalog: every memory file parsed, kept current by a stat scan confirmed by content hash.
 
-The files are the truth; `.memctl/catalog.bin` only saves re-parsing unchanged files. A file is
+The files are the truth; `catalog.bin` (in this user's cache folder) only saves re-parsing unchanged files. A file is
 re-read when its modification time, size, inode change time or inode moved: a hand edit that keeps
 size and mtime (`touch -r`, `cp -p`, `rsync -t`, a restored backup) still changes the change time.
 The scan never leaves the memory directory: a symbolic link is followed only when it points inside
@@ -11,7 +11,6 @@ reported and not read. `plan_file_changes` is pure; `load_snapshot` is the thin 
 from __future__ import annotations
 
 import contextlib
-import errno
 import marshal
 import os
 import stat
@@ -24,7 +23,7 @@ from pydantic import ValidationError
 
 from memctl.core.models import Memory
 from memctl.errors import InvalidMemory
-from memctl.store.files import content_hash, write_bytes_atomic
+from memctl.store.files import content_hash, read_bounded, write_bytes_atomic
 from memctl.store.layout import ACTIVE_DIRS, ARCHIVE_DIR, INDEX_FILE
 
 CATALOG_VERSION = 5  # 5: kind and fields are fields of their own
@@ -316,17 +315,7 @@ def folders_unchanged(root_path: Path, folders: dict[str, int], tops: tuple[str,
 
 def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's bytes, never following a link and never blocking on a FIFO (OSError otherwise)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, f"over {limit // 1024} KB")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit + 1)
-    finally:
-        os.close(fd)
+    return read_bounded(path, limit)
 
 
 def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None, scan: Scan) -> Entry:

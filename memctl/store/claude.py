@@ -13,11 +13,13 @@ from typing import Any
 
 from memctl.core.claudefile import TopicDefaults, derive_description, derive_name, edit_topic_text, new_topic_text
 from memctl.core.models import Memory
+from memctl.errors import StoreError
 from memctl.store.claudelayout import ClaudeLayout
 from memctl.store.filerepo import FileRepository
-from memctl.store.files import write_atomic
+from memctl.store.files import own_folder, read_text_nofollow, write_atomic
 
 INDEX_RECORD = "claude-index.json"  # the MEMORY.md lines memctl wrote itself (under .memctl/)
+MAX_RECORD_BYTES = 1024 * 1024  # MEMORY.md is within 25 KB; the record of its lines is read bounded
 
 
 def with_claude_names(memory: Memory) -> Memory:
@@ -63,15 +65,14 @@ class ClaudeRepository(FileRepository):
     def index_lines(self) -> set[str]:
         """The MEMORY.md lines memctl wrote last time (every other line is someone else's)."""
         try:
-            data = json.loads((self.cache / INDEX_RECORD).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_text_nofollow(own_folder(self.state, create=False) / INDEX_RECORD, MAX_RECORD_BYTES))
+        except (OSError, ValueError, StoreError):
             return set()
         return {line for line in data.get("lines", []) if isinstance(line, str)} if isinstance(data, dict) else set()
 
     def write_index(self, text: str, generated: list[str]) -> None:
         """Write MEMORY.md, then record which of its lines memctl generated."""
         write_atomic(self.layout.index_path(""), text)
-        self.cache.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.cache / INDEX_RECORD, json.dumps({"lines": generated}, ensure_ascii=False) + "\n",
+        write_atomic(own_folder(self.state) / INDEX_RECORD, json.dumps({"lines": generated}, ensure_ascii=False) + "\n",
                      durable=False)
 

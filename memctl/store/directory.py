@@ -78,7 +78,7 @@ def init_directory(path: str | os.PathLike[str], preset: str | None = None) -> l
             created.append(folder + "/")
     texts = {CONFIG_NAME: _config_for(preset), TEMPLATE_NAME: packaged_text(TEMPLATE_NAME),
              PROMPT_NAME: packaged_text(PROMPT_NAME),
-             ".gitignore": f"# memctl caches: rebuildable, never commit them\n{CACHE_DIR}/\n"}
+             ".gitignore": f"# memctl's locks and journal: this checkout's, never commit them\n{CACHE_DIR}/\n"}
     for name, text in texts.items():
         if not (root / name).exists():
             write_atomic(root / name, text)
@@ -118,7 +118,7 @@ def _is_claude(root: Path, config: Config) -> bool:
 
 def _adopt_claude(root: Path) -> list[str]:
     """Adopt a Claude Code memory folder in place: memctl.toml (claude preset and layout, the folder's
-    project), and .memctl/ for caches (git-ignored from inside); no other file is written."""
+    project), and .memctl/ for its lock and journal (git-ignored from inside); no other file is written."""
     from memctl.store.claudelayout import default_project
     from memctl.store.configfile import set_values
 
@@ -126,7 +126,7 @@ def _adopt_claude(root: Path) -> list[str]:
     text = set_values(DEFAULT_CONFIG_TOML, {"memory.preset": "claude", "layout.kind": "claude",
                                             "layout.project": default_project(root)})
     write_atomic(root / CONFIG_NAME, text)
-    write_atomic(root / CACHE_DIR / ".gitignore", "# memctl caches: rebuildable, never commit them\n*\n")
+    write_atomic(root / CACHE_DIR / ".gitignore", "# memctl's locks and journal: this checkout's, never commit them\n*\n")
     return [CONFIG_NAME, f"{CACHE_DIR}/"]
 
 

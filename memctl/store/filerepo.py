@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
+from memctl.store.cachedir import folder_cache, private_folder
 from memctl.store.catalog import (
     MEMCTL_SCAN,
     Scan,
@@ -31,7 +32,7 @@ from memctl.store.catalog import (
 )
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
-from memctl.store.files import content_hash, file_lock, move, pause_for_tests, write_atomic
+from memctl.store.files import content_hash, file_lock, move, own_folder, pause_for_tests, write_atomic
 from memctl.store.filters import MemoryFilter, filter_records, order_key, scope_owners
 from memctl.store.journal import Journal
 from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
@@ -63,12 +64,17 @@ class FileRepository:
 
     def __init__(self, root: Path, layout: Layout | None = None, scan: Scan = MEMCTL_SCAN) -> None:
         self.root = Path(root)
-        self.cache = self.root / CACHE_DIR
+        # Caches (catalog, keyword index, vectors, usage) are this user's, outside the shared folder:
+        # nothing memctl reads back as a cache can come from someone else (store/cachedir.py).
+        self.cache = private_folder(folder_cache(self.root))
+        # What the folder's users share stays in it: the locks (two people's processes in one
+        # checkout exclude each other), the journal and compaction records (data, read bounded).
+        self.state = self.root / CACHE_DIR
         self.layout: Layout = layout or MemctlLayout(self.root)
         self.scan = scan
-        self.journal = Journal(self.cache / "journal.jsonl", lambda: self.actor)
+        self.journal = Journal(self.state / "journal.jsonl", lambda: self.actor)
         self.usage_log = UsageLog(self.cache)
-        self.compactions = CompactionRecords(self.cache / "compactions")
+        self.compactions = CompactionRecords(self.state / "compactions")
         self.transcripts = TranscriptStore(self.root)
         self._snapshot: Snapshot | None = None
         self._watcher: Watcher | None = None  # change notices, once a long-running process asks (watch)
@@ -253,7 +259,7 @@ class FileRepository:
     # -- writing -----------------------------------------------------------------------------
     @contextlib.contextmanager
     def locked(self, timeout: float = 30.0) -> Iterator[None]:
-        """The directory's write lock (a lock file under .memctl/), re-entrant within this repository.
+        """The directory's write lock (`.memctl/lock`, in the folder), re-entrant within this repository.
 
         On entry it re-scans and finishes what an interrupted write left behind (see store/repair.py)."""
         if self._lock_depth:
@@ -263,7 +269,7 @@ class FileRepository:
             finally:
                 self._lock_depth -= 1
             return
-        with file_lock(self._cache_dir() / "lock", timeout):
+        with file_lock(own_folder(self.state) / "lock", timeout):
             self._lock_depth = 1
             try:
                 self.repaired = self.repair(self.snapshot(refresh=True))
@@ -273,11 +279,7 @@ class FileRepository:
 
     def named_lock(self, name: str, timeout: float = 600.0) -> contextlib.AbstractContextManager[None]:
         """A lock of its own (`.memctl/<name>.lock`) for a long job such as an extraction."""
-        return file_lock(self._cache_dir() / f"{name}.lock", timeout)
-
-    def _cache_dir(self) -> Path:
-        self.cache.mkdir(parents=True, exist_ok=True)
-        return self.cache
+        return file_lock(own_folder(self.state) / f"{name}.lock", timeout)
 
     def _writable(self, path: Path) -> Path:
         """`path`, after checking that no folder on the way from the root is a symbolic link

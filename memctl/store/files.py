@@ -6,6 +6,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -40,11 +41,33 @@ def file_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
 
 
 def _open_lock_file(path: Path) -> int:
-    """The lock file's descriptor; a symlink in its place is refused (it could point anywhere)."""
+    """The lock file's descriptor; a symlink in its place is refused (it could point anywhere). A
+    lock file someone else created (two people working in one checkout) is locked read-only."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
+        except PermissionError:
+            return os.open(path, os.O_RDONLY | nofollow)
     except OSError as exc:
         raise StoreError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+
+
+def own_folder(path: Path, create: bool = True) -> Path:
+    """A folder memctl keeps its own files in inside a memory directory (`.memctl/`: locks, the
+    journal, compaction records), created if missing. A link or a file in its place is refused
+    (StoreError): whatever memctl wrote there would land wherever it points."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
+        return path
+    if not stat.S_ISDIR(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
+        raise StoreError(f"{path} is {kind}: memctl keeps its lock and journal there and will not use it "
+                         "(remove it; the next command recreates it)", code="state_folder")
+    return path
 
 
 def _flock(fd: int, path: Path, timeout: float) -> None:
@@ -128,11 +151,51 @@ def append_line(path: Path, line: str, durable: bool = True) -> int:
         return handle.tell()
 
 
-def read_text_nofollow(path: Path) -> str:
-    """A file's text, refusing a symlink in its place (OSError): for files memctl keeps itself."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, encoding="utf-8") as handle:
-        return handle.read()
+def read_tail(path: Path, limit: int) -> bytes:
+    """At most the last `limit` bytes of a regular file memctl keeps itself (the journal), starting
+    at a line: never through a link, never blocking on a FIFO (OSError otherwise)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        start = max(0, st.st_size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return data[data.find(b"\n") + 1:] if start else data
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, never through a link, never blocking on a FIFO, never more than
+    `limit` bytes (OSError otherwise: EFBIG when it is larger)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"over {limit // 1024} KB", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"over {limit // 1024} KB", str(path))
+    return data
+
+
+def read_text_nofollow(path: Path, limit: int = 64 * 1024 * 1024) -> str:
+    """A file's text, for files memctl keeps itself: bounded, never through a link (OSError)."""
+    return read_bounded(path, limit).decode("utf-8")
 
 
 def move(source: Path, target: Path) -> None:

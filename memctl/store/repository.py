@@ -57,7 +57,8 @@ class Repository(Protocol):
 
     @property
     def cache(self) -> Path | None:
-        """The folder for caches derived from the memories (rebuildable); None with no folder."""
+        """This user's folder for caches derived from the memories (rebuildable, outside the memory
+        folder: store/cachedir.py); None with no folder."""
         ...
 
     @property

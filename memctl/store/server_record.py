@@ -1,4 +1,8 @@
-"""The warm server's record, `.memctl/server.json`: where `memctl serve` answers for this directory.
+"""The warm server's record, `server.json`: where `memctl serve` answers for this directory.
+
+It lives in this user's cache folder of the directory (store/cachedir.py), never in the shared
+folder: a record someone committed or planted there could send the CLI's queries, and its token,
+to any URL. A record is read only from a private cache folder, and only when this user owns it.
 
 `memctl serve` writes it once it listens and removes it when it stops; the CLI reads it to decide
 whether a command can go to the server. A record left by a server that died is stale: its process
@@ -14,18 +18,20 @@ import os
 import time
 from pathlib import Path
 
-from memctl.store.locate import CACHE_DIR, CONFIG_NAME
+from memctl.store.cachedir import folder_cache, private_folder, why_not_private
+from memctl.store.locate import CONFIG_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
     from typing import Any
 
 RECORD_NAME = "server.json"
+MAX_RECORD_BYTES = 64 * 1024  # a record is a few hundred bytes
 
 
 def record_path(root: Path) -> Path:
     """Where the record of `root`'s server lives."""
-    return root / CACHE_DIR / RECORD_NAME
+    return folder_cache(root) / RECORD_NAME
 
 
 def config_stamp(root: Path) -> str:
@@ -41,6 +47,7 @@ def write_record(root: Path, url: str, version: str) -> dict[str, Any]:
     """Record that this process serves `root` at `url` (written atomically); returns the record."""
     from memctl.store.files import write_atomic  # tempfile and fcntl: only the server writes
 
+    private_folder(record_path(root).parent)
     record = {"url": url, "pid": os.getpid(), "host": _hostname(), "root": str(root.resolve()),
               "version": version, "config": config_stamp(root),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -50,13 +57,26 @@ def write_record(root: Path, url: str, version: str) -> dict[str, Any]:
 
 def read_record(root: Path) -> dict[str, Any] | None:
     """The record as written, or None when there is none or it is unreadable (never an error)."""
+    path = record_path(root)
+    if not _own_file(path) or why_not_private(path.parent) is not None:
+        return None
     try:
-        data = json.loads(record_path(root).read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = json.loads(handle.read(MAX_RECORD_BYTES))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("url"), str) or not isinstance(data.get("pid"), int):
         return None
     return data
+
+
+def _own_file(path: Path) -> bool:
+    """True for a regular file (not a link) this user owns."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000) == 0o100000 and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
 
 
 def remove_record(root: Path, pid: int | None = None) -> bool:

@@ -1,6 +1,6 @@
 """Usage statistics (last used, use count, sessions) kept in the cache, never in memory files.
 
-`.memctl/usage.json` holds the counts; every recall appends one line to `.memctl/usage.log`
+`usage.json` in this user's cache folder holds the counts; every recall appends one line to `usage.log`
 instead of rewriting that file (a server recalling many times a second would otherwise read and
 write the whole table each time). Reading folds the log into the table; once the log passes
 FOLD_BYTES the next record folds it into usage.json and empties it. Both happen under the usage
@@ -23,7 +23,7 @@ FOLD_BYTES = 256 * 1024  # the log is folded into usage.json once it is this lon
 
 
 class UsageLog:
-    """`.memctl/usage.json` ({id: {"count", "last_used", "sessions"}}) plus the appended `usage.log`."""
+    """`usage.json` ({id: {"count", "last_used", "sessions"}}) plus the appended `usage.log`."""
 
     def __init__(self, cache: Path) -> None:
         self.path = cache / "usage.json"

@@ -13,7 +13,6 @@ caller keeps its stat scans. Only libc through ctypes: no dependency.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import struct
 import sys
@@ -120,7 +119,9 @@ def open_watcher(root: Path) -> Watcher | None:
     if not available:
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The process's own symbols hold libc's: ctypes.util.find_library would run ldconfig (a process
+        # started by a server that is meant to start none).
+        libc = ctypes.CDLL(None, use_errno=True)
         init = libc.inotify_init1
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]

@@ -19,6 +19,7 @@ import typer
 from memctl.agents.commands import PARAMS, normalise
 from memctl.cli.forward import OPTIONS, POSITIONAL, QUIET, parse
 from memctl.cli.main import full_app
+from memctl.store.server_record import record_path
 from tests.helpers import ServeProcess, run_memctl, use_hashing_embedder
 
 app = full_app()
@@ -187,7 +188,7 @@ def test_a_stale_record_falls_back_in_process(samples: Path) -> None:
     root = _copy(samples, "stale")
     server = ServeProcess(root)
     server.stop(signal.SIGKILL)  # no cleanup: the record stays, naming a dead process
-    assert (root / ".memctl" / "server.json").exists()
+    assert record_path(root).exists()
     out, _, code, imported = run(root, "recall", "jazz", "-u", "bob", "--json")
     assert code == 0 and b'"hits"' in out and "memctl.api" in imported
 

