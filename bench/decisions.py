@@ -137,6 +137,7 @@ def decide_all(pairs: Sequence[Pair], llm: str | None) -> list[str]:
 
     outcomes = [""] * len(pairs)
     with tempfile.TemporaryDirectory(prefix="memctl-decisions-") as tmp:
+        os.environ["MEMCTL_CACHE_DIR"] = str(Path(tmp) / "cache")  # the directories' caches go with them
         for k, members in enumerate(rounds(pairs)):
             root = Path(tmp) / f"mem{k}"
             init_directory(root)
