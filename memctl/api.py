@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
+from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
+from memctl.core.requests import AddRequest, ContextRequest, GateRequest, ListRequest, RecallRequest
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -47,7 +49,6 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
 
 __all__ = ["MemoryStore", "init_directory"]
 F = TypeVar("F", bound=Callable[..., Any])
-SORTS = ("created", "updated", "type", "confidence", "importance", "id", "user")
 
 
 def _acting(method: F) -> F:
@@ -65,6 +66,7 @@ def _acting(method: F) -> F:
     return cast(F, wrapper)
 
 
+@check_keywords
 class MemoryStore:
     """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""
 
@@ -279,25 +281,23 @@ class MemoryStore:
         """True for a memory in force (status active, not in the archive)."""
         return self.repo.is_active(memory)
 
+    @declared(ListRequest)
     def list(self, *, user: str | None = None, project: str | None = None, type: str | None = None,
              status: str | None = "active", tag: str | None = None, session: str | None = None,
              sort: str = "created", limit: int = 0, subtype: str | None = None, offset: int = 0,
              newest_first: bool = False) -> List[Memory]:
-        """Memories matching every given filter, sorted (created, updated, type, confidence, importance,
-        id, user; importance most important first; `newest_first` reverses), from `offset`, at most
-        `limit` (0: all)."""
-        if sort not in SORTS:
-            raise UsageError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})", code="bad_sort")
-        if limit < 0 or offset < 0:
-            raise UsageError("limit and offset must be 0 or more (limit 0: all)", code="bad_limit")
-        flt = self._scope([user], [project], session, status=status or "all", expired=True,
-                          types=(type,) if type else (), tags=(tag,) if tag else (),
-                          subtypes=(subtype,) if subtype else ())
-        if sort != "importance":
-            return self.repo.select(flt, clock.now(), sort, newest_first, limit, offset)
-        out = self._sorted(self.repo.select(flt, clock.now()), sort)
-        out = (out[::-1] if newest_first else out)[offset:]
-        return out[:limit] if limit else out
+        """Memories matching every given filter (core/requests.py: ListRequest; whose memories:
+        store/filters.py), sorted (importance: most important first; `newest_first` reverses), from
+        `offset`, at most `limit` (0: all); in SQL on PostgreSQL."""
+        q = request_of(ListRequest, locals(), "list")
+        flt = self._scope([q.user], [q.project], q.session, status=q.status or "all", expired=True,
+                          types=(q.type,) if q.type else (), tags=(q.tag,) if q.tag else (),
+                          subtypes=(q.subtype,) if q.subtype else ())
+        if q.sort != "importance":
+            return self.repo.select(flt, clock.now(), q.sort, q.newest_first, q.limit, q.offset)
+        out = self._sorted(self.repo.select(flt, clock.now()), q.sort)
+        out = (out[::-1] if q.newest_first else out)[q.offset:]
+        return out[:q.limit] if q.limit else out
 
     def _scope(self, users: Iterable[str | None] = (), projects: Iterable[str | None] = (),
                session: str | None = None, **filters: Any) -> "MemoryFilter":
@@ -368,19 +368,25 @@ class MemoryStore:
 
         return stats(self.repo, self._scope([user], [project]))
 
-    def recall(self, query: str, **options: Any) -> "RecallResult":
-        """Hybrid recall. Options: users, projects, session, types, tags, since, until, status, k,
-        mode (hybrid|keyword|semantic), record_usage, scopes (only user, project or session memories),
-        min_relevance (default `[recall] min_relevance`; 0 holds nothing back). Hits carry a
-        calibrated `relevance`."""
-        from memctl.services.recall import parse_query
+    @declared(RecallRequest)
+    def recall(self, query: str, *, users: Sequence[str] = (), projects: Sequence[str] = (), session: str | None = None,
+               types: Sequence[str] = (), subtypes: Sequence[str] = (), tags: Sequence[str] = (),
+               since: "datetime | str | None" = None,
+               until: "datetime | str | None" = None, status: str = "active", k: int | None = None,
+               mode: str | None = None, scopes: Sequence[str] = (), min_relevance: float | None = None,
+               record_usage: bool = True) -> "RecallResult":
+        """Hybrid recall (core/requests.py: RecallRequest says what each argument means). Hits carry a
+        calibrated `relevance`; k and mode default to `[recall]`."""
+        return self._recaller.recall(request_of(RecallRequest, locals(), "recall"))
 
-        return self._recaller.recall(parse_query(query, options))
-
+    @declared(ContextRequest)
     def context(self, query: str, *, user: str | None = None, project: str | None = None,
                 session: str | None = None, budget: int = 800, format: str = "markdown") -> dict[str, Any]:
-        """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens."""
-        return self._contexts.build(query, user=user, project=project, session=session, budget=budget, fmt=format)
+        """The block an agent prepends to its prompt: profile + recalled memories within `budget` tokens
+        (core/requests.py: ContextRequest)."""
+        q = request_of(ContextRequest, locals(), "context")
+        return self._contexts.build(q.query, user=q.user, project=q.project, session=q.session, budget=q.budget,
+                                    fmt=q.format)
 
     # -- typed memories ------------------------------------------------------------------------
     def query(self, op: str, kind: str, *, where: Iterable[str] = (), field: str | None = None,
@@ -404,23 +410,48 @@ class MemoryStore:
 
     # -- writing -------------------------------------------------------------------------------
     @_acting
-    def add(self, text: str, **fields: Any) -> "WriteResult":
-        """Gate, decide and write one memory (Refused when the gate says no). Fields: type, user,
-        project, session, subtype, confidence, source, tags, key, ttl, expires, importance, occurred,
-        state, valid_until, part_of, redact, llm; rate_session: the conversation an explicit write
-        comes from (`extract` skips that turn; automatic writes count against its rate limit)."""
+    @declared(AddRequest)
+    def add(self, text: str, *, type: str | None = None, subtype: str | None = None, kind: str | None = None,
+            fields: dict[str, Any] | None = None, user: str | None = None, project: str | None = None,
+            session: str | None = None, confidence: float | None = None, source: str | None = None,
+            tags: Sequence[str] = (), key: str | None = None, ttl: str | None = None, expires: str | None = None,
+            importance: float | None = None, occurred: str | None = None, state: str | None = None,
+            valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
+            description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
+            redact: bool | None = None, llm: str | None = None, rate_session: str | None = None,
+            trusted_source: bool = True) -> "WriteResult":
+        """Gate, decide and write one memory (Refused when the gate says no); core/requests.py:
+        AddRequest says what each argument means. `rate_session`: the conversation an explicit write
+        comes from (`extract` skips that turn; automatic writes count against its rate limit).
+        `trusted_source` False (a server's client it does not trust) records the write as `ai`,
+        whatever `source` it claims (policy/gate.py claimed_source)."""
+        request = request_of(AddRequest, locals(), "add")
         try:
-            return self._writer.add(text, **_without_none(fields))
+            return self._writer.add(request.text, **_given(request, "text"))
         finally:
             self._changed()
 
-    def gate(self, text: str, **fields: Any) -> "WriteResult":
+    @declared(GateRequest)
+    def gate(self, text: str, *, type: str | None = None, subtype: str | None = None, kind: str | None = None,
+             fields: dict[str, Any] | None = None, user: str | None = None, project: str | None = None,
+             session: str | None = None, confidence: float | None = None, source: str | None = None,
+             tags: Sequence[str] = (), key: str | None = None, ttl: str | None = None, expires: str | None = None,
+             importance: float | None = None, occurred: str | None = None, state: str | None = None,
+             valid_until: str | None = None, part_of: str | None = None, name: str | None = None,
+             description: str | None = None, visibility: str | None = None, source_ids: Sequence[str] = (),
+             redact: bool | None = None, llm: str | None = None, rate_session: str | None = None,
+             trusted_source: bool = True, overrides: dict[str, Any] | None = None) -> "WriteResult":
         """What `add` would do, changing nothing; `overrides` may set gate thresholds."""
-        return self._writer.add(text, dry_run=True, **_without_none(fields))
+        request = request_of(GateRequest, locals(), "gate")
+        return self._writer.add(request.text, dry_run=True, **_given(request, "text"))
 
     @_acting
     def add_raw(self, text: str, **fields: Any) -> Memory:
-        """Write a memory with no gate and no write decision (trusted data, tests)."""
+        """Write a memory with no gate and no write decision (trusted data, tests): any of a memory's
+        own fields, and ttl; a name that is none of them is a UsageError."""
+        for name in fields:
+            if name not in Memory.model_fields and name != "ttl":
+                raise unknown_argument("add_raw", name, [*Memory.model_fields, "ttl"])
         memory = self._writer.add_raw(text, **fields)
         self._changed()
         return memory
@@ -474,9 +505,12 @@ class MemoryStore:
         return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
     @_acting
-    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
-        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
-        memory = self._editor.edit(id_arg(memory_id), sets, body)
+    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None, *,
+             agent: bool = False) -> Memory:
+        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving and
+        through the gate (a person's edit; `agent`: an agent's correction, memory_update, whose new
+        text is also a claim at the memory's confidence). Refused (exit 3) as the gate words it."""
+        memory = self._editor.edit(id_arg(memory_id), sets, body, agent)
         self._changed()
         return memory
 
@@ -658,6 +692,7 @@ def _day(value: str | None) -> "date | None":
     return clock.parse_timestamp(value).date() if value else None
 
 
-def _without_none(fields: dict[str, Any]) -> dict[str, Any]:
-    """Optional arguments a client left out (None) take the service's defaults."""
-    return {k: v for k, v in fields.items() if v is not None}
+def _given(request: Any, *skip: str) -> dict[str, Any]:
+    """A request's arguments the caller gave (not None, not an empty list): the rest take the
+    service's defaults."""
+    return {k: v for k, v in request.model_dump(exclude=set(skip)).items() if v is not None and v != []}

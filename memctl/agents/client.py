@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
 CLI_PATH = "/api/cli/"
 EXIT_BY_STATUS = {200: 0, 201: 0, 400: 2, 403: 3, 422: 3, 404: 4, 500: 1}
 ACTOR_HEADER = "Memctl-Actor"
+LOCAL_KEY_HEADER = "Memctl-Local-Key"  # agents/guard.py: the key of server.json, sent back to its server
+_LOCAL_KEYS: dict[str, str] = {}  # url -> the key the folder's server.json gave for it (server_for fills it)
 WARNINGS_HEADER = "memctl-warnings"
 CONNECT_TIMEOUT = 2.0
 READ_TIMEOUT = 120.0  # a first recall after a start may wait for the model
@@ -56,7 +58,11 @@ def server_for(directory: str | None) -> str | None:
     if root is None:
         return None  # the in-process run reports it in its own words
     record = server_record.live_record(root)
-    return record["url"] if record else None
+    if record is None:
+        return None
+    if isinstance(record.get("local_key"), str):
+        _LOCAL_KEYS[record["url"]] = record["local_key"]
+    return record["url"]
 
 
 def call(url: str, command: str, args: dict[str, Any], actor: str | None = None) -> Reply:
@@ -71,6 +77,9 @@ def call(url: str, command: str, args: dict[str, Any], actor: str | None = None)
     token = os.environ.get("MEMCTL_TOKEN")
     if token:
         headers.append(f"Authorization: Bearer {token}")
+    key = _LOCAL_KEYS.get(url)
+    if key and key.isascii() and key.isprintable():  # the folder's key: its server believes our source
+        headers.append(f"{LOCAL_KEY_HEADER}: {key}")
     raw = _exchange(host, port, ("\r\n".join(headers) + "\r\n\r\n").encode("latin-1") + body)
     status, fields, payload = _parse_response(raw)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from memctl.agents.cli_table import TABLE
 from memctl.errors import UsageError
 
 TYPE_CHECKING = False
@@ -50,24 +51,10 @@ _KIND_OK: dict[str, Callable[[Any], bool]] = {
 }
 _KIND_NAME = {"text": "a string", "texts": "a list of strings", "int": "an integer", "float": "a number",
               "flag": "true or false", "switch": "true or false"}
-TEXT, TEXTS, FLAG = Param("text"), Param("texts", []), Param("flag", False)
-SCOPE = {"user": TEXT, "project": TEXT, "session": TEXT}
-
+# The forwarded commands' parameters, as the generated table of the CLI's options has them.
 PARAMS: dict[str, dict[str, Param]] = {
-    "recall": {"query": TEXT, "user": TEXTS, "project": TEXTS, "session": TEXT, "type": TEXTS, "tag": TEXTS,
-               "since": TEXT, "until": TEXT, "status": Param("text", "active"), "k": Param("int", None, 1),
-               "mode": TEXT, "explain": FLAG, "all_": FLAG},
-    "context": {"query": TEXT, **SCOPE, "budget": Param("int", 800, 1), "format": Param("text", "markdown"),
-                "explain": FLAG},
-    "add": {"text": TEXT, **SCOPE, "type": TEXT, "subtype": TEXT, "name": TEXT, "description": TEXT,
-            "confidence": Param("float", 1.0, 0.0, 1.0), "source": Param("text", "user"), "tag": TEXTS, "key": TEXT,
-            "ttl": TEXT, "importance": Param("float", None, 0.0, 1.0), "occurred": TEXT, "state": TEXT,
-            "valid_until": TEXT, "part_of": TEXT, "visibility": TEXT, "kind": TEXT, "field": TEXTS, "during": TEXT,
-            "redact": Param("switch"), "llm": TEXT},
-    "list": {**SCOPE, "type": TEXT, "tag": TEXT, "status": Param("text", "active"),
-             "sort": Param("text", "created"), "limit": Param("int", 0, 0)},
-    "show": {"memory_id": TEXT},
-}
+    command: {name: Param(*spec) for name, spec in TABLE["commands"][command]["params"].items()}
+    for command in TABLE["forwarded"]}
 REQUIRED = {"recall": "query", "context": "query", "add": "text", "show": "memory_id"}
 
 
@@ -91,47 +78,36 @@ def normalise(command: str, raw: Any, remote: bool = False) -> dict[str, Any]:
     return args
 
 
-def _time(value: str | None) -> Any:
-    from memctl import clock  # datetime: only where the command runs, not on the forwarding side
-
-    return clock.parse_timestamp(value) if value else None
-
-
 def recall(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl recall --json` data."""
-    result = store.recall(a["query"], users=a["user"], projects=a["project"], session=a["session"],
-                          types=a["type"], tags=a["tag"], status=a["status"], since=_time(a["since"]),
-                          until=_time(a["until"]), k=store.config.recall.k if a["k"] is None else a["k"],
-                          mode=a["mode"] or store.config.recall.mode, min_relevance=0.0 if a["all_"] else None)
-    return result.to_data(a["explain"])
+    """`memctl recall --json` data: the arguments are the request's fields (core/requests.py:
+    RecallRequest), and the CLI's own --explain and --all."""
+    request = {k: v for k, v in a.items() if k not in ("explain", "all_") and v is not None}
+    if a["all_"]:
+        request["min_relevance"] = 0.0
+    return store.recall(**request).to_data(a["explain"])
 
 
 def context(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl context --json` data."""
-    return store.context(a["query"], user=a["user"], project=a["project"], session=a["session"],
-                         budget=a["budget"], format=a["format"])
+    """`memctl context --json` data: the request's fields (core/requests.py: ContextRequest)."""
+    data: dict[str, Any] = store.context(**{k: v for k, v in a.items() if k != "explain" and v is not None})
+    return data
 
 
-def add(store: Any, a: dict[str, Any]) -> dict[str, Any]:
-    """`memctl add --json` data."""
-    fields = None
+def add(store: Any, a: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
+    """`memctl add --json` data: the arguments are the request's fields (core/requests.py:
+    AddRequest), and the CLI's --field NAME=VALUE pairs (`trusted_source` False: a server's client
+    it does not trust, whose write counts as ai whatever source it gives)."""
+    request = {k: v for k, v in a.items() if k != "field" and v is not None}
     if a["field"]:
         from memctl.core.schemas import parse_field_pairs  # pydantic schemas: only when --field is given
 
-        fields = parse_field_pairs(a["field"])
-    result = store.add(a["text"], type=a["type"], user=a["user"], project=a["project"], kind=a["kind"],
-                       fields=fields, session=a["session"], subtype=a["subtype"], name=a["name"],
-                       description=a["description"], confidence=a["confidence"], source=a["source"],
-                       tags=a["tag"], key=a["key"], ttl=a["ttl"], importance=a["importance"],
-                       occurred=a["occurred"], state=a["state"], valid_until=a["valid_until"],
-                       part_of=a["part_of"], visibility=a["visibility"], rate_session=a["during"], redact=a["redact"], llm=a["llm"])
-    return result.to_data()
+        request["fields"] = parse_field_pairs(a["field"])
+    return store.add(**request, trusted_source=trusted_source).to_data()
 
 
 def list_(store: Any, a: dict[str, Any]) -> dict[str, Any]:
     """`memctl list --json` data (importance scores when sorted by importance)."""
-    memories = store.list(user=a["user"], project=a["project"], type=a["type"], status=a["status"],
-                          tag=a["tag"], session=a["session"], sort=a["sort"], limit=a["limit"])
+    memories = store.list(**{k: v for k, v in a.items() if v is not None})
     scores = store.importance_scores(memories) if a["sort"] == "importance" else None
     out = []
     for memory in memories:
@@ -151,6 +127,8 @@ COMMANDS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "recall": recall, "context": context, "add": add, "list": list_, "show": show}
 
 
-def run(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """One command's data from a store and its (normalised) arguments."""
+def run(store: Any, command: str, args: dict[str, Any], trusted_source: bool = True) -> dict[str, Any]:
+    """One command's data from a store and its (normalised) arguments; `trusted_source` as for add."""
+    if command == "add":
+        return add(store, args, trusted_source)
     return COMMANDS[command](store, args)

@@ -30,6 +30,7 @@ from memctl.errors import UsageError
 LOOPBACK_NAMES = ("localhost",)
 MAX_BODY_BYTES = 1 << 20
 MIN_TOKEN_LENGTH = 16
+LOCAL_KEY_HEADER = "Memctl-Local-Key"
 Message = dict[str, Any]
 ASGIApp = Callable[[Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
 
@@ -44,6 +45,8 @@ class Access:
     defaults: Defaults = field(default_factory=Defaults)
     actor: str | None = None  # the server's --actor: who a request acts for unless its token names someone
     tokens: tuple[tuple[str, str], ...] = ()  # (token, actor) from MEMCTL_TOKENS
+    trust_source: bool = False  # --trust-source: believe the source every client claims
+    local_key: str | None = None  # in server.json: a forwarded CLI command that sends it is believed too
 
     @property
     def guarded(self) -> bool:
@@ -114,8 +117,14 @@ def authenticate(request: Request) -> Caller:
     actor = access.actor
     if access.guarded:
         actor = _bearer_actor(request, access)
-    return Caller(identity="token" if access.guarded else "local", defaults=access.defaults, trust_source=True,
-                  actor=actor)
+    return Caller(identity="token" if access.guarded else "local", defaults=access.defaults,
+                  trust_source=access.trust_source, actor=actor)
+
+
+def sent_local_key(request: Request, access: Access) -> bool:
+    """Whether the request carries the key of the folder's server.json (the CLI forwarding a command)."""
+    sent = request.headers.get(LOCAL_KEY_HEADER, "")
+    return bool(access.local_key and sent) and hmac.compare_digest(sent.encode(), str(access.local_key).encode())
 
 
 def _bearer_actor(request: Request, access: Access) -> str | None:

@@ -24,21 +24,25 @@ The store is not thread-safe: requests use it one at a time.
 import json
 import logging
 import threading
+from dataclasses import replace
 from typing import Annotated, Any, Callable, Optional
 
-from fastapi import Body, Depends, FastAPI, Path, Query, Request
+from fastapi import Body, Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from memctl._version import __version__
-from memctl.agents import commands
-from memctl.agents.guard import Access, allowed_methods, authenticate, failure
+from memctl.agents import commands, schemas
+from memctl.agents.guard import Access, allowed_methods, authenticate, failure, sent_local_key
+from memctl.agents.openapi import operation_id, responses, tidy
+from memctl.agents.surfaces import query_arguments, query_parameters, rest_body
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
 from memctl.core.envelope import envelope
 from memctl.core.models import name_arg
+from memctl.core.requests import AddRequest, ContextRequest, ListRequest, RecallRequest
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
@@ -49,35 +53,10 @@ ACTOR_HEADER = "Memctl-Actor"  # the actor a forwarded CLI command runs as (its 
 CODE_BY_STATUS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 
 
-class MemoryIn(BaseModel):
-    """A memory to add: the fields of `memctl import`'s JSON Lines (the owner comes from the path)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    content: str = Field(description="The memory: one self-contained statement.")
-    type: Optional[str] = Field(None, description="A configured type (default: the preset's).")
-    subtype: Optional[str] = None
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
-    user: Optional[str] = Field(None, description="Only the path's user (on a project: who it is about).")
-    project: Optional[str] = Field(None, description="Only the path's project.")
-    session: Optional[str] = Field(None, description="Makes it a short-term session memory.")
-    source: str = Field("ai", description="Who stated it: user, ai, ... (ai and auto count for the rate limit).")
-    key: Optional[str] = None
-    tags: list[str] = Field(default_factory=list)
-    source_ids: list[str] = Field(default_factory=list)
-    name: Optional[str] = None
-    description: Optional[str] = None
-    visibility: Optional[str] = Field(None, description="public, members or owner_only (default: by its folder).")
-    occurred: Optional[str] = Field(None, description="When it happens or happened: a day, a month or a range.")
-    state: Optional[str] = None
-    valid_until: Optional[str] = None
-    kind: Optional[str] = Field(None, description="A typed memory's kind (memctl kinds), with its `fields`.")
-    fields: Optional[dict[str, Any]] = None
-
-    @field_validator("tags", "source_ids", mode="before")
-    @classmethod
-    def _listify(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    root: Optional[str] = Field(description="The memory directory served (null: a database with no folder).")
 
 
 class QueryIn(BaseModel):
@@ -144,12 +123,16 @@ class Served:
         """The store acting for `actor` (the warm store itself when it already does)."""
         return self.store if actor == self.store.actor else self.store.as_actor(actor)
 
-    def tool(self, name: str, arguments: dict[str, Any], caller: Caller, command: str,
-             status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
-        """Run an agent tool (memctl.agents.tools) on arguments taken from the request."""
+    def tool(self, name: str, arguments: "dict[str, Any] | Callable[[], dict[str, Any]]", caller: Caller,
+             command: str, status: Callable[[Any], int] = lambda _: 200) -> JSONResponse:
+        """Run an agent tool (memctl.agents.tools) on arguments taken from the request (or a function
+        reading them, so that a bad one is answered in the envelope too)."""
         tool = TOOLS[name]
-        return self.answer(command, lambda store: run_tool(store, tool, parse_arguments(tool, store.config, arguments),
-                                                          caller), caller, status)
+
+        def work(store: Any) -> dict[str, Any]:
+            given = arguments() if callable(arguments) else arguments
+            return run_tool(store, tool, parse_arguments(tool, store.config, given), caller)
+        return self.answer(command, work, caller, status)
 
 
 def status_of(exc: MemctlError) -> int:
@@ -190,35 +173,46 @@ def owner_routes(app: FastAPI, kind: str) -> None:
     router = _Routes(app, prefix, [f"{kind} memories"])
     Name = Annotated[str, Path(alias=kind, description=f"The {kind}'s name.")]  # noqa: N806 (a type alias)
 
-    @router.get("", name="list", summary=f"List a {kind}'s memories, newest first")
-    def list_memories(name: Name, app: Shared, caller: Authenticated, type: Optional[str] = None,
-                      subtype: Optional[str] = None, tag: Optional[str] = None, state: str = "active",
-                      limit: Annotated[int, Query(ge=0, le=1000)] = 50, offset: Annotated[int, Query(ge=0)] = 0,
-                      ) -> JSONResponse:
-        return app.tool("memory_list", {kind: name, "memory_type": type, "subtype": subtype, "tag": tag,
-                                        "status": state, "limit": limit, "offset": offset}, caller, "list")
+    owner = (kind,)  # the path names whose memories: not a parameter
 
-    @router.post("", name="add", summary=f"Add a {kind} memory through the gate", status_code=201)
-    def add_memory(name: Name, app: Shared, caller: Authenticated, body: Annotated[MemoryIn, Body()]) -> JSONResponse:
-        fields = body.model_dump(exclude_none=True)
-        if fields.pop(kind, name) != name or (kind == "user" and "project" in fields):
+    @router.get("", name="list", summary=f"List a {kind}'s memories, newest first",
+                openapi_extra={"parameters": query_parameters(ListRequest, owner)},
+                responses=responses(schemas.ListOut, 400, 403))
+    def list_memories(name: Name, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        def arguments() -> dict[str, Any]:
+            given = query_arguments(ListRequest, request.query_params, "list", owner)
+            given["memory_type"] = given.pop("type", None)
+            return {**given, kind: name}
+        return app.tool("memory_list", arguments, caller, "list")
+
+    body_model = rest_body(AddRequest)
+
+    @router.post("", name="add", summary=f"Add a {kind} memory through the gate", status_code=201,
+                 responses=responses(schemas.AddOut, 400, 403, 413, 422, created=True, refused=schemas.AddOut))
+    def add_memory(name: Name, app: Shared, caller: Authenticated, body: Annotated[body_model, Body()]) -> JSONResponse:  # type: ignore[valid-type]
+        fields = body.model_dump(exclude_none=True)  # type: ignore[attr-defined]
+        if (fields.get("user", name) != name and kind == "user") or (kind == "user" and "project" in fields):
             return JSONResponse(failure("add", "owner_mismatch", f"the body names another owner than the path's "
                                         f"{kind} {name!r}"), status_code=400)
-        fields["memory_type"] = fields.pop("type", None)
         return app.tool("memory_add", {**fields, kind: name}, caller, "add", _written)
 
-    @router.get("/search", name="search", summary=f"Recall a {kind}'s memories for a query")
-    def search(name: Name, app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
-               k: Annotated[Optional[int], Query(ge=1, le=50)] = None, type: Optional[str] = None,
-               mode: Optional[str] = None) -> JSONResponse:
-        return app.tool("memory_search", {"query": q, "k": k, "memory_type": type, "mode": mode, kind: name},
-                        caller, "search")
+    drop = ("users",) if kind == "user" else ("projects",)  # the path names whose memories
 
-    @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly")
+    @router.get("/search", name="search", summary=f"Recall a {kind}'s memories for a query",
+                openapi_extra={"parameters": query_parameters(RecallRequest, drop)},
+                responses=responses(schemas.SearchOut, 400, 403))
+    def search(name: Name, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        def arguments() -> dict[str, Any]:
+            return {**query_arguments(RecallRequest, request.query_params, "search", drop), f"{kind}s": [name]}
+        return app.tool("memory_search", arguments, caller, "search")
+
+    @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly",
+                 responses=responses(schemas.QueryOut, 400, 403))
     def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[QueryIn, Body()]) -> JSONResponse:
         return app.tool("memory_query", {**body.model_dump(exclude_none=True), kind: name}, caller, "query")
 
-    @router.get("/tree", name="tree", summary=f"A {kind}'s memories by type and subtype")
+    @router.get("/tree", name="tree", summary=f"A {kind}'s memories by type and subtype",
+                responses=responses(schemas.TreeOut, 400))
     def tree(name: Name, app: Shared, caller: Authenticated) -> JSONResponse:
         def work(store: Any) -> dict[str, Any]:
             grouped = store.tree(**{kind: name})
@@ -227,11 +221,13 @@ def owner_routes(app: FastAPI, kind: str) -> None:
                     "types": types}
         return app.answer("tree", work, caller)
 
-    @router.get("/{memory_id}", name="show", summary="One memory, with its importance")
+    @router.get("/{memory_id}", name="show", summary="One memory, with its importance",
+                responses=responses(schemas.MemoryOut, 400, 404))
     def show(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated) -> JSONResponse:
         return app.answer("show", lambda store: {"memory": store.show(owned(store, kind, name, memory_id).id)}, caller)
 
-    @router.put("/{memory_id}", name="update", summary="Change the fields the body names")
+    @router.put("/{memory_id}", name="update", summary="Change the fields the body names",
+                responses=responses(schemas.MemoryOut, 400, 403, 404, 413, 422))
     def update(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
                body: Annotated[MemoryChange, Body()]) -> JSONResponse:
         def work(store: Any) -> dict[str, Any]:
@@ -245,7 +241,8 @@ def owner_routes(app: FastAPI, kind: str) -> None:
             return run_tool(store, tool, parse_arguments(tool, store.config, {**fields, "id": memory.id}), caller)
         return app.answer("update", work, caller)
 
-    @router.delete("/{memory_id}", name="forget", summary="Forget a memory (archived; `memctl restore` brings it back)")
+    @router.delete("/{memory_id}", name="forget", summary="Forget a memory (archived; `memctl restore` brings it back)",
+                   responses=responses(schemas.MemoryOut, 400, 403, 404))
     def forget(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
                reason: Optional[str] = None) -> JSONResponse:
         def work(store: Any) -> dict[str, Any]:
@@ -259,23 +256,24 @@ def general_routes(app: FastAPI) -> None:
     """Health, the prompt block, and the CLI's forwarding."""
     router = _Routes(app, "/api", None)
 
-    @router.get("/health", name="health", tags=["server"], summary="Is the server up, and for which directory")
+    @router.get("/health", name="health", tags=["server"], summary="Is the server up, and for which directory",
+                responses=responses(HealthOut))
     def health(app: Shared, caller: Authenticated) -> JSONResponse:
         return app.answer("health", lambda store: {"status": "ok", "version": __version__, "root": str(store.root) if store.root else None},
                           caller)
 
-    @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt")
-    def context(app: Shared, caller: Authenticated, q: Annotated[str, Query(min_length=1)],
-                user: Optional[str] = None, project: Optional[str] = None, session: Optional[str] = None,
-                budget: Annotated[int, Query(ge=1, le=20000)] = 800, format: str = "markdown") -> JSONResponse:
-        return app.tool("memory_context", {"query": q, "user": user, "project": project, "session": session,
-                                           "budget": budget, "format": format}, caller, "context")
+    @router.get("/context", name="context", tags=["context"], summary="The memory block for a prompt",
+                openapi_extra={"parameters": query_parameters(ContextRequest)},
+                responses=responses(schemas.ContextOut, 400))
+    def context(request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
+        return app.tool("memory_context", lambda: query_arguments(ContextRequest, request.query_params, "context"),
+                        caller, "context")
 
     @router.post("/cli/{command}", name="cli", include_in_schema=False)
     async def cli(command: str, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
         raw = await request.body()
         label = command if command in commands.PARAMS else "cli"
-        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER))
+        runs_as = forwarded_caller(caller, request.headers.get(ACTOR_HEADER), sent_local_key(request, app.access))
         if runs_as is None:  # the CLI's actor is not the one this server answers as: it runs in-process
             return JSONResponse(failure(label, "other_actor", "this server answers as another actor"),
                                 status_code=409)
@@ -285,16 +283,20 @@ def general_routes(app: FastAPI) -> None:
                 arguments = json.loads(raw.decode("utf-8")) if raw.strip() else {}
             except (UnicodeDecodeError, ValueError):
                 raise InvalidArguments("the request body is not JSON", code="bad_json") from None
-            return commands.run(store, command, commands.normalise(command, arguments, remote=True))
+            return commands.run(store, command, commands.normalise(command, arguments, remote=True),
+                                trusted_source=runs_as.trust_source)
 
         return await run_in_threadpool(app.answer, label, work, runs_as, warnings_header=True)
 
 
-def forwarded_caller(caller: Caller, claimed: str | None) -> Caller | None:
+def forwarded_caller(caller: Caller, claimed: str | None, local: bool = False) -> Caller | None:
     """The caller a forwarded CLI command runs as. A server that decides the actor itself (a token
     that names one, or `--actor`) answers only the same actor, so the command's output is what it
     would be in-process; one that does not runs it as the CLI's own --actor, which the user could
-    as well have run in-process. None: the actors differ."""
+    as well have run in-process. None: the actors differ. `local` (the command sent the key of the
+    folder's server.json: whoever sent it can read the folder, and could run it in-process) makes
+    the source it gives believed."""
+    caller = replace(caller, trust_source=True) if local else caller
     try:
         claimed = json.loads(claimed) if claimed else None  # JSON in the header: any name fits in ASCII
     except ValueError:
@@ -333,8 +335,11 @@ class _Routes:
 def create_app(store: Any, access: Access = Access()) -> FastAPI:
     """The FastAPI app over `store` (wrap it in guard.HttpEdges to serve it: body limits, HEAD, OPTIONS)."""
     app = FastAPI(title="memctl", version=__version__, summary="Readable long-term memory for AI agents",
-                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.")
+                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.",
+                  generate_unique_id_function=operation_id)
     app.state.served = Served(store, access)
+    generate = app.openapi
+    app.openapi = lambda: tidy(generate())  # type: ignore[method-assign]
     app.state.access = access
     owner_routes(app, "user")
     owner_routes(app, "project")

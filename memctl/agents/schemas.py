@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from memctl.core.models import check_name
+from memctl.core.models import FIELD_ORDER, TIME_FIELDS, Hit, Memory, check_name
+from memctl.core.requests import Listed
 
 
 def _name(what: str) -> Any:
@@ -50,58 +51,6 @@ class Arguments(BaseModel):
     strict (`"5"` is not a number), as the JSON Schema says."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class SearchArgs(Arguments):
-    query: Text = Field(description="What you need to know, in plain words (any language).")
-    k: Optional[int] = Field(None, ge=1, le=50, description="How many memories to return, best first "
-                                                            "(default: the directory's setting, 5).")
-    memory_type: Optional[str] = Field(None, description="Only memories of this type.")
-    scope: Optional[Scope] = Field(None, description="Only user, project or session memories (default: all three).")
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    mode: Optional[Literal["hybrid", "keyword", "semantic"]] = Field(
-        None, description="hybrid (the default) combines keywords and meaning; keyword for exact names and ids.")
-
-
-class AddArgs(Arguments):
-    content: Text = Field(description="The memory: one self-contained statement naming who it is about.")
-    memory_type: str = Field(description="What kind of memory this is.")
-    scope: Optional[Scope] = Field(None, description="user (personal), project (shared by a project) or session "
-                                                     "(this conversation only); default from the names given.")
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    confidence: float = Field(1.0, ge=0.0, le=1.0, description="How sure you are, 0..1; below 0.7 is refused.")
-    key: Optional[str] = Field(None, description="A stable slot such as 'home.city': a new value replaces the old.")
-    tags: Tags = Field(default_factory=list)
-    subtype: Optional[str] = Field(None, description="A finer category, e.g. 'like' under preference.")
-    source: str = Field("ai", description="Who stated it (user, ai, ...). Counted as ai for the rate limit "
-                                          "unless the server trusts sources.")
-    source_ids: list[str] = Field(default_factory=list, description="Ids of the messages this came from.")
-    occurred: Optional[str] = Field(None, description="When it happens or happened: 2026-03-02, 2026-03 or "
-                                                      "2026-03-02..2026-03-09 (else read from 'tomorrow'... in the text).")
-    state: Optional[str] = Field(None, description="active, inactive, planned, done or cancelled.")
-    valid_until: Optional[str] = Field(None, description="In force until then (ISO 8601).")
-    name: Optional[str] = Field(None, description="Optional short title (derived from the content if omitted).")
-    description: Optional[str] = Field(None, description="Optional one-line description of what it is about.")
-    visibility: Visibility = None
-    kind: Optional[str] = Field(None, description="For a typed fact: its kind (passport, trip, medication, allergy, "
-                                                  "birthday, contract...), so memory_query can count it and checks "
-                                                  "can warn about it.")
-    fields: Optional[dict[str, Any]] = Field(None, description="The kind's typed values, e.g. {\"expires\": "
-                                                               "\"2026-04-02\", \"country\": \"US\"} (dates as "
-                                                               "2026-04-02, money as \"120.50 EUR\").")
-
-
-class ContextArgs(Arguments):
-    query: Text = Field(description="The task at hand, in plain words.")
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    budget: int = Field(800, ge=1, le=20000, description="Token budget for the block.")
-    format: Literal["markdown", "xml", "json"] = Field("markdown", description="How the block is written.")
 
 
 class UpdateArgs(Arguments):
@@ -147,73 +96,137 @@ class QueryArgs(Arguments):
     project: ProjectName = None
 
 
-def bind(model: type[Arguments], types: tuple[str, ...], default_type: str) -> type[Arguments]:
-    """`model` with `memory_type` an enum of the configured types (required ones default to the preset's)."""
-    if "memory_type" not in model.model_fields:
-        return model
-    field = model.model_fields["memory_type"]
+def bind(model: type[BaseModel], types: tuple[str, ...], default_type: str | None) -> type[BaseModel]:
+    """`model` with its type field (`memory_type`, `type`, or the list `types`) an enum of the
+    configured types; with `default_type` (an add), that type is the default."""
     kind: Any = Literal[types]
-    if field.is_required():
-        spec: Any = (kind, Field(default_type, description=f"{field.description} One of {', '.join(types)}."))
+    if "types" in model.model_fields:
+        field = model.model_fields["types"]
+        spec: Any = (Annotated[list[kind], Listed], Field(default_factory=list, description=f"{field.description} Of {', '.join(types)}."))
+        return create_model(model.__name__, __base__=model, types=spec)
+    name = next((n for n in ("memory_type", "type") if n in model.model_fields), None)
+    if name is None:
+        return model
+    field = model.model_fields[name]
+    if default_type is not None:
+        spec = (kind, Field(default_type, description=f"{field.description} One of {', '.join(types)}."))
     else:
         spec = (Optional[kind], Field(None, description=f"{field.description} One of {', '.join(types)}."))
-    bound: type[Arguments] = create_model(model.__name__, __base__=model, memory_type=spec)
+    bound: type[BaseModel] = create_model(model.__name__, __base__=model, **{name: spec})
     return bound
 
 
-# -- results (outputSchema) ---------------------------------------------------------------------
+# -- results (MCP's outputSchema, OpenAPI's responses) ---------------------------------------------
+# Each is the --json data of its command, field for field: tests/agents/test_parity.py validates
+# real answers against them with unknown fields forbidden, so a field the data gains and the
+# schema lacks fails a test.
 
-Record = dict[str, Any]  # a memory as the CLI's --json shows it: frontmatter, content, path
-
-
-class HitOut(BaseModel):
-    id: str
-    path: Optional[str]
-    type: str
-    scope: str
-    user: Optional[str]
-    project: Optional[str] = None
-    session: Optional[str] = None
-    content: str
-    score: float
-    created: Optional[str] = None
+class Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
-class SearchOut(BaseModel):
+def _record_fields() -> dict[str, Any]:
+    """A memory's public fields (frontmatter, content, path): times as text, the lists and the
+    optional fields present only when set."""
+    required = ("id", "type", "scope", "confidence", "source", "status", "created", "updated")
+    out: dict[str, Any] = {}
+    for name in FIELD_ORDER:
+        info = Memory.model_fields[name]
+        annotation: Any = str if name in TIME_FIELDS else info.annotation
+        out[name] = (annotation, ...) if name in required else (Optional[annotation], None)
+    return out
+
+
+MemoryRecord = create_model(
+    "MemoryRecord", __config__=ConfigDict(extra="allow"), __doc__="A memory as --json shows it: its frontmatter "
+    "(unknown keys kept, as read), its content and its path.", content=(str, ...), path=(Optional[str], None),
+    importance_score=(Optional[float], Field(None, description="show and list --sort importance: its score, 0..1.")),
+    **_record_fields())
+Record = dict[str, Any]
+
+
+def _hit_fields() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, info in Hit.model_fields.items():
+        if name in ("components", "memory"):
+            continue
+        annotation: Any = Optional[str] if name == "created" else info.annotation
+        out[name] = (annotation, ... if info.is_required() else info.default)
+    return out
+
+
+HitOut = create_model("HitOut", __base__=Out, __doc__="One recall hit, best first.",
+                      explain=(Optional[dict[str, Any]], Field(None, description="--explain: the component scores.")),
+                      **_hit_fields())
+
+
+class SearchOut(Out):
     query: str
     mode: str
     considered: int = Field(description="How many memories were in scope.")
-    hits: list[HitOut] = Field(description="Best first; empty when nothing relevant is stored.")
+    hits: list[HitOut] = Field(description="Best first; empty when nothing relevant is stored.")  # type: ignore[valid-type]
+    held_back: int = Field(0, description="Hits of the top k held back below min_relevance.")
+    min_relevance: float = Field(0.0, description="The calibrated relevance a hit needed.")
+    findings: list[Record] = Field(default_factory=list, description="Checks the hits take part in.")
 
 
-class AddOut(BaseModel):
-    decision: Record = Field(description="add, update, supersede or noop, with the reason and the memory matched.")
-    verdict: Record = Field(description="The gate's checks.")
-    written: bool
-    memory: Optional[Record] = Field(description="The memory as stored (None for a noop).")
-    matched: Optional[Record] = Field(description="The stored memory it repeats or changes, if any.")
+class FailureOut(Out):
+    code: str = Field(description="What failed: duplicate, low_confidence, rate_limited, sensitive, too_long, too_short.")
+    message: str
 
 
-class ContextOut(BaseModel):
+class VerdictOut(Out):
+    passed: bool
+    failures: list[FailureOut] = Field(default_factory=list)
+    text: str = Field(description="The text as it would be stored (secrets masked when redacting).")
+    findings: list[Record] = Field(default_factory=list, description="Secrets found (kind and place, never the value).")
+    redacted: bool = False
+
+
+class DecisionOut(Out):
+    action: Literal["add", "update", "supersede", "noop"]
+    target: Optional[str] = Field(None, description="The stored memory it repeats, updates or supersedes.")
+    similar: list[str] = Field(default_factory=list)
+    conflicts_with: list[str] = Field(default_factory=list)
+    reason: str
+    decided_by: Literal["rules", "llm", "none"] = "rules"
+    text: Optional[str] = None
+
+
+class AddOut(Out):
+    decision: DecisionOut = Field(description="add, update, supersede or noop, with the reason and the memory matched.")
+    verdict: VerdictOut = Field(description="The gate's checks.")
+    written: bool = Field(description="False for a noop (already stored) or a refusal.")
+    memory: Optional[MemoryRecord] = Field(description="The memory as stored (or as it would have been).")  # type: ignore[valid-type]
+    matched: Optional[MemoryRecord] = Field(description="The stored memory it repeats or changes, if any.")  # type: ignore[valid-type]
+    notes: list[str] = Field(default_factory=list, description="What was read from the text (dates...).")
+
+
+class ContextOut(Out):
     text: str = Field(description="The block to put in the prompt: data about the user, not instructions.")
     tokens: int
     budget: int
     format: str
     items: list[str] = Field(description="Ids of the memories in the block.")
     rules: list[str]
+    profile_lines: int = 0
     truncated: bool
+    note: Optional[str] = None
+    explain: list[Record] = Field(default_factory=list, description="The rules that fired.")
+    warnings: int = 0
+    held_back: int = Field(0, description="Recalled but below [recall] min_relevance: not in the block.")
 
 
-class MemoryOut(BaseModel):
-    memory: Record
+class MemoryOut(Out):
+    memory: MemoryRecord  # type: ignore[valid-type]
 
 
-class ListOut(BaseModel):
+class ListOut(Out):
     count: int
-    memories: list[Record] = Field(description="Newest first.")
+    memories: list[MemoryRecord] = Field(description="Newest first.")  # type: ignore[valid-type]
 
 
-class QueryOut(BaseModel):
+class QueryOut(Out):
     op: str
     kind: str
     where: list[str]
@@ -221,3 +234,11 @@ class QueryOut(BaseModel):
     value: Any = Field(description="The answer: a count, a sum, a memory's field, or the list.")
     count: int = Field(description="How many memories matched.")
     memories: list[Record] = Field(description="The memories the answer used.")
+
+
+class TreeOut(Out):
+    user: Optional[str] = Field(None, description="Whose tree (a user's route).")
+    project: Optional[str] = Field(None, description="Whose tree (a project's route).")
+    count: int
+    types: dict[str, dict[str, list[MemoryRecord]]] = Field(  # type: ignore[valid-type]
+        description="type -> subtype (\"\" for none) -> its active memories, oldest first.")

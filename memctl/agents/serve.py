@@ -10,6 +10,7 @@ serve one database, and the CLI does not forward to them.
 from __future__ import annotations
 
 import logging
+import secrets
 import signal
 import socket
 import threading
@@ -72,10 +73,13 @@ def _address(url: str) -> tuple[str, int]:
 
 
 def serve(store: Any, host: str, port: int, token: str | None, access_defaults: Any,
-          announce: Callable[[str], None] = lambda url: None, tokens: str | None = None) -> str:
+          announce: Callable[[str], None] = lambda url: None, tokens: str | None = None,
+          trust_source: bool = False) -> str:
     """Serve until Ctrl-C or SIGTERM; returns the URL it served. Requests act as the store's actor,
-    or as the person their MEMCTL_TOKENS token (`tokens`) names. Raises MemctlError before serving
-    (a refused host, a bad token list, a taken port, another server for this directory)."""
+    or as the person their MEMCTL_TOKENS token (`tokens`) names; the `source` a client claims is
+    believed with `trust_source`, and for the CLI's forwarded commands, which prove they come from
+    the folder by the key in server.json. Raises MemctlError before serving (a refused host, a bad
+    token list, a taken port, another server for this directory)."""
     named = parse_tokens(tokens)
     check_bind_host(host, token, named)
     folder = store.root  # None: a database with no folder, so no record to keep
@@ -83,12 +87,13 @@ def serve(store: Any, host: str, port: int, token: str | None, access_defaults: 
         refuse_if_running(folder)
     sock = bind(host, port)
     url = url_of(sock)
+    local_key = secrets.token_urlsafe(24) if folder is not None else None
     app = create_app(store, Access(token=token, loopback_only=is_loopback(host), defaults=access_defaults,
-                                   actor=store.actor, tokens=named))
+                                   actor=store.actor, tokens=named, trust_source=trust_source, local_key=local_key))
     try:
         store.warm_up()
         if folder is not None:
-            server_record.write_record(folder, url, __version__)
+            server_record.write_record(folder, url, __version__, local_key)
         announce(url)
         _run(make_server(app), sock)
     finally:

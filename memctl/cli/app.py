@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import typer
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typing_extensions import Annotated
 
 from memctl import clock
@@ -77,6 +77,39 @@ TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 
+def _help_for_here(command: Any, ctx: Any, formatter: Any, render: Callable[[Any, Any], None]) -> None:
+    """Help as rich panels on a terminal, with every bracketed word kept (`[recall] k` is text, not
+    markup); plain click text when stdout is a pipe or a file (no box drawing to grep through)."""
+    if not output.is_terminal():
+        saved, command.rich_markup_mode = command.rich_markup_mode, None
+        try:
+            render(ctx, formatter)
+        finally:
+            command.rich_markup_mode = saved
+        return
+    from rich.markup import escape
+
+    saved_help = command.help
+    saved_params = [(p, getattr(p, "help", None)) for p in command.params]
+    command.help = escape(command.help) if command.help else command.help
+    for param, text in saved_params:
+        if text:
+            param.help = escape(text)
+    try:
+        render(ctx, formatter)
+    finally:
+        command.help = saved_help
+        for param, text in saved_params:
+            param.help = text
+
+
+class MemctlCommand(TyperCommand):
+    """A command whose help keeps every word and is plain in a pipe."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_for_here(self, ctx, formatter, super().format_help)
+
+
 class MemctlGroup(TyperGroup):
     """The top-level group: global options on either side of the command name; commands in
     registration order (the order of cli/main.py), not alphabetical."""
@@ -86,6 +119,22 @@ class MemctlGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_for_here(self, ctx, formatter, super().format_help)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Plain help (a pipe): the commands under their panels' names, in registration order."""
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            panel = getattr(command, "rich_help_panel", None) or "Commands"
+            panels.setdefault(panel, []).append((name, command.get_short_help_str(limit=formatter.width - 14)))
+        for panel, rows in panels.items():
+            with formatter.section(panel):
+                formatter.write_dl(rows)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
@@ -121,7 +170,7 @@ def usage_error(message: str, argv: list[str], command: str | None) -> None:
 
 
 app = typer.Typer(
-    cls=MemctlGroup, no_args_is_help=True, rich_markup_mode="rich", invoke_without_command=True,
+    cls=MemctlGroup, no_args_is_help=True, rich_markup_mode="rich", invoke_without_command=True, add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Readable long-term memory for AI agents: Markdown files, a write gate, hybrid recall.\n\n"
          "Exit codes: 0 ok, 1 error, 2 usage / bad input, 3 refused by policy, 4 not found.",
@@ -172,8 +221,20 @@ def _global(
     actor: Annotated[Optional[str], typer.Option("--actor", metavar="NAME", envvar="MEMCTL_ACTOR", show_envvar=False,
                                                  help="Act as this person: roles and visibility apply (or MEMCTL_ACTOR).")] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
+    show_completion: Annotated[Optional[str], typer.Option(
+        "--show-completion", metavar="SHELL", help="Print the completion script of bash, zsh or fish: "
+        'eval "$(memctl --show-completion bash)" in ~/.bashrc.')] = None,
 ) -> None:
     """Readable long-term memory for AI agents."""
+    if show_completion is not None:
+        from memctl.cli.complete import SHELLS, script
+
+        text = script(show_completion)
+        if text is None:
+            output.error_line(f"--show-completion takes one of {', '.join(SHELLS)}")
+            raise typer.Exit(EXIT_USAGE)
+        sys.stdout.write(text)
+        raise typer.Exit(0)
     if version:
         from memctl._version import __version__
 

@@ -6,12 +6,15 @@ Everything else, and any command line the fast path does not fully understand, r
 
 from __future__ import annotations
 
+import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point (exit codes: see the README)."""
     argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("_MEMCTL_COMPLETE") or argv[:1] == ["--show-completion"]:
+        sys.exit(_completion(argv))
     from memctl.cli.forward import fast_path
 
     try:
@@ -25,3 +28,17 @@ def main(argv: list[str] | None = None) -> None:
     from memctl.cli.main import main as run_app
 
     run_app(argv)
+
+
+def _completion(argv: list[str]) -> int:
+    """A Tab (the shell's script set _MEMCTL_COMPLETE) or `--show-completion [SHELL]`: no typer."""
+    from memctl.cli.complete import SHELLS, complete, script
+
+    if os.environ.get("_MEMCTL_COMPLETE"):
+        return complete()
+    text = script(argv[1] if len(argv) > 1 else None)
+    if text is None:
+        sys.stderr.write(f"memctl: error: --show-completion takes one of {', '.join(SHELLS)}\n")
+        return 2
+    sys.stdout.write(text)
+    return 0

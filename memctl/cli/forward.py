@@ -15,6 +15,7 @@ import os
 import re
 
 from memctl.agents import client
+from memctl.agents.cli_table import TABLE
 from memctl.agents.commands import PARAMS, Param
 from memctl.cli import output, render
 from memctl.cli.inputs import read_text
@@ -25,32 +26,11 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
     from typing import Any
 
 TEXT_ARGUMENT = {"recall": "query", "context": "query", "add": "text"}  # read from stdin for `-` or nothing
-POSITIONAL = {**TEXT_ARGUMENT, "show": "memory_id"}
-_SCOPE = {"-u": "user", "--user": "user", "-p": "project", "--project": "project",
-          "-s": "session", "--session": "session"}
-# command -> option spelling -> (parameter, value for a flag); the spellings of the typer commands
-OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
-    "recall": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
-               "--tag": ("tag", None), "--since": ("since", None), "--until": ("until", None),
-               "--status": ("status", None), "-k": ("k", None), "--mode": ("mode", None),
-               "--explain": ("explain", True), "--all": ("all_", True)},
-    "context": {**{k: (v, None) for k, v in _SCOPE.items()}, "--budget": ("budget", None),
-                "-f": ("format", None), "--format": ("format", None), "--explain": ("explain", True)},
-    "add": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
-            "--subtype": ("subtype", None), "--name": ("name", None), "--description": ("description", None),
-            "--confidence": ("confidence", None), "--source": ("source", None),
-            "--tag": ("tag", None), "--key": ("key", None), "--ttl": ("ttl", None),
-            "--importance": ("importance", None), "--occurred": ("occurred", None), "--state": ("state", None),
-            "--valid-until": ("valid_until", None), "--part-of": ("part_of", None),
-            "--visibility": ("visibility", None), "--kind": ("kind", None),
-            "--field": ("field", None), "--during": ("during", None), "--redact": ("redact", True), "--no-redact": ("redact", False),
-            "--llm": ("llm", None)},
-    "list": {**{k: (v, None) for k, v in _SCOPE.items()}, "-t": ("type", None), "--type": ("type", None),
-             "--tag": ("tag", None), "--status": ("status", None), "--sort": ("sort", None),
-             "-n": ("limit", None), "--limit": ("limit", None)},
-    "show": {},
-}
-QUIET = ("recall", "add", "list")  # the commands with -q
+_COMMANDS = TABLE["commands"]
+POSITIONAL = {name: _COMMANDS[name]["positional"][0] for name in TABLE["forwarded"] if _COMMANDS[name]["positional"]}
+# command -> option spelling -> (parameter, value for a flag): the generated table of the typer commands
+OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {name: _COMMANDS[name]["options"] for name in TABLE["forwarded"]}
+QUIET = tuple(name for name in TABLE["forwarded"] if _COMMANDS[name]["quiet"])  # the commands with -q
 _INT = re.compile(r"\d+")
 _FLOAT = re.compile(r"\d+(\.\d*)?|\.\d+")  # plain decimals only: typer decides anything fancier
 

@@ -7,7 +7,7 @@ from importlib import import_module
 
 import typer
 
-from memctl.cli.app import STATE, VALUE_GLOBALS, app
+from memctl.cli.app import STATE, VALUE_GLOBALS, MemctlCommand, app
 
 # (help panel, module in cli/commands, its commands): `memctl --help` lists them in this order, in
 # these groups. The names are listed here so that a run imports only the module of its command (each
@@ -32,7 +32,7 @@ def register(target: typer.Typer, only: str | None = None) -> None:
         module = import_module(f"memctl.cli.commands.{module_name}")
         for name, function in module.COMMANDS:
             if only is None or name == only:
-                target.command(name, rich_help_panel=panel)(function)
+                target.command(name, rich_help_panel=panel, cls=MemctlCommand)(function)
 
 
 def invoked_command(argv: list[str]) -> str | None:

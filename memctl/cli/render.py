@@ -24,8 +24,8 @@ def hits(data: dict[str, Any], args: dict[str, Any]) -> None:
     note = (f"{held} {'hit' if held == 1 else 'hits'} held back below relevance {data['min_relevance']:g} "
             "(--all shows them)") if held else ""
     if not data["hits"]:
-        output.message(f"no memories found for {data['query']!r} ({data['considered']} considered"
-                       + (f"; {note})" if note else ")"))
+        output.note(f"no memories found for {data['query']!r} ({data['considered']} considered"  # stderr: stdout
+                    + (f"; {note})" if note else ")"))  # stays the hits alone, none here
         return
     cols = ["score", "id", "type", "owner", "content", "relevance"] + (["explain"] if explain else [])
     rows = [_hit_row(h, explain) for h in data["hits"]]

@@ -1,18 +1,23 @@
 """The write gate: decide whether a candidate memory may be written, listing every reason it may not.
 
 Pure: the caller supplies the facts that need I/O (an existing duplicate's id, how many automatic
-writes this session already made), so every rule is a row in a test table.
+writes this session already made), so every rule is a row in a test table. Every rule is declared
+once in RULES with where it applies (add, import, restore, edit, agent update); every way a memory
+is written or changed asks `evaluate_gate` with its surface, and every refusal is worded by
+`refusal`. Which source a client may claim is decided here too (`claimed_source`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
 from memctl.config import GateSettings
+from memctl.errors import Refused
 from memctl.policy.secrets import SecretFinding, describe_finding, find_secrets, redact_secrets
 
 AUTO_SOURCES = frozenset({"auto", "ai"})
@@ -164,6 +169,88 @@ def check_field_secrets(fields: Mapping[str, str]) -> GateFailure | None:
     return GateFailure(code="sensitive", message=f"the {', '.join(flagged)} field(s) hold what looks like a secret")
 
 
+# --- the registry: every rule once, with where it applies ----------------------------------------
+
+Surface = Literal["add", "import", "restore", "edit", "update"]
+SURFACES: tuple[Surface, ...] = ("add", "import", "restore", "edit", "update")
+ALWAYS: frozenset[str] = frozenset()  # a rule that applies whatever changed
+# What a surface is: add (a new memory: `add`, memory_add, REST POST), import (candidates from a file,
+# another store or an extraction, each a new memory), restore (memctl's own exported records, brought
+# back as they were), edit (a person's change: `edit`, store.edit), update (an agent's correction:
+# memory_update, REST PUT).
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """What the rules read: the candidate's text and fields, and the facts that need I/O (found by the
+    caller). `changed` is what an edit or update changes (body, confidence, ...); None: a new memory."""
+
+    text: str
+    confidence: float
+    source: str
+    session: str | None
+    owner: str | None
+    auto_writes_in_window: int
+    duplicate_of: str | None
+    fields: Mapping[str, str]
+    findings: tuple[SecretFinding, ...]
+    redact: bool
+    changed: frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """One rule: its failure codes, its check, and where it applies. `applies` maps a surface to the
+    changes that trigger it there (ALWAYS: every time); a surface it does not name never runs it."""
+
+    name: str
+    codes: tuple[str, ...]
+    check: Callable[[GateInput, GateSettings], "GateFailure | None"]
+    applies: Mapping[Surface, frozenset[str]]
+    why: str
+
+    def runs_on(self, surface: Surface, changed: frozenset[str] | None) -> bool:
+        """Whether this rule judges a write on `surface` that changes `changed` (None: everything)."""
+        trigger = self.applies.get(surface)
+        if trigger is None:
+            return False
+        return changed is None or not trigger or bool(trigger & changed)
+
+
+def _each(names: str, trigger: frozenset[str] = ALWAYS) -> dict[Surface, frozenset[str]]:
+    return {cast(Surface, name): trigger for name in names.split()}
+
+
+RULES: tuple[GateRule, ...] = (
+    GateRule("confidence", ("low_confidence",), lambda g, th: check_confidence(g.confidence, th),
+             {**_each("add import"), "edit": frozenset({"confidence"}), "update": frozenset({"confidence", "body"})},
+             "no guesses: below min_confidence is refused; a person's edit is judged when it sets the "
+             "confidence, an agent's update also when it rewrites the text (a new claim at the stored confidence)"),
+    GateRule("secrets", ("sensitive",), lambda g, th: None if g.redact else check_secrets(list(g.findings)),
+             _each("add import restore edit update"),
+             "no credentials or personal identifiers in the body (add --redact masks them instead)"),
+    GateRule("field_secrets", ("sensitive",), lambda g, th: check_field_secrets(g.fields),
+             _each("add import restore edit update"),
+             "no secret in any other text field (tags, key, subtype, source, name, description, unknown keys)"),
+    GateRule("length", ("too_short", "too_long"), lambda g, th: check_length(g.text, th),
+             {**_each("add import"), **_each("edit update", frozenset({"body"}))},
+             "no fragments or dumps: the body within min_length..max_length when it is written"),
+    GateRule("duplicate", ("duplicate",), lambda g, th: check_duplicate(g.duplicate_of), _each("add import"),
+             "no fact stored twice (the write decision finds repeats too)"),
+    GateRule("rate", ("rate_limited",),
+             lambda g, th: check_rate(g.source, g.session, g.auto_writes_in_window, th, g.owner), _each("add import"),
+             "no runaway extractor: automatic writes (source auto or ai) are capped per session and per owner"),
+)
+
+
+def gate_failures(candidate: GateInput, surface: Surface, thresholds: GateSettings) -> list[GateFailure]:
+    """Every rule that applies on `surface` to what the candidate changes, and the failures they find."""
+    if surface not in SURFACES:
+        raise ValueError(f"unknown gate surface {surface!r}")
+    found = (rule.check(candidate, thresholds) for rule in RULES if rule.runs_on(surface, candidate.changed))
+    return [failure for failure in found if failure is not None]
+
+
 def evaluate_gate(
     text: str,
     *,
@@ -176,25 +263,40 @@ def evaluate_gate(
     redact: bool = False,
     fields: Mapping[str, str] | None = None,
     owner: str | None = None,
+    surface: Surface = "add",
+    changed: Collection[str] | None = None,
 ) -> GateVerdict:
-    """Run every gate check on a candidate memory; with redact=True secrets in the body are masked
-    instead of refused. `fields` are the other text fields, checked for secrets too; `owner` is whose
-    automatic writes with no session `auto_writes_in_window` counts."""
+    """Run the rules that apply on `surface` (RULES) on a candidate memory; with redact=True secrets in
+    the body are masked instead of refused. `fields` are the other text fields, checked for secrets
+    too; `owner` is whose automatic writes with no session `auto_writes_in_window` counts; `changed`
+    is what an edit or update changes (None: a new memory, every rule of the surface runs)."""
     findings = find_secrets(text)
     stored = redact_secrets(text, findings) if redact and findings else text
-    checks = [
-        check_confidence(confidence, thresholds),
-        None if redact else check_secrets(findings),
-        check_field_secrets(fields or {}),
-        check_length(stored, thresholds),
-        check_duplicate(duplicate_of),
-        check_rate(source, session, auto_writes_in_window, thresholds, owner),
-    ]
-    failures = [failure for failure in checks if failure is not None]
-    return GateVerdict(
-        passed=not failures,
-        failures=failures,
-        text=stored,
-        findings=findings,
-        redacted=stored != text,
-    )
+    candidate = GateInput(text=stored, confidence=confidence, source=source, session=session, owner=owner,
+                          auto_writes_in_window=auto_writes_in_window, duplicate_of=duplicate_of,
+                          fields=fields or {}, findings=tuple(findings), redact=redact,
+                          changed=frozenset(changed) if changed is not None else None)
+    failures = gate_failures(candidate, surface, thresholds)
+    return GateVerdict(passed=not failures, failures=failures, text=stored, findings=findings,
+                       redacted=stored != text)
+
+
+def refusal(failures: Sequence[GateFailure], data: Any = None) -> Refused:
+    """The one form of a gate refusal: every failed check's code and message, the first code as the error's."""
+    codes = ", ".join(f.code for f in failures)
+    return Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in failures),
+                   code=failures[0].code, data=data)
+
+
+# --- who may claim a source ----------------------------------------------------------------------
+
+UNTRUSTED_SOURCE = "ai"
+
+
+def claimed_source(claimed: str | None, trusted: bool, default: str = "user") -> str:
+    """The source a write from a client is recorded with: what it claims when the server trusts it
+    (`--trust-source`, or the CLI forwarding from the same folder), else `ai`, so an agent's write counts
+    for the rate limit whatever it says it is."""
+    if not trusted:
+        return UNTRUSTED_SOURCE
+    return claimed if claimed else default

@@ -8,7 +8,7 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
-from memctl.errors import Forbidden, InvalidMemory, NotFound, Refused, UsageError
+from memctl.errors import Forbidden, InvalidMemory, NotFound, UsageError
 from memctl.services.build import check_state, check_type
 from memctl.services.kinds import typed_input
 from memctl.store.filters import MemoryFilter
@@ -16,6 +16,7 @@ from memctl.store.layout import is_archived
 from memctl.store.repository import Repository
 
 if TYPE_CHECKING:
+    from memctl.policy.gate import Surface
     from memctl.store.kinds import KindFiles
 
 IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "path", "author"}
@@ -41,8 +42,10 @@ class EditService:
             raise Forbidden(refusal)
         return memory
 
-    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None) -> Memory:
-        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving."""
+    def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None,
+             agent: bool = False) -> Memory:
+        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving, and
+        through the gate's rules for a person's edit, or (`agent`) for an agent's update."""
         from memctl.core.fileformat import serialise_memory
         from memctl.services.write import check_whole
 
@@ -57,26 +60,27 @@ class EditService:
                 updated = updated.model_copy(update=typed_input(self.kinds.schemas, updated.model_dump()))
             if updated.part_of and updated.part_of != memory.part_of:
                 check_whole(self.repo, self.access, updated.part_of, memory.id)
-            self._gate(updated, body_changed=updated.body != memory.body)
+            self._gate(memory, updated, "update" if agent else "edit")
             if serialise_memory(updated) == serialise_memory(memory):
                 return memory
             updated.updated = clock.now()
             return self.repo.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
                                      previous_body=memory.body if updated.body != memory.body else None)
 
-    def _gate(self, memory: Memory, body_changed: bool) -> None:
-        """An edit passes the gate's content checks too: no secret in any field, and a body within
-        the length bounds (an edit is a person's explicit act, so confidence and rate are not checked)."""
-        from memctl.policy.gate import check_field_secrets, check_length, check_secrets
-        from memctl.policy.secrets import find_secrets
+    def _gate(self, before: Memory, after: Memory, surface: Surface) -> None:
+        """An edit passes the gate's rules for its surface (policy/gate.py RULES), judged on what it
+        changes: no secret in any field, a new body within the length bounds, a confidence it sets at
+        or above the minimum (an agent's new text too: a new claim at the stored confidence)."""
+        from memctl.policy.gate import evaluate_gate, refusal
         from memctl.services.write import resolve_gate, text_fields
 
-        th = resolve_gate(self.config)
-        failures = [f for f in (check_secrets(find_secrets(memory.body)), check_field_secrets(text_fields(memory)),
-                                check_length(memory.body, th) if body_changed else None) if f is not None]
-        if failures:
-            raise Refused("refused by the gate (" + ", ".join(f.code for f in failures) + "): "
-                          + "; ".join(f.message for f in failures), code=failures[0].code)
+        old, new = before.model_dump(exclude={"path", "updated"}), after.model_dump(exclude={"path", "updated"})
+        changed = {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+        verdict = evaluate_gate(after.body, confidence=after.confidence, source=after.source, session=after.session,
+                                auto_writes_in_window=0, duplicate_of=None, thresholds=resolve_gate(self.config),
+                                fields=text_fields(after), owner=after.owner, surface=surface, changed=changed)
+        if not verdict.passed:
+            raise refusal(verdict.failures)
 
     def parts(self, memory_id: str) -> list[Memory]:
         """The memories that are part of this one (active or archived) that the actor may see."""

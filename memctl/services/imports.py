@@ -249,7 +249,7 @@ class ImportService:
                       "kind": cand.kind, "fields": cand.fields,
                       "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
         try:
-            result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, **fields)
+            result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, surface="import", **fields)
         except Refused as exc:
             return _refused_item(number, exc)
         except (InvalidMemory, UsageError) as exc:

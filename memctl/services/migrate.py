@@ -185,14 +185,16 @@ class MigrationService:
 
     def _refusal(self, memory: Memory) -> tuple[str, str] | None:
         """A restored record skips the write decision, never the secret check or the actor's rights."""
-        from memctl.policy.gate import check_field_secrets, check_secrets
-        from memctl.policy.secrets import find_secrets
-        from memctl.services.write import text_fields
+        from memctl.policy.gate import evaluate_gate
+        from memctl.services.write import resolve_gate, text_fields
 
         refused = write_refusal(self.access, "create", access_view(memory))
         if refused:
             return "forbidden", refused
-        failure = check_secrets(find_secrets(memory.body)) or check_field_secrets(text_fields(memory))
+        verdict = evaluate_gate(memory.body, confidence=memory.confidence, source=memory.source, session=memory.session,
+                                auto_writes_in_window=0, duplicate_of=None, thresholds=resolve_gate(self.importer.writer.config),
+                                fields=text_fields(memory), owner=memory.owner, surface="restore")
+        failure = next(iter(verdict.failures), None)
         return (failure.code, failure.message) if failure else None
 
     # -- out ---------------------------------------------------------------------------------

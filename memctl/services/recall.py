@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field
 
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
+from memctl.core.declare import parse, spelled_of
 from memctl.core.models import Hit, Memory
-from memctl.errors import UsageError
+from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.validity import force_label, in_force
@@ -23,65 +24,29 @@ if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
     from memctl.services.checks import CheckService
 
-Mode = Literal["hybrid", "keyword", "semantic"]
 POOL = 100  # candidates taken from each retriever before fusion
-STATUSES = ("active", "history", "all", "superseded", "merged", "expired", "forgotten", "archived")
+STATUSES = RECALL_STATUSES
+RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
 
 
-class RecallQuery(BaseModel):
-    """What to look for and where (validated: bad values are usage errors, never tracebacks)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    query: str
-    users: list[str] = Field(default_factory=list)
-    projects: list[str] = Field(default_factory=list)
-    session: str | None = None
-    types: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
-    since: datetime | None = None
-    until: datetime | None = None
-    status: str = "active"
-    k: int = Field(default=5, ge=1, le=1000)
-    mode: Mode = "hybrid"
-    record_usage: bool = True
-    scopes: list[Literal["user", "project", "session"]] = Field(default_factory=list)
-    min_relevance: float | None = Field(default=None, ge=0.0, le=1.0)  # None: [recall] min_relevance
-
-    @field_validator("query")
-    @classmethod
-    def _not_empty(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("empty query: say what to recall")
-        return value
-
-    @field_validator("status")
-    @classmethod
-    def _known_status(cls, value: str) -> str:
-        if value not in STATUSES:
-            raise ValueError(f"unknown status {value!r} (choose from {', '.join(STATUSES)})")
-        return value
-
-    def memory_filter(self, access: Access | None = None,
-                      members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
-        """The filter part (whose memories: store/filters.py), with every name checked (a name is a
-        path component on disk); `members` makes a member's projects theirs."""
-        return scope_filter(members or {}, self.users, self.projects, self.session,
-                            types=tuple(self.types), tags=tuple(self.tags), since=self.since,
-                            until=self.until, status=self.status, scopes=tuple(self.scopes), access=access)
+def memory_filter(q: RecallRequest, access: Access | None = None,
+                  members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
+    """The filter part of a request (whose memories: store/filters.py), every name checked (a name
+    is a path component on disk); `members` makes a member's projects theirs. A request field
+    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
+    declared = {}
+    for name, info in type(q).model_fields.items():
+        target, values = spelled_of(info).filter, getattr(q, name)
+        if target and values:
+            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
+                        since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
+                        **declared)
 
 
-def parse_query(query: str, options: dict[str, Any]) -> RecallQuery:
-    """Options to a RecallQuery; pydantic's complaints become one-line usage errors."""
-    try:
-        return RecallQuery(query=query, **options)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        message = str(err["msg"]).removeprefix("Value error, ")
-        code = {"query": "empty_query", "k": "bad_k", "mode": "bad_mode", "status": "bad_status",
-                "min_relevance": "bad_min_relevance"}.get(where, "bad_option")
-        raise UsageError(f"{where}: {message}" if where else message, code=code) from None
+def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
+    """Options to a RecallRequest; a bad or unknown one is a one-line usage error."""
+    return parse(RecallRequest, {"query": query, **options}, "recall")
 
 
 class RecallResult(BaseModel):
@@ -123,7 +88,9 @@ class RecallService:
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
         now = clock.now()
-        pool = self.repo.candidates(q.memory_filter(self.access, self.config.members), now)
+        k, mode = q.k or self.config.recall.k, q.mode or self.config.recall.mode
+        q = q.model_copy(update={"k": k, "mode": mode})
+        pool = self.repo.candidates(memory_filter(q, self.access, self.config.members), now)
         keyword: list[tuple[str, float]] = []
         runs: list[tuple[str, list[tuple[str, float]]]] = []
         if q.mode == "hybrid":
@@ -138,14 +105,14 @@ class RecallService:
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
         in_force_states = frozenset(self.config.facts.in_force)
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, q.k, history, in_force_states, q.session)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, history, in_force_states, q.session)
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
         hits, held = hold_back(self._relevance(q, hits, runs), threshold)
         hits = self._with_parts(hits, q, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
-        return RecallResult(query=q.query, mode=q.mode, hits=hits, considered=len(pool), held_back=len(held),
+        return RecallResult(query=q.query, mode=mode, hits=hits, considered=len(pool), held_back=len(held),
                             min_relevance=threshold, findings=[f.to_data() for f in findings])
 
     def _with_findings(self, hits: list[Hit], held: list[Hit], q: RecallQuery, now: datetime,
@@ -183,7 +150,7 @@ class RecallService:
         wholes = {h.part_of or h.id: None for h in strong if h.part_of or h.id in known}
         if not wholes:
             return hits
-        family = self.repo.candidates(replace(q.memory_filter(self.access, self.config.members), family=tuple(sorted(wholes))), now)
+        family = self.repo.candidates(replace(memory_filter(q, self.access, self.config.members), family=tuple(sorted(wholes))), now)
         members = sorted((self.repo.load(handle) for handle in family.values()), key=lambda m: (m.created, m.id))
         out, shown = [], {h.id for h in hits}
         for hit in hits:

@@ -17,9 +17,17 @@ from memctl import clock
 from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory, name_arg
-from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, Refused, UsageError
+from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
-from memctl.policy.gate import GateFailure, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.policy.gate import (
+    GateFailure,
+    GateVerdict,
+    Surface,
+    claimed_source,
+    evaluate_gate,
+    refusal,
+    resolve_thresholds,
+)
 from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
@@ -126,20 +134,25 @@ class WriteService:
         self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
-            overrides: dict[str, Any] | None = None, rate_session: str | None = None,
-            **fields: Any) -> WriteResult:
-        """Gate, decide and write one memory; Refused (exit 3) when the gate says no.
+            overrides: dict[str, Any] | None = None, rate_session: str | None = None, surface: Surface = "add",
+            trusted_source: bool = True, **fields: Any) -> WriteResult:
+        """Gate, decide and write one memory; Refused (exit 3) when the gate says no. `surface` is
+        which of the gate's rules apply (add, or import for candidates from a file, a store or an
+        extraction: policy/gate.py RULES); `trusted_source` False (a server's client it does not
+        trust) records the write as `ai` whatever source it claims (policy/gate.py claimed_source).
 
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         redact = self.config.gate.redact if redact is None else redact
+        if not trusted_source:
+            fields["source"] = claimed_source(fields.get("source"), trusted=False)
         replaces = fields.pop("replaces", None)
         rate_session = name_arg(rate_session, "session") if rate_session else None
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
             candidate = self._build(text, fields)
             verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
-                                              rate_session=rate_session)
+                                              rate_session=rate_session, surface=surface)
             decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
             if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
                 verdict = _without_duplicate(verdict)
@@ -152,9 +165,7 @@ class WriteService:
                     self.access, "change", access_view(matched)) is None:
                 result.matched = self._reinforce(matched, candidate)
             if not verdict.passed:
-                codes = ", ".join(f.code for f in verdict.failures)
-                raise Refused(f"refused by the gate ({codes}): " + "; ".join(f.message for f in verdict.failures),
-                              code=verdict.failures[0].code, data=result.to_data())
+                raise refusal(verdict.failures, data=result.to_data())
             result.memory, result.written = self._apply(candidate, decision, matched, rate_session), True
         return result
 
@@ -215,8 +226,8 @@ class WriteService:
 
     # -- deciding ------------------------------------------------------------------------------
     def evaluate(self, candidate: Memory, *, redact: bool, llm: str | None,
-                 overrides: dict[str, Any] | None = None,
-                 rate_session: str | None = None) -> tuple[GateVerdict, Decision]:
+                 overrides: dict[str, Any] | None = None, rate_session: str | None = None,
+                 surface: Surface = "add") -> tuple[GateVerdict, Decision]:
         """Gate and decision for a candidate, changing nothing (the caller holds the lock)."""
         th = resolve_gate(self.config, overrides)
         session = rate_session or candidate.session
@@ -226,7 +237,7 @@ class WriteService:
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
                                 auto_writes_in_window=self._auto_writes(session, th.rate_window_hours, candidate.owner),
-                                fields=text_fields(candidate), owner=candidate.owner)
+                                fields=text_fields(candidate), owner=candidate.owner, surface=surface)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
         if not verdict.passed:

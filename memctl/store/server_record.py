@@ -43,14 +43,18 @@ def config_stamp(root: Path) -> str:
     return f"{st.st_mtime_ns}-{st.st_size}"
 
 
-def write_record(root: Path, url: str, version: str) -> dict[str, Any]:
-    """Record that this process serves `root` at `url` (written atomically); returns the record."""
+def write_record(root: Path, url: str, version: str, local_key: str | None = None) -> dict[str, Any]:
+    """Record that this process serves `root` at `url` (written atomically, readable by its owner
+    only); returns the record. `local_key` is what the CLI sends to show its command comes from
+    someone who can read this folder, so the server believes the source it gives (as in-process)."""
     from memctl.store.files import write_atomic  # tempfile and fcntl: only the server writes
 
     private_folder(record_path(root).parent)
     record = {"url": url, "pid": os.getpid(), "host": _hostname(), "root": str(root.resolve()),
               "version": version, "config": config_stamp(root),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if local_key:
+        record["local_key"] = local_key
     write_atomic(record_path(root), json.dumps(record, indent=2) + "\n", durable=False)
     return record
 

@@ -12,9 +12,9 @@ from memctl.errors import UsageError
 
 def test_defaults_are_filled_in() -> None:
     args = normalise("recall", {"query": "seat"})
-    assert args == {"query": "seat", "user": [], "project": [], "session": None, "type": [], "tag": [],
-                    "since": None, "until": None, "status": "active", "k": None, "mode": None, "explain": False,
-                    "all_": False}
+    assert args == {"query": "seat", "users": [], "projects": [], "session": None, "types": [], "subtypes": [], "tags": [],
+                    "since": None, "until": None, "status": "active", "k": None, "mode": None, "scopes": [],
+                    "min_relevance": None, "explain": False, "all_": False}
     assert normalise("context", {"query": "q", "budget": None})["budget"] == 800  # null: the default
     assert normalise("add", {"text": "t", "confidence": 1})["confidence"] == 1
 
@@ -24,7 +24,7 @@ def test_defaults_are_filled_in() -> None:
     ("recall", {"query": "q", "k": 0}, "k must be at least 1"),
     ("recall", {"query": "q", "k": "5"}, "k must be an integer"),
     ("recall", {"query": "q", "k": True}, "k must be an integer"),
-    ("recall", {"query": "q", "user": "alice"}, "user must be a list of strings"),
+    ("recall", {"query": "q", "users": "alice"}, "users must be a list of strings"),
     ("recall", {"query": "q", "explain": "yes"}, "explain must be true or false"),
     ("add", {"text": "t", "confidence": 1.5}, "confidence must be at most 1"),
     ("add", {"text": "t", "confidence": float("nan")}, "confidence must be a number"),

@@ -327,10 +327,18 @@ def test_a_token_is_required_when_set(store: MemoryStore, loopback_only: bool) -
         assert http(url, "GET", "/api/health", headers=foreign)[0] == (403 if loopback_only else 200)
 
 
-def test_concurrent_adds_are_all_written(url: str) -> None:
+def test_concurrent_adds_are_all_written(store: MemoryStore) -> None:
     facts = [f"Alice visited city number {n} in {2000 + n}" for n in range(12)]
     results: list[int] = []
-    # source user: automatic writes with no session are limited per owner (10), these are the user's own
+    # source user from a server that trusts its clients (--trust-source): automatic writes with no
+    # session are limited per owner (10), these are the user's own
+    with http_server(create_app(store, Access(defaults=Defaults(user="alice"), trust_source=True))) as url:
+        _add_all(url, facts, results)
+    assert results == [201] * len(facts)
+    assert len(store.list(user="alice", limit=0)) == len(facts)
+
+
+def _add_all(url: str, facts: list[str], results: list[int]) -> None:
     threads = [threading.Thread(target=lambda f=f: results.append(add(url, "/api/memory/alice", f, type="event",
                                                                       source="user")[0]))
                for f in facts]
@@ -338,8 +346,21 @@ def test_concurrent_adds_are_all_written(url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert results == [201] * len(facts)
-    assert ok(http(url, "GET", "/api/memory/alice?limit=0"))["count"] == len(facts)
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_client_claiming_source_user_is_rate_limited_unless_the_server_trusts_it(store: MemoryStore,
+                                                                                   trusted: bool) -> None:
+    """The source a client may claim is the server's call (--trust-source): five adds in one session
+    that say `"source": "user"` are automatic writes (ai) of an untrusted client, so the fourth is refused."""
+    with http_server(create_app(store, Access(defaults=Defaults(user="alice"), trust_source=trusted))) as url:
+        answers = [add(url, "/api/memory/alice", f"Alice booked hotel number {n} for the trip", type="event",
+                       source="user", session="trip")[0] for n in range(5)]
+    stored = store.list(user="alice", session="trip", limit=0)
+    if trusted:
+        assert answers == [201] * 5 and {m.source for m in stored} == {"user"}
+    else:
+        assert answers == [201, 201, 201, 422, 422] and {m.source for m in stored} == {"ai"}
 
 
 def test_the_cli_endpoint_answers_like_the_command(served: tuple[str, MemoryStore]) -> None:
@@ -347,9 +368,9 @@ def test_the_cli_endpoint_answers_like_the_command(served: tuple[str, MemoryStor
 
     url, store = served
     ok(add(url, "/api/memory/alice", "Alice prefers window seats on flights"), 201)
-    forwarded = ok(http(url, "POST", "/api/cli/recall", {"query": "window seat", "user": ["alice"]}))
+    forwarded = ok(http(url, "POST", "/api/cli/recall", {"query": "window seat", "users": ["alice"]}))
     assert forwarded == commands.run(store, "recall", commands.normalise("recall", {"query": "window seat",
-                                                                                    "user": ["alice"]}))
+                                                                                    "users": ["alice"]}))
     broken = store.root / "users" / "alice" / "broken-1234abcd.md"
     broken.write_text("---\nid: [unclosed\n---\nbody\n", encoding="utf-8")
     code, headers, _env = http(url, "POST", "/api/cli/list", {"user": "alice"})
@@ -460,7 +481,7 @@ def test_a_forwarded_command_runs_as_the_clis_actor_or_not_at_all(memdir: Path, 
     shop = "/api/project/shop/memory"
     ok(http(team_url, "POST", shop, {"content": "The shop ships on Tuesdays", "type": "decision", "source": "user"},
             as_person("erin")), 201)
-    args = {"query": "ships Tuesdays", "project": ["shop"]}
+    args = {"query": "ships Tuesdays", "projects": ["shop"]}
     status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"vera"'})
     assert status == 200 and env["data"]["hits"]
     status, _, env = http(team_url, "POST", "/api/cli/recall", args, {**as_person("vera"), "Memctl-Actor": '"olga"'})
@@ -478,11 +499,11 @@ def test_an_empty_user_never_searches_everyones_memories(served: tuple[str, Memo
     assert status == 400 and env["errors"][0]["code"] == "invalid_arguments" and "user" in env["errors"][0]["message"]
     assert "blue notebook" not in json.dumps(env)
     status, _, env = http(url, "GET", "/api/memory/alice/search?q=diary+notebook&user=")  # the path's user only
-    assert status == 200 and "blue notebook" not in json.dumps(env)
+    assert status == 400 and "blue notebook" not in json.dumps(env)
 
 
 def test_an_empty_user_in_a_body_is_refused(url: str) -> None:
-    status, _, env = http(url, "POST", "/api/cli/recall", {"query": "diary", "user": [""]})
+    status, _, env = http(url, "POST", "/api/cli/recall", {"query": "diary", "users": [""]})
     assert status == 400 and env["ok"] is False
 
 

@@ -94,8 +94,8 @@ def test_stdio_session_end_to_end(memdir: Path) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
                                "memory_list", "memory_query"]
-        assert tools["memory_add"].input_schema["properties"]["memory_type"]["enum"] == DEFAULT_TYPES
-        assert tools["memory_add"].input_schema["properties"]["memory_type"]["default"] == "fact"
+        assert tools["memory_add"].input_schema["properties"]["type"]["enum"] == DEFAULT_TYPES
+        assert tools["memory_add"].input_schema["properties"]["type"]["default"] == "fact"
         assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {"memory_search", "memory_list",
                                                                                  "memory_context", "memory_query"}
         assert tools["memory_forget"].annotations.destructive_hint is True
@@ -124,7 +124,7 @@ def test_stdio_session_end_to_end(memdir: Path) -> None:
         problem = text(await client.call_tool("memory_add", {"content": "Alice likes tea", "confidence": 3,
                                                              "memory_type": "gossip"}))
         assert problem.startswith("invalid_arguments: invalid arguments for memory_add: ")
-        assert "memory_type: Input should be 'preference'" in problem and "confidence: " in problem
+        assert "type: Input should be 'preference'" in problem and "confidence: " in problem
         with pytest.raises(MCPError):
             await client.call_tool("memory_teleport", {})
 
@@ -143,7 +143,7 @@ def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
 
     async def check(client: ClientSession) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        prop = tools["memory_add"].input_schema["properties"]["memory_type"]
+        prop = tools["memory_add"].input_schema["properties"]["type"]
         assert prop["enum"] == ["user", "feedback", "project", "reference"] and prop["default"] == "user"
         assert tools["memory_list"].input_schema["properties"]["memory_type"]["enum"] == prop["enum"]
         added = data(await client.call_tool("memory_add", {"content": "Alice wants terse answers, no preamble"}))

@@ -21,9 +21,10 @@ def test_the_tools_are_the_seeds_names() -> None:
     assert list(TOOLS) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
                            "memory_list", "memory_query"]
     add = TOOLS["memory_add"].input_schema(Config())["properties"]
-    assert {"content", "memory_type", "scope", "user", "project", "session", "confidence", "key", "tags"} <= set(add)
+    assert {"text", "type", "scope", "user", "project", "session", "confidence", "key", "tags"} <= set(add)
     search = TOOLS["memory_search"].input_schema(Config())["properties"]
-    assert {"query", "k", "memory_type", "scope", "user", "project", "session"} <= set(search)
+    # the declared names (core/requests.py: RecallRequest); the seed's names are accepted as aliases
+    assert {"query", "k", "types", "scopes", "users", "projects", "session", "tags", "since", "status"} <= set(search)
 
 
 @pytest.mark.parametrize("config, types, default", [
@@ -33,18 +34,20 @@ def test_the_tools_are_the_seeds_names() -> None:
 ])
 def test_memory_type_is_an_enum_of_the_configured_types(config: Config, types: list[str], default: str) -> None:
     add = TOOLS["memory_add"].input_schema(config)
-    assert add["properties"]["memory_type"]["enum"] == types
-    assert add["properties"]["memory_type"]["default"] == default
-    assert add["required"] == ["content"] and add["additionalProperties"] is False
-    for name in ("memory_search", "memory_list", "memory_update"):
+    assert add["properties"]["type"]["enum"] == types
+    assert add["properties"]["type"]["default"] == default
+    assert add["required"] == ["text"] and add["additionalProperties"] is False
+    for name in ("memory_list", "memory_update"):
         prop = TOOLS[name].input_schema(config)["properties"]["memory_type"]
         assert prop["enum"] == types and "default" not in prop  # a filter: none means any type
+    prop = TOOLS["memory_search"].input_schema(config)["properties"]["types"]
+    assert prop["items"]["enum"] == types and not prop.get("default")  # a filter: none means any type
 
 
 def test_schemas_are_plain_for_models_and_outputs_allow_null() -> None:
     schema = TOOLS["memory_search"].input_schema(Config())
-    assert schema["properties"]["user"] == {"type": "string", "title": "User",
-                                            "description": schema["properties"]["user"]["description"]}
+    assert schema["properties"]["session"] == {"type": "string", "title": "Session",
+                                               "description": schema["properties"]["session"]["description"]}
     assert "anyOf" not in str(schema)
     out = TOOLS["memory_add"].output_schema()
     assert {"type": "null"} in out["properties"]["matched"]["anyOf"]
@@ -57,9 +60,9 @@ def test_schemas_are_plain_for_models_and_outputs_allow_null() -> None:
     ("memory_search", {"query": "x", "k": 0}, "k: Input should be greater than or equal to 1"),
     ("memory_search", {"query": "x", "mode": "fuzzy"}, "mode: Input should be 'hybrid', 'keyword' or 'semantic'"),
     ("memory_search", {"query": "   "}, "query: must not be empty or blank"),
-    ("memory_search", {"query": "x", "colour": "red"}, "unknown argument 'colour' (expected: query, k,"),
-    ("memory_search", {"query": "x", "user": "../x"}, "user: invalid user name '../x'"),
-    ("memory_add", {"content": "x", "memory_type": "fact"}, "memory_type: Input should be 'user', 'feedback', "
+    ("memory_search", {"query": "x", "colour": "red"}, "unknown argument 'colour' (expected: query, users,"),
+    ("memory_search", {"query": "x", "user": "../x"}, "users: invalid user name '../x'"),
+    ("memory_add", {"content": "x", "memory_type": "fact"}, "type: Input should be 'user', 'feedback', "
                                                             "'project' or 'reference'"),
     ("memory_add", {"content": "x", "tags": ["a", 1]}, "tags.1: Input should be a valid string"),
     ("memory_add", {"content": "x", "confidence": 1.5}, "confidence: Input should be less than or equal to 1"),

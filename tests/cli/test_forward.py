@@ -32,11 +32,11 @@ HEAVY = ("pydantic", "typer", "whoosh", "fastembed", "numpy", "rich", "yaml", "o
 @pytest.mark.parametrize("argv, command, args, flags", [
     (["recall", "seat"], "recall", {"query": "seat"}, {}),
     (["-d", "m", "recall", "seat", "-u", "alice", "--user=bob", "-k", "3", "--json"], "recall",
-     {"query": "seat", "user": ["alice", "bob"], "k": 3}, {"directory": "m", "as_json": True}),
+     {"query": "seat", "users": ["alice", "bob"], "k": 3}, {"directory": "m", "as_json": True}),
     (["--json", "list", "--dir=m", "-n", "5", "-q", "--sort", "importance"], "list",
      {"limit": 5, "sort": "importance"}, {"directory": "m", "as_json": True, "quiet": True}),
     (["add", "-", "--confidence", "0.9", "--no-redact", "--tag", "a", "--tag", "b"], "add",
-     {"text": "-", "confidence": 0.9, "redact": False, "tag": ["a", "b"]}, {}),
+     {"text": "-", "confidence": 0.9, "redact": False, "tags": ["a", "b"]}, {}),
     (["context", "--explain", "-f", "xml", "q"], "context", {"query": "q", "explain": True, "format": "xml"}, {}),
     (["show", "abcd1234"], "show", {"memory_id": "abcd1234"}, {}),
     (["recall"], "recall", {}, {}),
@@ -170,6 +170,27 @@ def test_a_forwarded_add_writes_what_an_in_process_add_writes(samples: Path) -> 
     assert (flight["occurred"], flight["state"], flight["name"]) == ("2027-01-05", "planned", "Oslo flight")
     written = sorted((served / "users" / "bob").glob("bob-started-learning-the-trumpet-*.md"))
     assert len(written) == 1 and "trumpet" in written[0].read_text()
+
+
+def test_only_the_cli_of_the_folder_is_believed_when_it_claims_a_source(samples: Path) -> None:
+    """A forwarded add sends the key of the folder's server.json, so the server believes its source as
+    in-process; any other client of the same endpoint claiming `user` is recorded as `ai`."""
+    from memctl.store.server_record import read_record, record_path
+    from tests.helpers import http
+
+    served = _copy(samples, "served")
+    with ServeProcess(served) as server:
+        key = (read_record(served) or {}).get("local_key")
+        assert isinstance(key, str) and len(key) >= 24
+        assert record_path(served).stat().st_mode & 0o077 == 0  # its owner's only
+        body = {"text": "Bob started learning the banjo", "user": "bob", "source": "user"}
+        _, _, stranger = http(server.url, "POST", "/api/cli/add", body)
+        _, _, cli = http(server.url, "POST", "/api/cli/add", {**body, "text": "Bob started learning the oboe"},
+                         headers={"Memctl-Local-Key": key})
+        _, _, forged = http(server.url, "POST", "/api/cli/add", {**body, "text": "Bob started learning the harp"},
+                            headers={"Memctl-Local-Key": "x" * len(key)})
+    assert stranger["data"]["memory"]["source"] == "ai" and forged["data"]["memory"]["source"] == "ai"
+    assert cli["data"]["memory"]["source"] == "user"
 
 
 def test_the_forwarding_path_stays_lean(samples: Path) -> None:

@@ -7,7 +7,17 @@ from typing import Any
 import pytest
 
 from memctl.config import GateSettings
-from memctl.policy.gate import AUTO_SOURCES, GateVerdict, evaluate_gate, resolve_thresholds
+from memctl.policy.gate import (
+    AUTO_SOURCES,
+    RULES,
+    SURFACES,
+    GateVerdict,
+    claimed_source,
+    evaluate_gate,
+    gate_failures,
+    refusal,
+    resolve_thresholds,
+)
 
 DEFAULTS = GateSettings()
 GOOD_TEXT = "Alice prefers window seats on flights."
@@ -227,3 +237,59 @@ def test_invalid_thresholds_raise_one_line_errors(
     with pytest.raises(ValueError, match=fragment) as raised:
         resolve_thresholds(config, env, overrides)
     assert "\n" not in str(raised.value)
+
+
+# -- the registry: where each rule applies --------------------------------------------------------
+
+LOW = {"text": "Alice likes tea.", "confidence": 0.5}
+# (surface, what it changes, the codes a low-confidence, secret-free, short-enough memory gets)
+WHERE = [
+    ("add", None, ["low_confidence"]), ("import", None, ["low_confidence"]), ("restore", None, []),
+    ("edit", {"tags"}, []), ("edit", {"confidence"}, ["low_confidence"]), ("edit", {"body"}, []),
+    ("update", {"tags"}, []), ("update", {"confidence"}, ["low_confidence"]), ("update", {"body"}, ["low_confidence"]),
+]
+
+
+@pytest.mark.parametrize(("surface", "changed", "expected"), WHERE)
+def test_each_surface_runs_the_rules_the_registry_gives_it(surface: str, changed: set | None, expected: list) -> None:
+    assert codes(gate(LOW["text"], confidence=LOW["confidence"], surface=surface, changed=changed)) == expected
+
+
+def test_secrets_are_refused_on_every_surface_and_length_only_where_the_body_is_written() -> None:
+    secret = "My card number is 4111 1111 1111 1111"
+    for surface in SURFACES:
+        assert "sensitive" in codes(gate(secret, surface=surface, changed={"tags"}))
+        assert "sensitive" in codes(gate(GOOD_TEXT, surface=surface, changed={"tags"}, fields={"tags": secret}))
+    assert codes(gate("abc", surface="edit", changed={"tags"})) == []
+    assert codes(gate("abc", surface="edit", changed={"body"})) == ["too_short"]
+    assert codes(gate("abc", surface="restore")) == []
+
+
+def test_duplicates_and_the_rate_limit_judge_new_memories_only() -> None:
+    busy = {"source": "ai", "session": "s1", "auto_writes_in_window": 3, "duplicate_of": "0000abcd"}
+    assert codes(gate(**busy)) == ["duplicate", "rate_limited"]
+    assert codes(gate(**busy, surface="import")) == ["duplicate", "rate_limited"]
+    for surface in ("restore", "edit", "update"):
+        assert codes(gate(**busy, surface=surface, changed={"body"})) == []
+
+
+def test_every_rule_names_its_codes_and_surfaces() -> None:
+    for rule in RULES:
+        assert rule.codes and rule.why and set(rule.applies) <= set(SURFACES), rule.name
+    with pytest.raises(ValueError):
+        gate_failures(object(), "delete", DEFAULTS)  # type: ignore[arg-type]
+
+
+def test_one_wording_for_every_refusal() -> None:
+    failures = gate("abc", confidence=0.1).failures
+    error = refusal(failures, data={"x": 1})
+    assert error.code == "low_confidence" and error.exit_code == 3 and error.data == {"x": 1}
+    assert str(error) == ("refused by the gate (low_confidence, too_short): confidence 0.1 is below the minimum 0.7; "
+                          "text is 3 characters, shorter than the minimum 5")
+
+
+@pytest.mark.parametrize(("claimed", "trusted", "expected"),
+                         [("user", True, "user"), (None, True, "user"), ("auto", True, "auto"),
+                          ("user", False, "ai"), (None, False, "ai"), ("import", False, "ai")])
+def test_an_untrusted_client_writes_as_ai_whatever_it_claims(claimed, trusted, expected) -> None:
+    assert claimed_source(claimed, trusted) == expected

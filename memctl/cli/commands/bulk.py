@@ -48,7 +48,7 @@ def _render_report(data: dict) -> None:
 
 
 def import_(
-    file: Annotated[str, typer.Argument(metavar="PATH", help="JSON Lines or '\\[type:subtype] content' lines, or what "
+    file: Annotated[str, typer.Argument(metavar="PATH", help="JSON Lines or '[type:subtype] content' lines, or what "
                                                              "--from names (a file or a folder); - for stdin.")],
     from_: Annotated[Optional[str], typer.Option("--from", metavar="SOURCE",
                                                  help="mem0, memoryservice, claude, jsonl or folder.")] = None,

@@ -13,76 +13,35 @@ from memctl.cli.app import (
     MemoryId,
     Project,
     Quiet,
-    Session,
-    Status,
-    Tag,
-    Tags,
-    Text,
-    TypeOpt,
     User,
     open_store,
     run,
     run_command,
 )
+from memctl.cli.declared import command
 from memctl.cli.inputs import edit_in_editor, read_text
+from memctl.core.requests import AddRequest, ListRequest
 from memctl.errors import UsageError
 
 
-def add(
-    text: Text = None,
-    user: User = None, project: Project = None, session: Session = None,
-    type: Annotated[Optional[str], typer.Option("--type", "-t", metavar="TYPE",
-                                                help="Memory type (default: fact, else the preset's first type).")] = None,
-    subtype: Annotated[Optional[str], typer.Option(metavar="SUBTYPE", help="Finer category.")] = None,
-    name: Annotated[Optional[str], typer.Option(metavar="TITLE", help="A short title (the claude layout derives one).")] = None,
-    description: Annotated[Optional[str], typer.Option(metavar="TEXT",
-                                                       help="A one-line description (the claude layout derives one).")] = None,
-    confidence: Annotated[float, typer.Option(metavar="0..1", min=0.0, max=1.0,
-                                              help="Below the gate's minimum is refused.")] = 1.0,
-    source: Annotated[str, typer.Option(metavar="SOURCE", help="user, ai, auto, import, ...")] = "user",
-    tag: Tags = None,
-    key: Annotated[Optional[str], typer.Option(metavar="KEY", help="Versioning key, e.g. home.city.")] = None,
-    ttl: Annotated[Optional[str], typer.Option(metavar="DURATION", help="Expire after e.g. 7d, 12h.")] = None,
-    importance: Annotated[Optional[float], typer.Option(metavar="0..1", min=0.0, max=1.0,
-                                                        help="Explicit importance (1 = pinned).")] = None,
-    occurred: Annotated[Optional[str], typer.Option(metavar="DATE", help=(
-        "When it happens or happened: 2026-03-02, 2026-03 or 2026-03-02..2026-03-09 (default: read from "
-        "'tomorrow', 'next week'... in the text)."))] = None,
-    state: Annotated[Optional[str], typer.Option(metavar="STATE", help=(
-        "active, inactive, planned, done, cancelled ([facts] states); not in force ranks lower."))] = None,
-    valid_until: Annotated[Optional[str], typer.Option(metavar="TIME", help="In force until then (ISO 8601).")] = None,
-    part_of: Annotated[Optional[str], typer.Option(metavar="ID", help=(
-        "Part of that memory (a trip's flight): recalling one brings the others."))] = None,
-    visibility: Annotated[Optional[str], typer.Option(metavar="WHO", help=(
-        "public, members or owner_only (only its author sees it; default: by its folder)."))] = None,
-    kind: Annotated[Optional[str], typer.Option(metavar="KIND", help=(
-        "A typed memory of this kind (passport, trip, medication...: `memctl kinds`), with --field values."))] = None,
-    field: Annotated[Optional[List[str]], typer.Option("--field", metavar="NAME=VALUE", help=(
-        "A typed field, checked against the kind (repeatable): --field expires=2026-04-02."))] = None,
-    during: Annotated[Optional[str], typer.Option(metavar="SESSION", help=(
-        "The conversation this write comes from, for a long-term memory: `extract` then skips that turn."))] = None,
-    redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
-    llm: Annotated[Optional[str], typer.Option(metavar="COMMAND",
-                                               help="Command deciding ambiguous cases (reads stdin, writes stdout).")] = None,
-    json_: Json = False, quiet: Quiet = False,
-) -> None:
-    """Remember TEXT: gate, decide (add/update/supersede/noop), write one memory."""
-    run_command("add", {"text": text, "user": user, "project": project, "session": session, "type": type,
-                        "subtype": subtype, "name": name, "description": description, "confidence": confidence,
-                        "source": source, "tag": tag, "key": key, "ttl": ttl, "importance": importance,
-                        "occurred": occurred, "state": state, "valid_until": valid_until, "part_of": part_of,
-                        "visibility": visibility, "kind": kind, "field": field, "during": during, "redact": redact, "llm": llm}, json_, quiet)
+def _add(values: dict) -> None:
+    json_, quiet = values.pop("json_"), values.pop("quiet")
+    run_command("add", values, json_, quiet)
 
 
-def list_(user: User = None, project: Project = None, type: TypeOpt = None, tag: Tag = None,
-          session: Session = None, status: Status = "active",
-          sort: Annotated[str, typer.Option(metavar="FIELD",
-                                            help="created, updated, type, confidence, importance, id.")] = "created",
-          limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0, help="At most this many (0 = all).")] = 0,
-          json_: Json = False, quiet: Quiet = False) -> None:
-    """List memories, filtered and sorted."""
-    run_command("list", {"user": user, "project": project, "type": type, "tag": tag, "session": session,
-                         "status": status, "sort": sort, "limit": limit}, json_, quiet)
+add = command(AddRequest, "add", _add, "Remember TEXT: gate, decide (add/update/supersede/noop), write one memory.", (
+    ("field", Annotated[Optional[List[str]], typer.Option("--field", metavar="NAME=VALUE", help=(
+        "A typed field, checked against the kind (repeatable): --field expires=2026-04-02."))], None),
+    ("json_", Json, False), ("quiet", Quiet, False)))
+
+
+def _list(values: dict) -> None:
+    json_, quiet = values.pop("json_"), values.pop("quiet")
+    run_command("list", values, json_, quiet)
+
+
+list_ = command(ListRequest, "list", _list, "List memories, filtered and sorted.",
+                (("json_", Json, False), ("quiet", Quiet, False)))
 
 
 def show(memory_id: MemoryId, json_: Json = False) -> None:

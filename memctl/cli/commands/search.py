@@ -2,53 +2,42 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import Json, Project, Projects, Quiet, Session, Text, User, Users, open_store, run, run_command
+from memctl.cli.app import Json, Project, Quiet, Session, Text, User, open_store, run, run_command
+from memctl.cli.declared import command
 from memctl.cli.inputs import read_text
+from memctl.core.requests import ContextRequest, RecallRequest
 from memctl.errors import Refused
 
 Query = Annotated[Optional[str], typer.Argument(metavar="QUERY", show_default=False,
                                                 help="What to recall (any language); - or none reads stdin.")]
 
 
-def recall(
-    query: Query = None,
-    user: Users = None, project: Projects = None, session: Session = None,
-    type: Annotated[Optional[List[str]], typer.Option("--type", "-t", metavar="TYPE", help="Only these types (repeatable).")] = None,
-    tag: Annotated[Optional[List[str]], typer.Option("--tag", metavar="TAG", help="Only memories with one of these tags.")] = None,
-    since: Annotated[Optional[str], typer.Option(metavar="TIME", help="Occurred (else created) at or after (ISO date/time).")] = None,
-    until: Annotated[Optional[str], typer.Option(metavar="TIME", help="Occurred (else created) at or before (ISO date/time).")] = None,
-    status: Annotated[str, typer.Option(metavar="STATUS",
-                                        help="active (default), history, superseded, merged, forgotten, expired, all.")] = "active",
-    k: Annotated[Optional[int], typer.Option("-k", metavar="N", min=1, help="How many hits (default from memctl.toml: 5).")] = None,
-    mode: Annotated[Optional[str], typer.Option(metavar="MODE", help="hybrid, keyword or semantic.")] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show the component scores.")] = False,
-    all_: Annotated[bool, typer.Option("--all", help="Also show hits below [recall] min_relevance.")] = False,
-    json_: Json = False, quiet: Quiet = False,
-) -> None:
-    """Find the memories that matter for QUERY (keyword + local embeddings)."""
-    run_command("recall", {"query": query, "user": user, "project": project, "session": session, "type": type,
-                           "tag": tag, "since": since, "until": until, "status": status, "k": k, "mode": mode,
-                           "explain": explain, "all_": all_}, json_, quiet)
+def _recall(values: dict) -> None:
+    json_, quiet = values.pop("json_"), values.pop("quiet")
+    run_command("recall", values, json_, quiet)
 
 
-def context(
-    query: Query = None,
-    user: User = None, project: Project = None, session: Session = None,
-    budget: Annotated[int, typer.Option(metavar="TOKENS", min=1,
-                                        help="Token budget (approx: ASCII chars/4 + 1 per other char).")] = 800,
-    format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="markdown, xml or json.")] = "markdown",
-    explain: Annotated[bool, typer.Option("--explain", help="Show which rules fired (stderr, or in --json).")] = False,
-    json_: Json = False,
-) -> None:
-    """The block an agent prepends to its prompt: profile + recalled memories, fenced as data."""
-    run_command("context", {"query": query, "user": user, "project": project, "session": session,
-                            "budget": budget, "format": format, "explain": explain}, json_)
+recall = command(RecallRequest, "recall", _recall, "Find the memories that matter for QUERY (keyword + local embeddings).", (
+    ("explain", Annotated[bool, typer.Option("--explain", help="Show the component scores.")], False),
+    ("all_", Annotated[bool, typer.Option("--all", help="Also show hits below [recall] min_relevance.")], False),
+    ("json_", Json, False), ("quiet", Quiet, False)))
+
+
+def _context(values: dict) -> None:
+    json_ = values.pop("json_")
+    run_command("context", values, json_)
+
+
+context = command(ContextRequest, "context", _context,
+                  "The block an agent prepends to its prompt: profile + recalled memories, fenced as data.", (
+    ("explain", Annotated[bool, typer.Option("--explain", help="Show which rules fired (stderr, or in --json).")],
+     False), ("json_", Json, False)))
 
 
 def gate(

@@ -17,6 +17,8 @@ from memctl.errors import UsageError
 
 DefaultUser = Annotated[Optional[str], typer.Option("--user", "-u", metavar="USER", help="Default user for calls that name none.")]
 DefaultProject = Annotated[Optional[str], typer.Option("--project", "-p", metavar="PROJECT", help="Default project for calls that name none.")]
+TrustSource = Annotated[bool, typer.Option("--trust-source",
+                                           help="Believe the source a client gives (else its writes count as ai for the rate limit).")]
 
 
 def _log_to_stderr(name: str) -> None:
@@ -39,9 +41,7 @@ def _server_module(command: str, module: str) -> Any:
         raise typer.Exit(1) from None
 
 
-def mcp(user: DefaultUser = None, project: DefaultProject = None,
-        trust_source: Annotated[bool, typer.Option("--trust-source",
-                                                   help="Believe the source an agent gives (else its writes count as ai).")] = False) -> None:
+def mcp(user: DefaultUser = None, project: DefaultProject = None, trust_source: TrustSource = False) -> None:
     """Serve memory tools (search, add, context, update, forget, list, query) to an agent over stdio (MCP)."""
     serve_stdio = _server_module("mcp", "memctl.agents.mcp").serve_stdio
     from memctl.agents.tools import Caller, Defaults
@@ -76,10 +76,12 @@ def serve(
     config_file: Annotated[Optional[str], typer.Option("--config", metavar="FILE", show_default=False,
                                                        help="With no folder: the settings of this memctl.toml (its [store] url "
                                                             "too, unless --store or MEMCTL_STORE names one).")] = None,
+    trust_source: TrustSource = False,
 ) -> None:
     """Serve the REST API (and answer the CLI's commands) with the model kept loaded. Requests act as
     --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...).
-    Several servers may share one PostgreSQL database (--store URL)."""
+    Several servers may share one PostgreSQL database (--store URL). A client's `source` is believed
+    only with --trust-source (the CLI's own forwarded commands, from the same folder, always are)."""
     serve_forever = _server_module("serve", "memctl.agents.serve").serve
     from memctl.agents.tools import Defaults
 
@@ -91,7 +93,7 @@ def serve(
         store = _served_store(store_url, config_file)
         sys.stderr.write("memctl serve: loading the model...\n")
         url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce,
-                            tokens=os.environ.get("MEMCTL_TOKENS"))
+                            tokens=os.environ.get("MEMCTL_TOKENS"), trust_source=trust_source)
         return {"url": url}
 
     def stopped(data: dict) -> None:  # a clean stop is news, not a warning; stderr, like the other lines
