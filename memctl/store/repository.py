@@ -180,8 +180,9 @@ class Repository(Protocol):
         """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
         ...
 
-    def session_writes(self, session: str, since: str) -> list[str]:
-        """Times of the explicit (not automatic) writes made in the session after `since` (extract skips their turns)."""
+    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on
+        (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
         ...
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
