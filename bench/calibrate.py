@@ -1,143 +1,320 @@
-"""Fit the relevance calibration (memctl/policy/relevance.py) on hand-written data.
+"""Fit the relevance calibration (memctl/policy/relevance_fit.py) on data not written beside the rules.
 
-Usage: python bench/calibrate.py [--json] [--data bench/data/calibration.json]
+Usage: python bench/calibrate.py [--locomo PATH] [--rows FILE] [--write] [--json]
 
-bench/data/calibration.json holds small memory sets written for memctl, each with questions and
-the memories that answer them. Every set becomes a memory directory; every question is recalled
-(hybrid, k=5, nothing held back) against its own set (positives: the answering memories among the
-hits) and against every other set, and every off-topic query against every set (negatives: all
-their hits). For every combination of signals a recall can have (each model's raw cosine, keyword
-coverage) a logistic model is fitted with balanced class weights, so 0.5 means "as likely relevant
-as not"; the suggested min_relevance keeps 95% of the relevant hits, and the share the shipped
-`[recall] min_relevance` keeps is printed beside it. The LoCoMo data is never
-used: its conversations are what bench/locomo.py reports.
+The data, each recalled (hybrid, k=5, nothing held back) with memctl's real recall path:
+
+- the dev split of bench/data/recall/<lang>/ (stores and queries written by helpers who never read
+  the rules: questions, task requests and dialogue-context queries, with negatives about people and
+  things the store never mentions); the test split is never read here;
+- the LoCoMo dev slice when `--locomo` gives its path (read at run time, never copied): each
+  question over its own conversation, and the next conversation's questions as negatives.
+
+A hit is labelled relevant when it answers its query; every hit of a negative query is not, and
+the other hits of an answered query count as not relevant with a lower weight (NOISE_WEIGHT: some
+of them are partly about the query). For every combination of signals a recall can have (each
+model's cosine, gap and top, the keyword features), per language of the query and per shape (and
+for the language and for all, as fallbacks), a logistic regression is fitted with the class weight
+that keeps the most relevant hits at `[recall] min_relevance` while each data set's negative queries
+inject nothing CLEAN of the time (a shortfall costs SHORTFALL_COST times as much); the fit is printed, and
+written into memctl/policy/relevance_fit.py with `--write`. `--rows FILE` keeps the gathered hits
+(a second run with the same file refits without recalling again).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
 import sys
 import tempfile
+from collections import defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from types import ModuleType
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parent / "data" / "calibration.json"
-# (label, [embedding] model, second_model): the shipped models, and the hashing embedder of the tests.
-SETUPS = [("shipped", "memctl/all-MiniLM-L6-v2-int8", "multilingual-e5-small"), ("hashing", "hashing", "none")]
+BENCH = Path(__file__).resolve().parent
+FIT_FILE = BENCH.parent / "memctl" / "policy" / "relevance_fit.py"
+SETUPS = {"shipped": "default", "shipped-alone": "memctl/all-MiniLM-L6-v2-int8", "hashing": "hashing"}
+NOISE_WEIGHT = 0.0  # a hit of an answered query that is not marked as its answer
+CLEAN = 0.87  # the share of each data set's negative queries min_relevance should leave with nothing
+MARGIN_NEGATIVES = 0.02  # the share of negative queries a clear margin may let through
+SHORTFALL_COST = 2.0  # relevant hits kept (share) given up for each point (share) of that target missed
+MIN_NEGATIVES = 10  # a data set with fewer negative queries in a group does not set its threshold
+MIN_ROWS = 25  # a group needs this many relevant and this many other hits to get its own model
+K = 5
+KEYWORD_FEATURES = ("coverage", "held", "held_all", "absent", "elsewhere", "named")
+CHAR_FEATURES = ("char_coverage", "char_held")
 
 
-def configure(root: Path, model: str, second: str) -> None:
-    """Set [embedding] model and second_model in a fresh directory's memctl.toml."""
-    path = root / "memctl.toml"
-    text = path.read_text(encoding="utf-8")
-    text = text.replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{model}"', 1)
-    text = text.replace('second_model = "auto"', f'second_model = "{second}"', 1)
-    path.write_text(text, encoding="utf-8")
+def bench_module(name: str) -> ModuleType:
+    """Import a sibling bench script (bench/ is scripts, not a package)."""
+    key = f"bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, BENCH / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
 
 
-def load_sets(data: dict, tmp: Path, model: str, second: str) -> list[tuple[Any, dict, list[str]]]:
-    """One memory directory per set: (store, set, memory ids in the set's order)."""
-    from memctl.api import MemoryStore, init_directory
+def hit_rows(result: Any, relevant: set[str] | None, source: str) -> list[dict]:
+    """One row per hit: its features (the relevance components), label, weight, language and shape.
+    `relevant` None: a negative query (every hit is not relevant)."""
+    from memctl.core.text import text_language
+    from memctl.policy.relevance import QueryFacts  # noqa: F401  (the features' names are policy's)
+    from memctl.policy.topic import query_shape
 
-    out = []
-    for n, item in enumerate(data["sets"]):
-        root = tmp / f"set{n}"
-        init_directory(root)
-        configure(root, model, second)
-        store = MemoryStore(root)
-        ids = [store.add_raw(text, type="fact", user=item["user"], source="import").id for text in item["memories"]]
-        out.append((store, item, ids))
-    return out
-
-
-def labelled_hits(sets: list[tuple[Any, dict, list[str]]], off_topic: Sequence[str]) -> list[tuple[dict, int]]:
-    """(hit components, 1 if it answers the question else 0) for every hit of every query."""
+    lang, shape = text_language(result.query), query_shape(result.query)
     rows = []
-    for store, item, ids in sets:
-        asked = [(q["q"], {ids[a] for a in q["a"]}) for q in item["questions"]]
-        asked += [(q["q"], set()) for _, other, _ in sets if other is not item for q in other["questions"]]
-        asked += [(text, set()) for text in off_topic]
-        for query, answers in asked:
-            result = store.recall(query, users=[item["user"]], k=5, min_relevance=0.0, record_usage=False)
-            rows += [(hit.components, int(hit.id in answers)) for hit in result.hits]
+    for rank, hit in enumerate(result.hits, start=1):
+        feats = {k: v for k, v in hit.components.items() if _is_feature(k)}
+        label = int(relevant is not None and hit.id in relevant)
+        weight = 1.0 if relevant is None or label else NOISE_WEIGHT
+        rows.append({"f": feats, "y": label, "w": weight, "lang": lang, "shape": shape, "source": source,
+                     "q": result.query, "rank": rank, "neg": relevant is None, "kind": hit.components.get("kind", 0.0)})
     return rows
 
 
-def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-3) -> list[float]:
-    """Balanced logistic regression by Newton's method: a weight per feature, then the intercept."""
-    weights = np.where(labels == 1, 0.5 / max(labels.sum(), 1), 0.5 / max((1 - labels).sum(), 1))
+def _is_feature(name: str) -> bool:
+    return name.startswith(("cos:", "gap:", "top:")) or name in KEYWORD_FEATURES + CHAR_FEATURES
+
+
+def recall_dev_rows(spec: str, languages: Sequence[str]) -> list[dict]:
+    """The dev split of bench/data/recall/<lang>/, recalled with SPEC."""
+    recall = bench_module("recall")
+    rows: list[dict] = []
+    for language in languages:
+        stores, queries = recall.load_set(recall.DATA / language)
+        with tempfile.TemporaryDirectory(prefix="memctl-calibrate-") as tmp:
+            for n, (name, memories) in enumerate(sorted(stores.items())):
+                asked = [q for q in queries if q["store"] == name and q["split"] == "dev"]
+                if not asked:
+                    continue
+                store, ids = recall.build_store(Path(tmp) / f"s{n}", memories, spec, language)
+                user = recall.user_of(name)
+                for q in asked:
+                    result = store.recall(q["query"], users=[user], k=K, min_relevance=0.0, record_usage=False)
+                    wanted = None if q.get("negative") else {ids[i] for i in q["relevant"] if i in ids}
+                    rows += [{**r, "store": name} for r in hit_rows(result, wanted, f"recall-{language}")]
+    return rows
+
+
+def locomo_rows(spec: str, path: Path) -> list[dict]:
+    """LoCoMo dev: each question over its conversation (its evidence's memories relevant), and the
+    next conversation's questions as negatives."""
+    locomo = bench_module("locomo")
+    samples = json.loads(path.read_text(encoding="utf-8"))
+    rows: list[dict] = []
+    for n, sample in enumerate(samples):
+        with tempfile.TemporaryDirectory(prefix="memctl-calibrate-locomo-") as tmp:
+            store, users = locomo.load_conversation(sample, Path(tmp) / "mem", embedder=spec)
+            by_source = {i: m.id for m in store.active() for i in m.source_ids}
+            for q in locomo.questions(sample):
+                result = store.recall(q.text, users=users, k=K, min_relevance=0.0, record_usage=False)
+                rows += [{**r, "store": n} for r in hit_rows(result, {by_source[e] for e in q.evidence if e in by_source}, "locomo")]
+            for q in locomo.questions(samples[(n + 1) % len(samples)]) if len(samples) > 1 else []:
+                result = store.recall(q.text, users=users, k=K, min_relevance=0.0, record_usage=False)
+                rows += [{**r, "store": n} for r in hit_rows(result, None, "locomo")]
+    return rows
+
+
+def fit_logistic(features: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None,
+                 l2: float = 1e-4) -> list[float]:
+    """Weighted logistic regression by Newton's method: a weight per feature, then the intercept."""
+    w = np.ones(len(labels)) if weights is None else weights
     x = np.c_[features, np.ones(len(features))]
     penalty = l2 * np.diag([1.0] * features.shape[1] + [0.0])
     beta = np.zeros(x.shape[1])
+    total = w.sum()
     for _ in range(100):
-        p = 1 / (1 + np.exp(-x @ beta))
-        step = np.linalg.solve((x * (weights * p * (1 - p))[:, None]).T @ x + penalty,
-                               x.T @ (weights * (p - labels)) + penalty @ beta)
+        p = 1 / (1 + np.exp(-np.clip(x @ beta, -30, 30)))
+        hessian = (x * (w * p * (1 - p))[:, None]).T @ x / total + penalty
+        step = np.linalg.solve(hessian, x.T @ (w * (p - labels)) / total + penalty @ beta)
         beta -= step
         if np.abs(step).max() < 1e-9:
             break
     return [round(float(b), 3) for b in beta]
 
 
-def signal_rows(label: str, model: str, second: str, data: dict) -> tuple[list[dict[str, float]], np.ndarray]:
-    """Each hit's signals (model family -> raw cosine, "coverage" -> keyword coverage) and labels."""
-    from memctl.policy.relevance import model_family
+def fit_group(rows: list[dict], names: Sequence[str], threshold: float) -> list[float]:
+    """A model over `names`, its class weight chosen on a grid: the weight with the most relevant
+    hits kept at `threshold`, less SHORTFALL_COST for each point by which a data set's negative
+    queries fall short of CLEAN staying empty."""
+    x = np.array([[r["f"].get(n, 0.0) for n in names] for r in rows])
+    y = np.array([r["y"] for r in rows], dtype=float)
+    base = np.array([r["w"] for r in rows])
+    negative = [n for n, r in enumerate(rows) if r["neg"]]
+    queries = [query_key(rows[n]) for n in negative]
+    pos, neg = base[y == 1].sum(), base[y == 0].sum()
+    best: tuple[float, list[float]] = (-np.inf, [])
+    for mid in np.linspace(-4.0, 6.0, 41):
+        beta = fit_logistic(x, y, np.where(y == 1, base * np.exp(mid) * neg / pos, base))
+        relevance = 1 / (1 + np.exp(-(np.c_[x, np.ones(len(x))] @ np.array(beta))))
+        kept = float(np.average(relevance[y == 1] >= threshold, weights=base[y == 1]))
+        shortfall = sum(max(0.0, CLEAN - c) for c in set_clean(queries, [relevance[n] >= threshold for n in negative]))
+        score = kept - SHORTFALL_COST * shortfall
+        if score > best[0] + 1e-9:
+            best = (score, beta)
+    return best[1]
 
-    with tempfile.TemporaryDirectory(prefix="memctl-calibrate-") as tmp:
-        sets = load_sets(data, Path(tmp), model, second)
-        identities = [identity for identity, _ in sets[0][0].search.semantic_runs("identity", 1, None)]
-        rows = labelled_hits(sets, data["off_topic"])
-    names = ["semantic", *(f"semantic{n}" for n in range(2, len(identities) + 1))]
-    signals = [{**{model_family(i): c.get(f"{n}_score", 0.0) for n, i in zip(names, identities)},
-                "coverage": c.get("coverage", 0.0)} for c, _ in rows]
-    return signals, np.array([y for _, y in rows], dtype=float)
+
+def set_clean(queries: Sequence[tuple], passed: Sequence[bool]) -> list[float]:
+    """Per data set with at least MIN_NEGATIVES negative queries here (else all together), the share
+    of its negative queries none of whose hits passed."""
+    by_set: dict[Any, dict[tuple, bool]] = defaultdict(dict)
+    for q, hit_passed in zip(queries, passed):
+        by_set[q[1]][q] = by_set[q[1]].get(q, False) or hit_passed
+    counted = [v for v in by_set.values() if len(v) >= MIN_NEGATIVES] or list(by_set.values())
+    return [1 - sum(v.values()) / len(v) for v in counted]
 
 
-def calibrate(data: dict) -> dict[str, Any]:
-    """A logistic model for every combination of signals a recall can have, and the threshold
-    that keeps 95% of the relevant hits under the full model of the shipped setup."""
-    from memctl.config import RecallSettings
+def query_key(row: dict) -> tuple:
+    """Which query a row's hit belongs to."""
+    return (row.get("setup"), row["source"], row.get("store"), row["q"], row["neg"])
 
-    shipped = RecallSettings().min_relevance
-    models: dict[str, list[float]] = {}
-    threshold, kept = 0.5, 1.0
-    for label, model, second in SETUPS:
-        signals, labels = signal_rows(label, model, second, data)
-        names = sorted(signals[0])
-        for size in range(1, len(names) + 1):
-            for combo in itertools.combinations(names, size):
-                features = np.array([[row[n] for n in combo] for row in signals])
-                beta = fit_logistic(features, labels)
-                models[",".join(combo)] = beta
-                if label == "shipped" and size == len(names):
-                    relevance = 1 / (1 + np.exp(-(np.c_[features, np.ones(len(features))] @ np.array(beta))))
-                    threshold = float(np.floor(np.percentile(relevance[labels == 1], 5) * 20) / 20)
-                    kept = float(np.mean(relevance[labels == 1] >= shipped))
-    return {"models": models, "min_relevance": threshold,
-            "shipped_min_relevance": shipped, "relevant_kept_at_shipped": round(100 * kept, 1)}
+
+def combos(names: Iterable[str]) -> list[tuple[str, ...]]:
+    """Every signal combination a recall can have within these features: any subset of the models
+    (each with its cos, gap and top), with the keyword features or without (and with the character
+    features of a CJK query or without), at least one of the two."""
+    names = set(names)
+    families = sorted({n.partition(":")[2] for n in names if n.startswith("cos:")})
+    keyword = [n for n in KEYWORD_FEATURES if n in names]
+    options = [[], keyword, keyword + [n for n in CHAR_FEATURES if n in names]] if keyword else [[]]
+    out = set()
+    for size in range(0, len(families) + 1):
+        for chosen in itertools.combinations(families, size):
+            model = [f"{p}:{f}" for f in chosen for p in ("cos", "gap", "top")]
+            for extra in options:
+                if model or extra:
+                    out.add(tuple(model + extra))
+    return sorted(out)
+
+
+def calibrate(rows: list[dict], threshold: float) -> dict[str, tuple[tuple[str, ...], list[float]]]:
+    """A model per signal combination and language and shape (and per language, and for all)."""
+    from memctl.policy.relevance import model_key
+
+    fit: dict[str, tuple[tuple[str, ...], list[float]]] = {}
+    for combo in combos(n for r in rows for n in r["f"]):
+        usable = [r for r in rows if all(n in r["f"] for n in combo)]
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for r in usable:
+            groups[f"{r['lang']}|{r['shape']}"].append(r)
+            groups[f"{r['lang']}|*"].append(r)
+            groups["*|*"].append(r)
+        for group, members in groups.items():
+            relevant = sum(r["y"] for r in members)
+            if relevant >= MIN_ROWS and len(members) - relevant >= MIN_ROWS:
+                fit[f"{model_key(combo)}|{group}"] = (combo, fit_group(members, combo, threshold))
+    return fit
+
+
+def report(rows: list[dict], fit: dict[str, tuple[tuple[str, ...], list[float]]], threshold: float,
+           gaps: dict[str, float] | None = None) -> dict[str, Any]:
+    """Per setup, source and shape, on the fitting data: the share of relevant hits kept, and the
+    share of negative queries none of whose hits reaches the threshold."""
+    from memctl.policy.relevance import KIND_FLOOR, QueryFacts, relevance
+
+    table = {key: (tuple(names), tuple(beta)) for key, (names, beta) in fit.items()}
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[f"{r['setup']} {r['source']} {r['shape']}"].append(r)
+        groups[f"{r['setup']} {r['source']} all"].append(r)
+    out = {}
+    for key, members in sorted(groups.items()):
+        kept, clean = [], defaultdict(lambda: True)
+        for r in members:
+            value = relevance(r["f"], QueryFacts(language=r["lang"], shape=r["shape"]), table) or 0.0
+            wide = any(g >= (gaps or {}).get(f"{n[4:]}|{r['lang']}", 9.0) for n, g in r["f"].items() if n.startswith("gap:"))
+            value = max(value, KIND_FLOOR) if r.get("kind") or wide else value
+            if r["neg"]:
+                clean[r["q"]] &= value < threshold
+            elif r["y"]:
+                kept.append(value >= threshold)
+        out[key] = {"relevant_kept": round(100 * float(np.mean(kept)), 1) if kept else None,
+                    "negative_clean": round(100 * float(np.mean(list(clean.values()))), 1) if clean else None,
+                    "negatives": len(clean)}
+    return out
+
+
+def margins(rows: list[dict]) -> dict[str, float]:
+    """Per model family and language: the smallest gap (the best candidate's cosine over the next
+    one's) that at most MARGIN_NEGATIVES of each data set's negative queries reach."""
+    out = {}
+    families = sorted({n.partition(":")[2] for r in rows for n in r["f"] if n.startswith("gap:")})
+    for family, language in itertools.product(families, ("en", "zh")):
+        negatives: dict[str, dict[tuple, float]] = defaultdict(dict)
+        for r in rows:  # a query's largest gap is its best candidate's (the others' are negative)
+            if r["neg"] and r["lang"] == language and f"gap:{family}" in r["f"]:
+                best = negatives[r["source"]].get(query_key(r), -1.0)
+                negatives[r["source"]][query_key(r)] = max(best, r["f"][f"gap:{family}"])
+        counted = [list(v.values()) for v in negatives.values() if len(v) >= MIN_NEGATIVES]
+        if counted:
+            needed = max(float(np.quantile(gaps, 1 - MARGIN_NEGATIVES)) for gaps in counted)
+            out[f"{family}|{language}"] = round(max(needed, 0.0) + 0.001, 3)
+    return out
+
+
+def write_fit(fit: dict[str, tuple[tuple[str, ...], list[float]]], sources: Sequence[str],
+              gaps: dict[str, float] | None = None) -> None:
+    """memctl/policy/relevance_fit.py, from the fit and the margins."""
+    lines = [f"    {key!r}: ({names!r}, {tuple(beta)!r})," for key, (names, beta) in sorted(fit.items())]
+    FIT_FILE.write_text(
+        '"""The fitted relevance models (written by `python bench/calibrate.py --write`; do not edit by hand).\n\n'
+        'Key: "model family,...,keyword|language|shape" ("*": any); value: (feature names, a weight per\n'
+        f"feature and then the intercept). Fitted on: {', '.join(sources)}. See policy/relevance.py.\n"
+        '"""\n\nFIT: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {\n' + "\n".join(lines) + "\n}\n"
+        "# A clear margin, per model family and language: the gap over the next candidate that at most\n"
+        f"# {MARGIN_NEGATIVES:.0%} of each data set's negative queries reach (policy/relevance.margin).\n"
+        f"MARGINS: dict[str, float] = {json.dumps(gaps or {}, indent=4, sort_keys=True)}\n",
+        encoding="utf-8")
+
+
+def gather(locomo: Path | None) -> list[dict]:
+    """Every setup's rows (the hashing embedder's from the recall sets only: it is for the tests)."""
+    rows = []
+    for label, spec in SETUPS.items():
+        got = recall_dev_rows(spec, ["en", "zh"] if (BENCH / "data" / "recall" / "en").exists() else ["zh"])
+        if locomo is not None and label != "hashing":
+            got += locomo_rows(spec, locomo)
+        rows += [{**r, "setup": label} for r in got]
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Fit and print the curves (paste them into memctl/policy/relevance.py)."""
-    parser = argparse.ArgumentParser(description="Fit memctl's relevance calibration on hand-written data.")
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser = argparse.ArgumentParser(description="Fit memctl's relevance calibration.")
+    parser.add_argument("--locomo", type=Path, default=None, help="the LoCoMo dev slice (read, never copied)")
+    parser.add_argument("--rows", type=Path, default=None, help="keep / reuse the gathered hits in this file")
+    parser.add_argument("--write", action="store_true", help="write memctl/policy/relevance_fit.py")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    curves = calibrate(json.loads(args.data.read_text(encoding="utf-8")))
-    if args.json:
-        sys.stdout.write(json.dumps(curves) + "\n")
+    from memctl.config import RecallSettings
+
+    if args.rows is not None and args.rows.exists():
+        rows = json.loads(args.rows.read_text(encoding="utf-8"))
     else:
-        print("MODELS = {")
-        for combo, beta in sorted(curves["models"].items()):
-            print(f"    {tuple(combo.split(','))!r}: {tuple(beta)!r},")
-        print("}")
-        print(f"min_relevance (keeps 95% of the relevant hits): {curves['min_relevance']}")
-        print(f"the shipped min_relevance {curves['shipped_min_relevance']} keeps "
-              f"{curves['relevant_kept_at_shipped']}% of the relevant hits")
+        rows = gather(args.locomo)
+        if args.rows is not None:
+            args.rows.write_text(json.dumps(rows), encoding="utf-8")
+    fit = calibrate(rows, RecallSettings().min_relevance)
+    sources = sorted({r["source"] for r in rows})
+    gaps = margins([r for r in rows if r["setup"] != "hashing"])
+    if args.write:
+        write_fit(fit, sources, gaps)
+    if args.json:
+        sys.stdout.write(json.dumps({"models": fit, "margins": gaps, "rows": len(rows), "sources": sources}) + "\n")
+    else:
+        for key, (names, beta) in sorted(fit.items()):
+            print(f"{key}: {dict(zip(names, beta))} intercept {beta[-1]}")
+        print(f"margins: {gaps}")
+        for key, figures in report(rows, fit, RecallSettings().min_relevance, gaps).items():
+            print(f"{key}: {figures}")
     return 0
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.migrate import MigrationReport, MigrationService
     from memctl.services.query import QueryResult, QueryService
     from memctl.services.recall import RecallResult, RecallService
+    from memctl.services.signals import Lexicon
     from memctl.services.structure import StructureReport
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
@@ -84,6 +85,7 @@ class MemoryStore:
         self._embedder = embedder
         self.actor = name_arg(actor, "actor") if actor else None
         self.access = Access.of(self.actor, self.config.members) if self.actor else None
+        self._lexicon: "tuple[Any, Lexicon] | None" = None  # (the schemas it was built from, the words)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
@@ -121,7 +123,7 @@ class MemoryStore:
         for each authenticated request."""
         view = object.__new__(MemoryStore)
         view.root, view.repo, view.config, view._embedder = self.root, self.repo, self.config, self._embedder
-        view._config_file = self._config_file
+        view._config_file, view._lexicon = self._config_file, self._lexicon
         view.actor = name_arg(actor, "actor") if actor else None
         view.access = Access.of(view.actor, self.config.members) if view.actor else None
         view.__dict__["search"] = self.search
@@ -146,7 +148,10 @@ class MemoryStore:
 
         cache = self._models_dir()
         engine = self._search_with(lambda: get_embedder(second, cache, settings.batch_size), "vectors-second")
-        return TwoModelSearch(primary, engine, recall_uses_primary(settings.model, second, self.config.memory.language))
+        from memctl.core.text import text_language
+
+        # The models are chosen per query, by its language (a mixed store: each query gets the right ones).
+        return TwoModelSearch(primary, engine, lambda query: recall_uses_primary(settings.model, second, text_language(query)))
 
     def _search_with(self, embedder: "Callable[[], Embedder]", vectors: str) -> "ModelSearch":
         """One model's search: the store's own when it has one (a database searches in SQL and keys
@@ -182,13 +187,25 @@ class MemoryStore:
     def _recaller(self) -> "RecallService":
         from memctl.services.recall import RecallService
 
-        return RecallService(self.repo, self.search, self.config, self.access, lambda: self._checks)
+        return RecallService(self.repo, self.search, self.config, self.access, lambda: self._checks,
+                             lambda: self._kind_words)
 
     @cached_property
     def _editor(self) -> "EditService":
         from memctl.services.edit import EditService
 
         return EditService(self.repo, self.config, self.access, self._kinds)
+
+    @property
+    def _kind_words(self) -> "Lexicon":
+        """The words that name each kind, as recall matches them (read again when the kinds change)."""
+        from memctl.services.signals import kind_lexicon
+        from memctl.store.kindwords import signature
+
+        key = signature(self.root, self.config.schemas)
+        if self._lexicon is None or self._lexicon[0] != key:
+            self._lexicon = (key, kind_lexicon(self.repo.cache, self.root, self.config.schemas))
+        return self._lexicon[1]
 
     @cached_property
     def _kinds(self) -> "KindFiles":

@@ -25,7 +25,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
     registered in place of the shipped and the multilingual model, so most tests need no model."""
     from memctl.search import embedders
 
-    for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMCTL_SERVER", "MEMCTL_TOKEN", "MEMCTL_TOKENS", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
+    for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMCTL_SERVER", "MEMCTL_TOKEN", "MEMCTL_TOKENS", "MEMCTL_LLM", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
                  "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

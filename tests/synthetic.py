@@ -164,16 +164,23 @@ def _plant_sessions(b: _Builder, exp: Expected) -> None:
 
 
 _WEATHER = [
+    "Alice asked about the weather in Lisbon.",
+    "Alice asked for the Lisbon weather forecast.",
+    "Alice wanted to know what the weather in Lisbon is like.",
+    "Alice asked whether the weather in Lisbon would be good.",
+    "Alice checked the weather forecast for Lisbon.",
+    "Alice asked how the weather in Lisbon looks.",
+]
+# Distinct facts that look alike (other days, another city): never one summary (issue 22).
+_WEATHER_DAYS = [
     "Alice asked for the weather in Lisbon this morning.",
-    "Alice asked about the weather forecast for Lisbon.",
     "Alice wanted to know if it will rain in Lisbon today.",
     "Alice asked for the weather in Porto for the weekend.",
-    "Alice asked whether it would be windy before her run.",
     "Alice asked what the weather would be like in Lisbon tomorrow.",
 ]
 _STAGING = [
     "The staging database is refreshed every night.",
-    "Staging gets a fresh copy of the database each night at 02:00.",
+    "Staging gets a fresh copy of the database each night.",
     "The staging database copy is rebuilt nightly from a masked snapshot.",
     "Nightly jobs refresh the staging database.",
 ]
@@ -182,7 +189,7 @@ _COFFEE = [
     "Alice drinks flat whites with oat milk.",
     "Alice orders oat milk coffee.",
     "Alice prefers oat milk over dairy.",
-    "Alice takes her coffee with oat milk, no sugar.",
+    "Alice takes her coffee with oat milk.",
 ]
 
 
@@ -202,6 +209,7 @@ def _plant_clusters(b: _Builder, exp: Expected) -> None:
 
 def _plant_near_clusters(b: _Builder, exp: Expected) -> None:
     """Related memories that must not be consolidated."""
+    b.cluster(_WEATHER_DAYS, type="event", user="alice", used=False)  # four facts: other days, another city
     left = b.cluster([f"Bob runs {w} mornings." for w in ("on Monday", "on Tuesday", "early")],
                      user="bob", type="habit")
     right = b.cluster([f"Bob swims {w}." for w in ("on Fridays", "weekly", "at the lido")],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -130,9 +131,28 @@ def test_calibration_fit_recovers_a_separable_signal() -> None:
     labels = np.array([0, 0, 0, 1, 0, 1, 1, 1], dtype=float)
     slope, intercept = calibrate.fit_logistic(values[:, None], labels)
     assert slope > 0 and 0.3 < -intercept / slope < 0.6  # the midpoint sits between the classes
-    data = json.loads(calibrate.DATA.read_text(encoding="utf-8"))
-    for item in data["sets"]:
-        assert all(0 <= a < len(item["memories"]) for q in item["questions"] for a in q["a"])
+
+
+def test_calibration_puts_the_threshold_where_each_sets_negatives_stay_clean() -> None:
+    calibrate = load("calibrate")
+    rows = []
+    for n in range(60):  # answered queries: their answer's cosine is high; negatives' best hit is lower
+        rows.append({"f": {"cos:m": 0.6 + (n % 10) / 40}, "y": 1, "w": 1.0, "neg": False, "source": "a", "q": f"p{n}"})
+        rows.append({"f": {"cos:m": 0.3 + (n % 10) / 30}, "y": 0, "w": 1.0, "neg": True, "source": "a", "q": f"n{n}"})
+    beta = calibrate.fit_group(rows, ["cos:m"], 0.55)
+    relevance = [1 / (1 + math.exp(-(beta[0] * r["f"]["cos:m"] + beta[1]))) for r in rows]
+    clean = sum(v < 0.55 for v, r in zip(relevance, rows) if r["neg"]) / 60
+    assert clean >= calibrate.CLEAN - 0.05 and sum(v >= 0.55 for v, r in zip(relevance, rows) if r["y"]) / 60 >= 0.9
+    assert ("cos:m", "gap:m", "top:m") in calibrate.combos(["cos:m", "gap:m", "top:m", "coverage"])
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_recall_sets_are_whole(language: str) -> None:
+    recall = load("recall")
+    stores, queries = recall.load_set(recall.DATA / language)
+    ids = {m["id"] for memories in stores.values() for m in memories}
+    assert queries and all(q["split"] in ("dev", "test") and q["shape"] in recall.SHAPES for q in queries)
+    assert all(set(q["relevant"]) <= ids and (q["negative"] or q["relevant"]) for q in queries)
 
 
 def test_locomo_modes_option(tmp_path: Path) -> None:
@@ -286,3 +306,25 @@ def test_typed_accuracy_json_shape() -> None:
     figures = out["languages"]["en"]
     assert {"kind_precision", "kind_recall", "field_accuracy", "date_precision", "date_recall"} <= set(figures)
     assert figures["statements"] > 0 and 0 <= figures["kind_precision"] <= 1
+
+
+def test_recall_bench_prints_ranked_and_default_recall_and_negatives_per_shape(tmp_path: Path) -> None:
+    folder = tmp_path / "en"
+    folder.mkdir()
+    memories = [{"store": "ann", "id": "m1", "type": "fact", "text": "Ann's cat is called Pixel", "created": "2025-01-05"},
+                {"store": "ann", "id": "m2", "type": "fact", "text": "Ann works as a nurse at the city hospital",
+                 "created": "2025-02-01", "state": "inactive"}]
+    queries = [{"id": "q1", "store": "ann", "lang": "en", "shape": "question", "query": "What is Ann's cat called?",
+                "relevant": ["m1"], "must_include": [], "negative": False, "split": "test"},
+               {"id": "q2", "store": "ann", "lang": "en", "shape": "task", "query": "Write a haiku about autumn",
+                "relevant": [], "must_include": [], "negative": True, "neg_kind": "unrelated", "split": "test"},
+               {"id": "q3", "store": "ann", "lang": "en", "shape": "dialogue", "query": "User: hi\nAssistant: hello",
+                "relevant": ["m2"], "must_include": [], "negative": False, "split": "dev"}]
+    (folder / "stores.jsonl").write_text("\n".join(json.dumps(m) for m in memories))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    out = run_script("recall", "--data", str(tmp_path), "--lang", "en")
+    summary = out["en | test | hashing"]
+    assert set(summary) == {"question", "task", "dialogue", "all"}
+    assert summary["question"]["queries"] == 1 and summary["task"]["negatives"] == 1
+    assert summary["dialogue"]["queries"] == 0  # a dev query is not in the test split
+    assert {"ranked R@5", "default R@5", "negative_clean"} <= set(summary["all"])

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memctl.core.kindwords import MAX_WORDS, check_words  # noqa: F401 (MAX_WORDS: the bound, for callers)
 from memctl.core.typed import FIELD_TYPES, Value, canonical, coerce, infer
 from memctl.errors import InvalidMemory, UsageError
 
@@ -60,6 +61,14 @@ class Schema(BaseModel):
     type: str | None = None  # the memory type of `add --kind K` without --type (when configured)
     identity: list[str] = Field(default_factory=list)
     fields: dict[str, FieldSpec]
+    # The words that name the kind, per language ({en = ["car", "vehicle"], zh = ["汽车"]}): a query
+    # that says one is about the kind, and so is a memory of the kind or one that says one (recall).
+    words: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("words", mode="before")
+    @classmethod
+    def _few_short_words(cls, value: Any) -> dict[str, list[str]]:
+        return check_words(value)
 
     @field_validator("fields", mode="before")
     @classmethod

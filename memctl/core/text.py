@@ -112,3 +112,18 @@ def raw_terms(text: str, index: bool) -> list[tuple[str, int, int]]:
 def search_terms(text: str, mode: str = "query") -> list[str]:
     """The terms a keyword index holds for `text` (mode "index") or looks up for it (mode "query")."""
     return [stem(term) for term, _, _ in raw_terms(text, mode != "query") if term not in STOP_WORDS]
+
+
+def cjk_share(text: str) -> float:
+    """The share of a text's letters and CJK characters that are CJK (0 for text with neither)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters or text.isascii():
+        return 0.0
+    return sum(1 for c in letters if is_cjk(c)) / len(letters)
+
+
+def text_language(text: str) -> str:
+    """"zh" for text written mostly in CJK characters (Chinese, and Japanese or Korean alike: one
+    multilingual model reads them all), else "en". An English word or name in a Chinese sentence
+    ("Hank 搬到了上海") does not make it English: three CJK characters in ten letters are enough."""
+    return "zh" if cjk_share(text) >= 0.3 else "en"

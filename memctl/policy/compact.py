@@ -12,9 +12,12 @@ a memory taken by one rule is not seen by the later ones:
                            confidence >= promote_min_confidence and no hedged wording ("maybe",
                            "not sure", "可能"...): to `project` scope when they have a project,
                            else `user`. The reason says which conditions held.
-4. consolidate             complete-link clusters (every pair's cosine >= cluster_threshold) of
-                           >= cluster_min_size long-term memories of one owner and one type ->
-                           one summary; protected types and pinned memories never take part.
+4. consolidate             complete-link clusters (every pair's cosine >= cluster_threshold, and no
+                           pair naming different values: policy/distinct.py) of >= cluster_min_size
+                           long-term memories of one owner and one type -> one summary keeping every
+                           distinct statement (a cluster whose summary would drop one is left
+                           alone), `occurred` the span of the members' dates; protected types and
+                           pinned memories never take part.
 5. archive_low_importance  importance < importance_threshold; pinned memories and protected
                            types are exempt. Uniqueness is measured against the most similar
                            remaining memory of the same owner and type that scores higher, so
@@ -35,7 +38,9 @@ from pydantic import BaseModel
 
 from memctl.clock import format_timestamp
 from memctl.config import LifecycleSettings
+from memctl.core.dates import RANGE_SEP, normalise_occurred
 from memctl.core.models import Memory
+from memctl.policy.distinct import distinct_reason
 from memctl.policy.facts import hedged
 from memctl.policy.importance import Usage, importance, is_pinned
 from memctl.policy.summarise import extractive_summary
@@ -53,6 +58,7 @@ class Action(BaseModel):
     ids: list[str]
     reason: str
     summary: str | None = None  # consolidate: the text of the new summary memory
+    occurred: str | None = None  # consolidate: the span of the members' `occurred` dates
     target_scope: str | None = None  # promote: "user" or "project"
     winner: str | None = None  # supersede_key: the id that stays active
 
@@ -193,11 +199,31 @@ def _components(ids: Sequence[str], near: Neighbours, threshold: float) -> list[
     return parts
 
 
+Summarise = Callable[[list[Memory]], "str | None"]
+
+
+def occurred_span(members: Sequence[Memory]) -> str | None:
+    """The span of the members' `occurred` dates (None when none of them is dated)."""
+    bounds = [part for m in members if m.occurred for part in m.occurred.split(RANGE_SEP)]
+    return normalise_occurred(f"{min(bounds)}{RANGE_SEP}{max(bounds)}") if bounds else None
+
+
+def same_fact_links(near: Neighbours, by_id: Mapping[str, Memory]) -> Neighbours:
+    """The similarity graph without the pairs that name different values: those are two facts,
+    never one cluster, whatever their cosine."""
+    out: Neighbours = defaultdict(dict)
+    for a, row in near.items():
+        for b, value in row.items():
+            if a < b and a in by_id and b in by_id and distinct_reason(by_id[a].body, by_id[b].body) is None:
+                out[a][b] = out[b][a] = value
+    return out
+
+
 def _consolidate(
-    memories: Sequence[Memory], near: Neighbours, settings: LifecycleSettings,
-    summarise: Callable[[list[Memory]], str],
+    memories: Sequence[Memory], near: Neighbours, settings: LifecycleSettings, summarise: Summarise,
 ) -> list[Action]:
     by_id = {m.id: m for m in memories}
+    near = same_fact_links(near, by_id)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for m in memories:
         # Session memories are short-term: expiry and promotion decide their fate.
@@ -207,9 +233,11 @@ def _consolidate(
     for (owner, kind), ids in sorted(groups.items()):
         for part in _components(ids, near, settings.cluster_threshold):
             for cluster in complete_link_clusters(part, near, settings.cluster_threshold):
-                if len(cluster) >= settings.cluster_min_size:
-                    members = [by_id[i] for i in cluster]
-                    actions.append(Action(kind="consolidate", ids=cluster, summary=summarise(members),
+                members = [by_id[i] for i in cluster]
+                summary = summarise(members) if len(cluster) >= settings.cluster_min_size else None
+                if summary:
+                    actions.append(Action(kind="consolidate", ids=cluster, summary=summary,
+                                          occurred=occurred_span(members),
                                           reason=f"{len(cluster)} related {kind} memories in {owner}"))
     return sorted(actions, key=lambda a: a.ids)
 
@@ -245,7 +273,7 @@ def _archive_low(
 def plan_compaction(
     memories: Sequence[Memory], usage: Mapping[str, Usage], *, now: datetime,
     settings: LifecycleSettings, similarity: Similarity,
-    summarise: Callable[[list[Memory]], str] | None = None,
+    summarise: Summarise | None = None,
 ) -> CompactionPlan:
     """Plan a compaction of the active memories (rules and order in the module docstring)."""
     active = sorted((m for m in memories if m.status == "active"), key=lambda m: m.id)

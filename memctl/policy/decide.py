@@ -25,10 +25,14 @@ from memctl.policy.facts import (
     is_occurrence,
     names,
     names_other_things,
+    relations,
     same_subject,
 )
+from memctl.policy.statement import shares_slot, slot_relation
+from memctl.policy.when import absolute_dates
 
 Relation = Literal["same", "less", "more", "changed", "different"]
+SAME_SLOT_COSINE = 0.55  # a repeat told by its values alone must also read alike
 Action = Literal["add", "noop", "update", "supersede"]
 Opcode = tuple[str, int, int, int, int]  # difflib: (tag, old start, old end, new start, new end)
 
@@ -147,6 +151,13 @@ def _flips_polarity(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     return False
 
 
+def flips_polarity(old: str, new: str) -> bool:
+    """True when a negation is added or removed inside the statement ("eats meat" / "doesn't eat
+    meat"), not in a clause one of them adds at the end ("..., no sugar")."""
+    old_t, new_t = tokens(old), tokens(new)
+    return _flips_polarity(_diff_ops(old_t, new_t), old_t, new_t)
+
+
 def _negations(toks: list[str]) -> int:
     return sum(t in _NEGATIONS for t in toks)
 
@@ -180,9 +191,34 @@ def _same_thing(old: str, new: str, replaced: str) -> bool:
     attribute = attribute_of(new)
     if _other_thing(old, new):
         return False  # another person or place named, where a name is not the value: another thing
+    if relations(old) != relations(new):
+        return False  # "my sister lives in Lyon" / "my brother lives in Lyon": two people
+    if _days_swapped(old, new) and not (announces_change(new) or (_day_is_the_value(old) and _day_is_the_value(new))):
+        return False  # "meeting with Anna on 1 May" / "... on 13 May": two meetings, unless it says it moved
     if replaced == "number":
         return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
     return attribute is not None and attribute == attribute_of(old)
+
+
+_WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|星期[一二三四五六日天]|周[一二三四五六日]")
+_DAY_VALUE = re.compile(r"(?i)\b(?:is|are|was|were|'s|be)\s+(?:now\s+|still\s+)?(?:on|at|due|set for|scheduled for|"
+                        r"planned for|every|in)\b|(?:改到|定在|是在|在|是)\s*(?:\d|周|星期)")
+
+
+def _days(text: str) -> set[str]:
+    return {value for _, value in absolute_dates(text)} | {w.casefold().rstrip("s") for w in _WEEKDAY.findall(text)}
+
+
+def _days_swapped(old: str, new: str) -> bool:
+    """Each text names a day the other does not ("on 1 May" / "on 13 May", "Monday" / "Friday")."""
+    a, b = _days(old), _days(new)
+    return bool(a - b and b - a)
+
+
+def _day_is_the_value(text: str) -> bool:
+    """The day is what the statement states ("the meeting is on Friday"), not when an occurrence
+    happens ("meeting with Anna about the budget on 1 May")."""
+    return bool(_DAY_VALUE.search(text))
 
 
 def _other_thing(old: str, new: str) -> bool:
@@ -245,7 +281,7 @@ def announces_change_of(old: str, new: str) -> bool:
             and same_subject(old, new) and not names_other_things(old, new))
 
 
-def looks_conflicting(old: str, new: str) -> bool:
+def looks_conflicting(old: str, new: str, owner: str | None = None) -> bool:
     """A weaker signal than `changed`: opposite polarity or an antonym across two related texts, or
     a change announced for the attribute the older one states ("moved to" after "lives in")."""
     old_t, new_t = tokens(old), tokens(new)
@@ -255,6 +291,8 @@ def looks_conflicting(old: str, new: str) -> bool:
         return False
     if announces_change_of(old, new):
         return True
+    if not shares_slot(old, new, owner):
+        return False  # a negation or an antonym in statements about other things is no conflict
     if bool(_NEGATIONS & set(old_t)) != bool(_NEGATIONS & set(new_t)):
         return True
     return _has_antonym_swap(old_t, new_t)
@@ -268,6 +306,7 @@ class Candidate(BaseModel):
     type: str
     key: str | None = None
     history: bool = False
+    owner: str | None = None  # the user whose memory it is: their name is the first person
 
 
 class Neighbor(BaseModel):
@@ -308,6 +347,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     relation = compare_texts(old.text, candidate.text)
     if relation == "same":
         return "noop", f"same content as {old.id} after normalisation"
+    if relations(old.text) != relations(candidate.text):
+        return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
     same_key = _same_key(candidate.key, old.key)
     if (candidate.key and old.key and not same_key) or not (same_key or old.cosine >= threshold):
         return None, ""  # different explicit keys are different facts; too far apart to match
@@ -323,6 +364,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "supersede", f"changes a value of {old.id}: {describe_change(old.text, candidate.text)}"
     if same_key:
         return "supersede", f"same key {candidate.key!r} as {old.id} with a different value"
+    if slot_relation(old.text, candidate.text, candidate.owner) == "same" and old.cosine >= SAME_SLOT_COSINE:
+        return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
 
 
@@ -350,8 +393,10 @@ def decide(
     related_ids = [n.id for n in related]
     conflicts = [n.id for n, action, _ in judged if n.id != target and (
         action == "supersede"
-        or (n.id in related_ids and looks_conflicting(n.text, candidate.text) and not _other_thing(n.text, candidate.text))
-        or announces_change_of(n.text, candidate.text))]
+        or (n.id in related_ids and looks_conflicting(n.text, candidate.text, candidate.owner)
+            and not _other_thing(n.text, candidate.text))
+        or announces_change_of(n.text, candidate.text)
+        or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))]
     if best is None:
         return Decision(action="add", similar=related_ids, conflicts_with=conflicts,
                         reason=_add_reason(related_ids, conflicts))
@@ -385,13 +430,15 @@ Decide how a NEW memory relates to the EXISTING memories.
    - ADD: the new memory states a fact that is not stored yet (also when it only looks similar).
    - UPDATE: it is the same fact as one existing memory with extra detail;
      put the merged text in "text".
-   - DELETE: it contradicts or replaces one existing memory (a changed value, a negation);
-     that memory is retired and the new one is stored.
+   - SUPERSEDE: it gives a new value of the same attribute of the same subject as one existing
+     memory (a changed value, a negation): that memory is retired and the new one is stored.
+     Another person ("my sister" / "my brother"), another thing (another invoice, flight, day)
+     is ADD, not SUPERSEDE.
    - NOOP: one existing memory already says everything the new one says.
 Never answer NOOP when the new memory holds any fact the target does not.
 
 Answer with one JSON object and nothing else:
-{{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "target": "<existing id, or null for ADD>",
+{{"action": "ADD" | "UPDATE" | "SUPERSEDE" | "NOOP", "target": "<existing id, or null for ADD>",
  "text": "<merged text, only for UPDATE>", "reason": "<one sentence>"}}
 
 NEW MEMORY (type {type}, key {key}):
@@ -418,7 +465,7 @@ def llm_decision_prompt(candidate: Candidate, neighbors: list[Neighbor]) -> str:
 
 
 _LLM_ACTIONS: dict[str, Action] = {
-    "ADD": "add", "UPDATE": "update", "DELETE": "supersede", "NOOP": "noop",
+    "ADD": "add", "UPDATE": "update", "SUPERSEDE": "supersede", "DELETE": "supersede", "NOOP": "noop",
 }
 
 

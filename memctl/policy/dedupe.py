@@ -3,7 +3,8 @@
 Pure: the caller passes the items and the cosines it computed (pairs above the
 threshold, plus any pairs it already knows are related); the plan says which
 repeats merge into which survivor and which pairs conflict. Nothing is merged
-across a conflict, so no fact is lost by a merge.
+across a conflict, nor between texts naming different values (policy/distinct.py: identifiers,
+numbers, dates, names, relations, negation), so no fact is lost by a merge.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memctl.policy.decide import (
     is_ambiguous,
     normalise,
 )
+from memctl.policy.distinct import covers, distinct_reason, keeps_values
 
 
 class DedupeItem(BaseModel):
@@ -125,6 +127,11 @@ def _judge_pair(old: DedupeItem, new: DedupeItem, cosine: float, threshold: floa
         decision = llm_decide(old, new) or decision
     if decision.action == "add":
         return None
+    if decision.action != "supersede" and (distinct_reason(old.text, new.text)
+                                           or not (covers(old.text, [new.text]) or covers(new.text, [old.text]))):
+        return None  # they name different values (an identifier, a number, a date...): two facts
+    if decision.text and not keeps_values(decision.text, [old.text, new.text]):
+        decision = decision.model_copy(update={"text": None})  # a merged text must drop no value
     same = fingerprint(old.text) == fingerprint(new.text)
     return _Edge(
         kind="conflict" if decision.action == "supersede" else "repeat",
@@ -146,14 +153,24 @@ def _judge_all(items: list[DedupeItem], similarity: Mapping[tuple[str, str], flo
     return edges
 
 
-def _group_repeats(ids: Iterable[str], repeats: list[_Edge], conflicts: list[_Edge]) -> list[list[str]]:
-    """Transitive groups of repeats, strongest pairs first; never joining two conflicting items."""
+def _one_holds_all(group: set[str], by_id: Mapping[str, DedupeItem]) -> bool:
+    """Some member names every value of the others: the group can fold into it and lose none."""
+    texts = {i: by_id[i].text for i in group}
+    return any(covers(texts[i], [t for j, t in texts.items() if j != i]) for i in sorted(group))
+
+
+def _group_repeats(ids: Iterable[str], repeats: list[_Edge], conflicts: list[_Edge],
+                   by_id: Mapping[str, DedupeItem]) -> list[list[str]]:
+    """Transitive groups of repeats, strongest pairs first; never joining two conflicting items, nor
+    making a group no one member of which holds every value of the others."""
     members: dict[str, set[str]] = {i: {i} for i in ids}
     root: dict[str, str] = {i: i for i in members}
     clashes = {frozenset((e.older, e.newer)) for e in conflicts}
     for edge in sorted(repeats, key=lambda e: (-e.strength, e.older, e.newer)):
         ra, rb = root[edge.older], root[edge.newer]
         if ra == rb or any(frozenset((x, y)) in clashes for x in members[ra] for y in members[rb]):
+            continue
+        if not _one_holds_all(members[ra] | members[rb], by_id):
             continue
         for member in members[rb]:
             root[member] = ra
@@ -162,13 +179,14 @@ def _group_repeats(ids: Iterable[str], repeats: list[_Edge], conflicts: list[_Ed
 
 
 def _survivor(group: list[DedupeItem]) -> DedupeItem:
-    """The most complete text, then the longest, then highest confidence, then newest."""
+    """The text holding every value of the others, then the most complete, the longest, highest
+    confidence, newest."""
 
-    def rank(item: DedupeItem) -> tuple[bool, int, float, datetime, datetime, str]:
-        complete = all(compare_texts(o.text, item.text) in ("same", "more")
-                       for o in group if o.id != item.id)
+    def rank(item: DedupeItem) -> tuple[bool, bool, int, float, datetime, datetime, str]:
+        others = [o.text for o in group if o.id != item.id]
+        complete = all(compare_texts(o, item.text) in ("same", "more") for o in others)
         length = len(normalise(item.text))
-        return (complete, length, item.confidence, item.updated, item.created, item.id)
+        return (covers(item.text, others), complete, length, item.confidence, item.updated, item.created, item.id)
 
     return max(group, key=rank)
 
@@ -229,7 +247,7 @@ def plan_dedupe(
     edges = _judge_all(items, similarity, threshold, llm_decide)
     repeats = [e for e in edges if e.kind == "repeat"]
     conflicts = [e for e in edges if e.kind == "conflict"]
-    groups = _group_repeats(sorted(by_id), repeats, conflicts)
+    groups = _group_repeats(sorted(by_id), repeats, conflicts, by_id)
     merges = sorted((_merge([by_id[i] for i in g], repeats) for g in groups),
                     key=lambda m: m.survivor)
     survivor_of = {i: m.survivor for m in merges for i in m.merged}

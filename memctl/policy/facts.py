@@ -43,16 +43,19 @@ CHANGE_PHRASES = re.compile(
     r"|搬到|搬去|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任")
 
 # Identifiers: a different one means a different thing (a second flight, order, ticket, room).
+# Things told apart by a number they carry: "locker 12" and "locker 14" are two lockers, not two values.
 _ID_WORDS = (r"flight|order|ticket|item|room|booking|reservation|confirmation|invoice|case|issue|table|seat|gate|"
-             r"train|bus|car|plate|account|policy|claim|pr|no\.?|number|#")
+             r"train|bus|car|plate|account|policy|claim|pr|locker|platform|desk|apartment|apt|flat|unit|suite|"
+             r"bay|dock|slot|box|route|lane|bed|cabin|terminal|track|aisle|row|section|lot|parcel|package|shop|"
+             r"store|building|block|site|batch|ward|chapter|page|no\.?|number|#")
 IDENTIFIER = re.compile(
-    rf"(?:\b(?i:{_ID_WORDS})\s*[:#]?\s*[A-Z0-9][A-Za-z0-9-]*\d[A-Za-z0-9-]*)"  # flight UA1234, item 6-0, room 12
+    rf"(?:\b(?i:{_ID_WORDS})\s*[:#]?\s*(?:[A-Z0-9][A-Za-z0-9-]*)?\d[A-Za-z0-9-]*)"  # flight UA1234, room 12, locker 6
     r"|\b[A-Z]{2,3}\s?\d{2,5}\b"  # UA 5678, LH441, BA 12
     r"|\b[A-Z]+-\d+\b"  # PAY-1234
     r"|\b(?!v\d)[A-Za-z]+\d+[A-Za-z0-9]*\b"  # A12, QX7PLM (a version such as v2 is a value, not an id)
     r"|\b\d+-\d+(?:-\d+)*\b"  # 6-0, 6-999 (ISO dates are taken out first)
     r"|#\d+"
-    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室)\s*[A-Za-z]*-?\d+")
+    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室|学号|证号|卡号|单号)(?:号码|号)?\s*[:：]?\s*[A-Za-z]*-?\d+")
 _ID_PREFIX = re.compile(rf"(?i)^(?:{_ID_WORDS})\s*[:#]?\s*")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 
@@ -80,6 +83,27 @@ _NOT_NAMES = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sund
     Some No Not Never Always Yesterday Today Tomorrow Last Next Now""".split())
 
 
+# Who a statement is about when it is not a name: "my sister" and "my brother" are two people.
+_RELATIONS = frozenset(stem(w) for w in """mother mom mum father dad parent parents sister brother sibling son
+    daughter child children kid kids wife husband spouse partner boyfriend girlfriend fiance fiancee aunt uncle
+    cousin niece nephew grandmother grandma grandfather grandpa grandson granddaughter grandparent stepmother
+    stepfather stepson stepdaughter friend roommate neighbour neighbor colleague coworker boss manager landlord
+    teacher doctor dentist""".split())
+_ZH_RELATIONS = ("妈妈", "母亲", "爸爸", "父亲", "姐姐", "妹妹", "哥哥", "弟弟", "儿子", "女儿", "孩子", "妻子",
+                 "老婆", "丈夫", "老公", "男朋友", "女朋友", "阿姨", "叔叔", "舅舅", "姑姑", "表哥", "表姐", "堂哥",
+                 "爷爷", "奶奶", "外公", "外婆", "姥姥", "老伴", "我爸", "我妈", "老爸", "老妈", "岳父", "岳母", "公公", "婆婆", "女婿", "儿媳",
+                 "孙子", "孙女", "组长", "领导", "导师", "朋友", "室友", "邻居", "同事", "老板", "经理", "房东", "老师",
+                 "医生")
+
+
+def relations(text: str) -> set[str]:
+    """The relations a text speaks of ("my sister", "her mother", "妹妹"): each is another person."""
+    lower = text.lower()
+    in_law = {f"{m}-in-law" for m in re.findall(r"([a-z]+)[- ]in[- ]law", lower)}  # "mother-in-law" is not "mother"
+    words = {stem(w) for w in re.findall(r"[a-z]+", re.sub(r"[a-z]+[- ]in[- ]law", " ", lower))}
+    return (words & _RELATIONS) | in_law | {r for r in _ZH_RELATIONS if r in text}
+
+
 def names(text: str) -> set[str]:
     """Capitalised words (people, places, products), grammar words, weekdays and months left out."""
     return {n for n in _NAME.findall(text) if n not in _NOT_NAMES}
@@ -97,7 +121,14 @@ def attribute_of(text: str) -> str | None:
 def identifiers(text: str) -> set[str]:
     """The identifiers a text names (flight, order, item numbers, codes), normalised."""
     without_dates = _DATE.sub(" ", text)
-    return {re.sub(r"[\s:#]+", "", _ID_PREFIX.sub("", m.group())).upper() for m in IDENTIFIER.finditer(without_dates)}
+    return {_id_key(m.group()) for m in IDENTIFIER.finditer(without_dates)}
+
+
+def _id_key(found: str) -> str:
+    """"flight UA 1234" is UA1234 (the code says it all); "locker 6" stays LOCKER6 (a bare number
+    needs the word it labels: locker 6 and gate 6 are two things)."""
+    code = re.sub(r"[\s:#]+", "", _ID_PREFIX.sub("", found)).upper()
+    return code if not code.isdigit() else re.sub(r"[\s:#.]+", "", found).upper()
 
 
 def same_subject(old: str, new: str) -> bool:

@@ -127,16 +127,17 @@ def final_score(similarity: float, confidence: float, scope: str, weights: Recal
 
 def order_conflicts(ranked: list[tuple[str, float]], newer_than: Mapping[str, set[str]],
                     tiebreak: Callable[[str], tuple] | None = None) -> list[tuple[str, float]]:
-    """Within possibly-conflicting pairs, the newer memory ranks above the older one.
+    """Within possibly-conflicting pairs, the newer memory ranks right above the older one.
 
-    `newer_than[a]` holds the ids `a` is newer than (and linked to as conflicting). Equal scores are
-    ordered by `tiebreak(id)` (the caller's: newest first), then by id.
+    `newer_than[a]` holds the ids `a` is newer than (and linked to as conflicting). The older keeps
+    its score (and so its place among the other hits: "Hank lives in Beijing" stays above "Hank has a
+    dog" when "Hank moved to Shanghai" is lifted over it). Equal scores are ordered by `tiebreak(id)`
+    (the caller's: newest first), then by id.
     """
     scores = dict(ranked)
     for newer, olders in newer_than.items():
         for older in olders:
             if newer in scores and older in scores and scores[older] >= scores[newer]:
-                high, low = scores[older], scores[newer]
-                scores[newer], scores[older] = high + 1e-6, low
+                scores[newer] = scores[older] + 1e-6
     key = tiebreak or (lambda _: ())
     return sorted(scores.items(), key=lambda kv: (-round(kv[1], 9), key(kv[0]), kv[0]))

@@ -2,44 +2,83 @@
 
 Fused similarity and the final score are relative: BM25 is divided by the query's best match and
 cosines are min-max normalised over the candidates, so the best candidate of any query scores near
-1, even when nothing is about the query. Relevance reads absolute signals instead:
+1, even when nothing is about the query. Relevance reads signals that compare across queries:
 
 - each embedding model's raw cosine (cosines of one model sit in a band of their own:
-  all-MiniLM-L6-v2 gives unrelated texts about 0.0-0.4, multilingual-e5-small about 0.7-0.8);
+  all-MiniLM-L6-v2 gives unrelated texts about 0.0-0.4, multilingual-e5-small about 0.7-0.8), and
+  its *gap*: how far the hit's cosine is above the best other candidate's (the best hit by a clear
+  margin has a positive gap; the others, how far below the best they are), and the best cosine of
+  the query (`top`: a hit close to a best hit that is clearly about the query is likelier about it
+  than one as close to the best of a query nothing answers);
 - keyword coverage: the IDF-weighted share of the query's terms the memory holds, where a specific
   term no memory holds weighs the most (a name the store never heard of) and a common word no
-  memory holds nothing (a task's words: "schedule", "help"); see search/keyword.py.
+  memory holds nothing (a task's words: "schedule", "help"); see search/keyword.py;
+- how much of the query the store holds at all (`held`: the share of its weighted terms some
+  memory holds; low when it asks about a flat in Shanghai of a store that knows only Beijing), and
+  `held_all`, the same with common words weighed like names (a piano lesson the store never heard of);
+- for a query in Chinese (Japanese, Korean), the same two read character by character: words there
+  are not split by spaces and a paraphrase shares few character pairs with its memory, but the
+  characters that name a person, a relation or a place (哥 in 我哥哥, 沪) are what a store that never
+  mentions them lacks;
+- names: whether the query names someone or something no memory it can see mentions (`absent`),
+  whether the hit then names someone else (`elsewhere`: "What TV shows did Kevin watch?" is not
+  answered by Kate's), and whether the hit holds a name the query says (`named`).
 
-relevance = sigmoid(w . signals + b), a small logistic model per combination of signals a recall
-can have (keyword only, one model, one model and keyword, two models and keyword, ...). Each was
-fitted with balanced classes, so 0.5 means "as likely about the query as not"; the default
-`[recall] min_relevance` (0.55) keeps 93.6% of the relevant hits of the fitting data (0.5, 95%). The numbers
-come from `python bench/calibrate.py` on the hand-written bench/data/calibration.json, never from
-the LoCoMo conversations the benchmark reports. A model with no fitted numbers (another fastembed
-model) is left out of the signals; with no signal left, relevance is None and nothing is held back.
+relevance = sigmoid(w . features + b), a small logistic model per combination of signals a recall
+can have (keyword only, one model, one model and keyword, two models and keyword, ...), per
+language of the query (en, zh) and per shape (question, task, dialogue: policy/topic.py), with a
+fallback to the language's or the combination's model where a shape or language had too little
+data. The numbers are in policy/relevance_fit.py, written by `python bench/calibrate.py`, fitted
+with balanced classes (0.5 = as likely about the query as not) on data not written beside these
+rules (bench/README.md says which). A model with no fitted numbers (another fastembed model) is left
+out; with no signal left, relevance is None and nothing is held back.
+
+Then what the store knows: the best hit by a clear margin (policy/relevance_fit.MARGINS, per model
+and language), a hit of a kind the query names (a vehicle for "my car"), or about the kind of a hit
+that is clearly about the query, is on topic: its relevance is raised to `KIND_FLOOR`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from memctl.core.models import Hit
+from memctl.policy.relevance_fit import FIT, MARGINS
 
-COVERAGE = "coverage"
-# Signal names (sorted) -> (a weight per signal, in that order, then the intercept).
-# Fitted by bench/calibrate.py; model names are families (see `model_family`).
-MODELS: dict[tuple[str, ...], tuple[float, ...]] = {
-    ("coverage",): (6.072, -2.077),
-    ("coverage", "hashing"): (4.39, 7.543, -3.102),
-    ("coverage", "memctl/all-MiniLM-L6-v2-int8"): (3.586, 7.324, -3.873),
-    ("coverage", "memctl/all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4"): (3.543, 6.997, 2.216, -5.521),
-    ("coverage", "multilingual-e5-small-q4"): (4.943, 7.579, -7.621),
-    ("hashing",): (12.837, -2.619),
-    ("memctl/all-MiniLM-L6-v2-int8",): (10.022, -3.623),
-    ("memctl/all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4"): (9.504, 3.223, -6.017),
-    ("multilingual-e5-small-q4",): (14.41, -11.583),
-}
+KEYWORD = "keyword"
+KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
+ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are the query's too
+Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
+
+
+@dataclass(frozen=True)
+class QueryFacts:
+    """What recall knows about the query itself."""
+
+    language: str = "en"
+    shape: str = "question"
+    absent: bool = False  # it names something (a name-like word) no memory it can see holds
+    held: float = 1.0  # the share of its weighted terms some memory holds (search/keyword.py)
+    held_all: float = 1.0  # the same with every word weighed by its IDF, common words too
+    char_held: float | None = None  # the same for its CJK characters one by one (a CJK query only)
+    kinds: frozenset[str] = frozenset()  # the kinds it names (policy/topic.kinds_in)
+
+
+@dataclass(frozen=True)
+class HitSignals:
+    """One hit's absolute signals."""
+
+    cosines: Mapping[str, float] = field(default_factory=dict)  # model identity -> raw cosine
+    gaps: Mapping[str, float] = field(default_factory=dict)  # model identity -> cosine - best other's
+    tops: Mapping[str, float] = field(default_factory=dict)  # model identity -> the query's best cosine
+    coverage: float | None = None  # None: keyword search did not run
+    char_coverage: float | None = None  # coverage of the query's CJK characters one by one (a CJK query)
+    names_other: bool = False  # it names someone or something the query does not
+    named: bool = False  # it holds a name the query says
+    kinds: frozenset[str] = frozenset()  # the kinds it is about: its own, and those its words name
+    declared: frozenset[str] = frozenset()  # its own: its kind, or one its tags, key or subtype name
 
 
 def model_family(identity: str) -> str:
@@ -48,19 +87,56 @@ def model_family(identity: str) -> str:
     return identity.rpartition(":")[0].partition("@")[0] or identity
 
 
-def relevance(cosines: Mapping[str, float], coverage: float | None,
-              models: Mapping[tuple[str, ...], tuple[float, ...]] = MODELS) -> float | None:
-    """Relevance in [0, 1] from raw cosines (model identity -> cosine) and keyword coverage (None
-    when keyword search did not run); signals without fitted numbers are left out; None if none remain."""
-    signals = {model_family(m): c for m, c in cosines.items()}
-    if coverage is not None:
-        signals[COVERAGE] = coverage
-    known = {n for key in models for n in key}
-    names = tuple(sorted(n for n in signals if n in known))
-    beta = models.get(names)
-    if beta is None:
+def known_families(fit: Fit = FIT) -> frozenset[str]:
+    """The model families some fitted model reads."""
+    return frozenset(name.partition(":")[2] for names, _ in fit.values() for name in names if name.startswith("cos:"))
+
+
+def features(signals: HitSignals, facts: QueryFacts, known: frozenset[str]) -> dict[str, float]:
+    """The named features of one hit: cos:/gap: per calibrated model, and the keyword ones."""
+    out: dict[str, float] = {}
+    for identity, cosine in signals.cosines.items():
+        family = model_family(identity)
+        if family in known:
+            out[f"cos:{family}"] = cosine
+            out[f"gap:{family}"] = signals.gaps.get(identity, 0.0)
+            out[f"top:{family}"] = signals.tops.get(identity, cosine)
+    if signals.coverage is not None:
+        out["coverage"] = signals.coverage
+        out["absent"] = float(facts.absent)
+        out["held"] = facts.held
+        out["held_all"] = facts.held_all
+        if signals.char_coverage is not None and facts.char_held is not None:
+            out["char_coverage"] = signals.char_coverage
+            out["char_held"] = facts.char_held
+        out["elsewhere"] = float(facts.absent and signals.names_other)
+        out["named"] = float(signals.named)
+    return out
+
+
+def model_key(names: Sequence[str]) -> str:
+    """The signal combination a set of features comes from: "family,family2,keyword"."""
+    families = sorted({n.partition(":")[2] for n in names if n.startswith("cos:")})
+    return ",".join([*families, *([KEYWORD] if "coverage" in names else [])])
+
+
+def fitted(key: str, facts: QueryFacts, fit: Fit = FIT) -> tuple[tuple[str, ...], tuple[float, ...]] | None:
+    """The model for a combination, the query's language and shape, else the language's, else any."""
+    for wanted in (f"{key}|{facts.language}|{facts.shape}", f"{key}|{facts.language}|*", f"{key}|*|*"):
+        if wanted in fit:
+            return fit[wanted]
+    return None
+
+
+def relevance(feats: Mapping[str, float], facts: QueryFacts, fit: Fit = FIT) -> float | None:
+    """Relevance in [0, 1] from one hit's features; None when no model fits its signals."""
+    if not feats:
         return None
-    return sigmoid(sum(w * signals[n] for w, n in zip(beta, names)) + beta[-1])
+    model = fitted(model_key(list(feats)), facts, fit)
+    if model is None:
+        return None
+    names, beta = model
+    return sigmoid(sum(w * feats.get(n, 0.0) for w, n in zip(beta, names)) + beta[-1])
 
 
 def sigmoid(x: float) -> float:
@@ -71,19 +147,50 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def annotate(hits: Sequence[Hit], models: Sequence[tuple[str, str, float]],
-             coverage: Mapping[str, float] | None) -> list[Hit]:
-    """The hits with `relevance` set. `models` holds (component name, model identity, floor) per
-    cosine run ("semantic", "memctl/...:384", lowest cosine returned): a hit a run did not return
-    scored below everything it did, so it gets the floor. `coverage` is None without keyword search."""
+def margin(signals: HitSignals, facts: QueryFacts, margins: Mapping[str, float] = MARGINS) -> bool:
+    """Whether the hit is the best of some model's candidates by a clear margin: its cosine at least
+    that model's fitted margin (per language) above the next candidate's, a gap the negative queries
+    of the calibration data almost never reach."""
+    for identity, gap in signals.gaps.items():
+        family = model_family(identity)
+        needed = margins.get(f"{family}|{facts.language}", margins.get(f"{family}|*"))
+        if needed is not None and gap >= needed:
+            return True
+    return False
+
+
+def annotate(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts, fit: Fit = FIT) -> list[Hit]:
+    """The hits with `relevance` set (and their features among the components, for --explain)."""
+    known = known_families(fit)
     out = []
-    for hit in hits:
-        cosines = {identity: hit.components.get(f"{name}_score", floor) for name, identity, floor in models}
-        covered = None if coverage is None else round(coverage.get(hit.id, 0.0), 6)
-        value = relevance(cosines, covered)
-        components = hit.components if covered is None else {**hit.components, "coverage": covered}
+    for hit, sig in zip(hits, signals):
+        feats = features(sig, facts, known)
+        value = relevance(feats, facts, fit)
+        extra = {k: round(v, 6) for k, v in feats.items()}
         out.append(hit.model_copy(update={"relevance": None if value is None else round(value, 4),
-                                          "components": components}))
+                                          "components": {**hit.components, **extra}}))
+    return on_topic(out, signals, facts)
+
+
+def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts) -> list[Hit]:
+    """Hits the store says are about the query are raised to `KIND_FLOOR`: the best hit by a clear
+    margin (`margin`), a hit of a kind the query names (typed, or saying one of its words: "my car"
+    brings the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
+    phone's insurance makes the card's extended warranty part of "my phone screen broke"). A query
+    naming someone the store never mentions lifts nothing by the kinds it names: "Jon's trip to
+    Rome" is not about the trips of others."""
+    named = set() if facts.absent else set(facts.kinds)
+    anchored: set[str] = set()
+    for hit, sig in zip(hits, signals):
+        if hit.relevance is not None and hit.relevance >= ANCHOR:
+            anchored |= sig.kinds
+    out = []
+    for hit, sig in zip(hits, signals):
+        if hit.relevance is not None and hit.relevance < KIND_FLOOR:
+            why = "margin" if margin(sig, facts) else "kind" if (named | anchored) & sig.kinds else None
+            if why is not None:
+                hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
+        out.append(hit)
     return out
 
 

@@ -1,9 +1,10 @@
 """Extractive summaries for consolidated clusters: no model, no network, deterministic.
 
 The most central sentence (the one sharing the most words with the other
-memories) comes first; then, most central first, each sentence at least a third of
-whose words are not yet covered (a distinct detail, not a paraphrase), until the summary would exceed `MAX_CHARS`. Identical sentences
-(ignoring case and punctuation) appear once.
+memories) comes first; then, most central first, every other sentence unless one already
+chosen says all it says (the same words, or a subsequence of them). Nothing is cut: a cluster
+whose statements do not fit in `MAX_CHARS` is not merged. Identical sentences (ignoring case
+and punctuation) appear once.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import re
 from typing import Sequence
 
 from memctl.core.models import Memory
+from memctl.policy.decide import compare_texts
 
-MAX_CHARS = 600
+MAX_CHARS = 2000  # the gate's default max_length: a summary is a memory like any other
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W_]+", re.UNICODE)
 _STOP = frozenset(
@@ -21,7 +23,6 @@ _STOP = frozenset(
     "that the their they this to was were will with who which about also be been would could "
     "should what when if do does did we you your my me our them him".split()
 )
-MIN_NOVELTY = 1 / 3  # share of a sentence's words that must be new for it to add a detail
 
 
 def split_sentences(text: str) -> list[str]:
@@ -71,28 +72,19 @@ def _finish(sentence: str) -> str:
     return sentence if sentence[-1] in ".!?。！？" else sentence + "."
 
 
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0] or text[: limit - 1]
-    return cut.rstrip(" ,;:") + "…"
+def _says_nothing_new(sentence: str, chosen: list[str]) -> bool:
+    """True when a chosen sentence already says all this one says (the same words, or fewer of them)."""
+    return any(compare_texts(kept, sentence) in ("same", "less") for kept in chosen)
 
 
-def extractive_summary(memories: Sequence[Memory], max_chars: int = MAX_CHARS) -> str:
-    """One text for a cluster: the central sentence, then the distinct details of the others."""
+def extractive_summary(memories: Sequence[Memory], max_chars: int = MAX_CHARS) -> str | None:
+    """One text for a cluster that keeps every distinct statement of its members: the central sentence
+    first, then every other sentence that says something the chosen ones do not. None when that text
+    would be longer than `max_chars` (the cluster is then left alone: a merge never drops a fact)."""
     ranked = _ranked(_candidates(memories))
-    if not ranked:
-        return ""
-    chosen = [_finish(ranked[0])]
-    covered = set(content_words(ranked[0]))
-    length = len(chosen[0])
-    for sentence in ranked[1:]:
-        words = content_words(sentence)
-        new = words - covered
-        text = _finish(sentence)
-        if len(new) < MIN_NOVELTY * len(words) or not new or length + 1 + len(text) > max_chars:
-            continue
-        chosen.append(text)
-        covered |= new
-        length += 1 + len(text)
-    return _truncate(" ".join(chosen), max_chars)
+    chosen: list[str] = []
+    for sentence in ranked:
+        if not _says_nothing_new(sentence, chosen):
+            chosen.append(sentence)
+    text = " ".join(_finish(sentence) for sentence in chosen)
+    return text if text and len(text) <= max_chars else None

@@ -114,3 +114,56 @@ def resolve_occurred(text: str, today: date) -> tuple[str | None, list[Reading]]
     readings = relative_dates(text, today)
     resolved = next((r.occurred for r in readings if r.occurred), None)
     return resolved, readings
+
+
+# -- absolute dates ------------------------------------------------------------------------------
+# Read so that two texts naming the same day compare equal however it is written ("2 April 2026",
+# "April 2, 2026", "2026-04-02", "2026/4/2", "2026年4月2日"); a day with no year reads "--04-02".
+# Part of the text's values: the compaction guard never merges memories naming different days.
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+_MON = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
+       r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+ABSOLUTE_PATTERN = re.compile(
+    r"\b(?P<iy>\d{4})[-/.](?P<im>\d{1,2})[-/.](?P<id>\d{1,2})\b"
+    r"|(?:(?P<zy>\d{4})\s*年\s*)?(?P<zm>\d{1,2})\s*月\s*(?:(?P<zd>\d{1,2})\s*[日号])?"
+    r"|\b(?P<dd>\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MON.format("dm") + r"(?:,?\s+(?P<dy>\d{4}))?\b"
+    r"|\b" + _MON.format("md") + r"\s+(?P<mdd>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<mdy>\d{4}))?"
+    r"|\b" + _MON.format("mo") + r"(?:\s+(?P<moy>\d{4}))?\b",
+    re.IGNORECASE)
+
+
+def _month_number(word: str) -> int:
+    return next(n for n, name in enumerate(MONTHS, start=1) if name.startswith(word.lower().rstrip(".")[:3]))
+
+
+def _day_value(year: str | None, month: int, day: str | None) -> str | None:
+    """`YYYY-MM-DD`, `--MM-DD`, `YYYY-MM` or `--MM`; None when the numbers are no calendar day."""
+    if not 1 <= month <= 12 or (day is not None and not 1 <= int(day) <= 31):
+        return None
+    head = year or "-"
+    return f"{head}-{month:02d}" + (f"-{int(day):02d}" if day else "")
+
+
+def absolute_dates(text: str) -> list[tuple[str, str]]:
+    """(phrase, value) of every absolute date written in `text`, in order (see above for the forms).
+
+    "May" or "March" alone is read as a month only when capitalised (the verbs "may", "march" are not)."""
+    out = []
+    for m in ABSOLUTE_PATTERN.finditer(text):
+        g = m.groupdict()
+        if g["iy"]:
+            value = _day_value(g["iy"], int(g["im"]), g["id"])
+        elif g["zm"]:
+            value = _day_value(g["zy"], int(g["zm"]), g["zd"])
+        elif g["dm"]:
+            value = _day_value(g["dy"], _month_number(g["dm"]), g["dd"])
+        elif g["md"]:
+            value = _day_value(g["mdy"], _month_number(g["md"]), g["mdd"])
+        elif g["mo"][0].isupper() or g["mo"].lower().rstrip(".") not in ("may", "mar", "march"):
+            value = _day_value(g["moy"], _month_number(g["mo"]), None)
+        else:
+            value = None
+        if value:
+            out.append((m.group(0).strip(), value))
+    return out

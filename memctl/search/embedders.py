@@ -334,9 +334,10 @@ def second_model_name(setting: str, primary: str) -> str | None:
 
 
 def recall_uses_primary(primary: str, second: str, language: str) -> bool:
-    """Whether recall fuses the primary model's cosines beside the second model's. The shipped
-    model is English-only (unrelated Chinese sentences score 0.34-0.54): in a `language = "zh"`
-    directory with the multilingual model beside it, recall uses the multilingual model alone."""
+    """Whether recall fuses the primary model's cosines beside the second model's for a query in
+    `language` (the query's own: core/text.text_language). The shipped model is English-only
+    (unrelated Chinese sentences score 0.34-0.54): a Chinese query, in any directory, is recalled
+    with the multilingual model alone when it is the second model; an English one with both."""
     shipped = primary.strip() in SHIPPED_ALIASES
     return not (language == "zh" and shipped and second == MULTILINGUAL_MODEL)
 

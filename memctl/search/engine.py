@@ -196,6 +196,11 @@ class Engine:
         hashes, rel_of = self._wanted(snapshot)
         return self.keyword.coverage(query, {i: self._terms(i, hashes[i], snapshot, rel_of[i]) for i in ids if i in rel_of})
 
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The share of the query's weighted terms some memory holds (search/keyword.py)."""
+        self.sync_keyword()
+        return self.keyword.query_coverage(query, plain)
+
     def _terms(self, memory_id: str, content: str, snapshot: "Snapshot", rel: str) -> frozenset[str]:
         """The terms a memory's keyword doc holds, kept per content hash: recall's coverage reads them
         for every hit, and analysing (entities, stemming) costs more than the rest of the coverage."""

@@ -7,7 +7,7 @@ write path's thresholds, which are the primary model's, never change meaning.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Protocol, Sequence
+from typing import Any, Callable, Collection, Protocol, Sequence, Union
 
 from memctl.store.repository import SearchIndex
 
@@ -26,10 +26,16 @@ class ModelSearch(SearchIndex, Protocol):
 class TwoModelSearch:
     """The SearchIndex of a directory whose recall fuses two embedding models."""
 
-    def __init__(self, primary: ModelSearch, second: ModelSearch, recall_primary: bool = True) -> None:
+    def __init__(self, primary: ModelSearch, second: ModelSearch,
+                 recall_primary: Union[bool, Callable[[str], bool]] = True) -> None:
         self.primary = primary
         self.second = second
-        self.recall_primary = recall_primary  # False: recall uses the second model's cosines alone
+        # False: recall uses the second model's cosines alone; a callable decides per query (by its language)
+        self.recall_primary = recall_primary
+
+    def uses_primary(self, query: str) -> bool:
+        """Whether recall fuses the primary model's cosines for `query`."""
+        return self.recall_primary(query) if callable(self.recall_primary) else self.recall_primary
 
     def __getattr__(self, name: str) -> Any:
         """Everything not listed here (what the write path and maintenance call) is the primary's."""
@@ -45,6 +51,10 @@ class TwoModelSearch:
         """IDF-weighted share of the query's terms each memory holds."""
         return self.primary.keyword_coverage(query, ids)
 
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The share of the query's weighted terms some memory holds, from the primary engine."""
+        return self.primary.query_coverage(query, plain)
+
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> Run:
         """Cosines of the primary model (what the write path and `similarities` use)."""
         return self.primary.semantic_search(query, limit, allowed)
@@ -52,7 +62,7 @@ class TwoModelSearch:
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, Run]]:
         """(identity, cosine run) of both models, the primary first (or the second alone)."""
         second = self.second.semantic_runs(query, limit, allowed)
-        return self.primary.semantic_runs(query, limit, allowed) + second if self.recall_primary else second
+        return self.primary.semantic_runs(query, limit, allowed) + second if self.uses_primary(query) else second
 
     def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> tuple[Run, list[tuple[str, Run]]]:
         """The primary's keyword hits, then both models' runs."""

@@ -397,6 +397,18 @@ class KeywordIndex:
             out[doc_id] = sum(w for t, w in weights.items() if t in held) / total
         return out
 
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The share of the query's weight (as `coverage` weighs its terms; `plain`: every term by its
+        IDF alone, common words too) that some memory holds: low when the query names things the
+        store never mentions ("my flat in Shanghai" to a store that knows only Beijing; plain: "what
+        time is Harper's piano lesson" to one that never heard of a piano), 1 when every informative
+        term is somewhere. 1 for a query with no weighted term."""
+        terms = list(dict.fromkeys(search_terms(query, "query")))
+        specific = set(terms) if plain else specific_terms(query)
+        held: dict[str, tuple[float, bool]] = self._read(lambda searcher: _held_weights(searcher, terms, specific), {})
+        total = sum(w for w, _ in held.values())
+        return sum(w for w, present in held.values() if present) / total if total else 1.0
+
     def ids(self) -> set[str]:
         """Ids of every memory in the index."""
         return self._read(_live_ids, set())
@@ -431,6 +443,13 @@ def _term_weights(searcher: Any, terms: Sequence[str], specific: Collection[str]
         share = 1.0 if term in specific else PRESENT_COMMON_WEIGHT if held_by else ABSENT_COMMON_WEIGHT
         out[term] = share * probabilistic_idf(held_by, total)
     return out
+
+
+def _held_weights(searcher: Any, terms: Sequence[str], specific: Collection[str]) -> dict[str, tuple[float, bool]]:
+    """Each term's coverage weight and whether any memory holds it."""
+    fields = [name for name in FIELD_BOOSTS if name in searcher.schema]
+    weights = _term_weights(searcher, terms, specific)
+    return {t: (w, any(searcher.doc_frequency(f, t) for f in fields)) for t, w in weights.items()}
 
 
 def _live_ids(searcher: Any) -> set[str]:

@@ -81,3 +81,30 @@ def looks_like_a_name(text: str, start: int, end: int) -> bool:
         return True
     opens_sentence = not text[:start].strip() or bool(_SENTENCE_END.search(text[:start]))
     return word[:1].isupper() and not opens_sentence
+
+
+def name_terms(text: str, common: Container[str] | None = None, speakers: bool = True) -> set[str]:
+    """The stems of the words a text writes as names: capitalised where sentence case does not
+    explain it ("What did Kevin watch?", "iOS"), or capitalised and not common English ("Caroline
+    went..."), or a speaker opening a line ("Kate: hi"; `speakers` False leaves them out: in a query
+    given as a dialogue they are its participants, not what it asks about). A query naming someone
+    the store never mentions cannot be answered by a memory that names someone else. `common`
+    replaces the shipped list (tests)."""
+    words: Container[str] = common_stems() if common is None else common
+    text = unicodedata.normalize("NFKC", text)
+    out = set()
+    for term, start, end in raw_terms(text, index=False):
+        word = text[start:end]
+        if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word):
+            continue
+        speaker = _speaker(text, start, end)
+        if speaker and not speakers:
+            continue
+        if looks_like_a_name(text, start, end) or stem(term) not in words or speaker:
+            out.add(stem(term))
+    return out
+
+
+def _speaker(text: str, start: int, end: int) -> bool:
+    """A capitalised word opening a line and followed by a colon: a speaker ("Kate: hi")."""
+    return text[end:end + 1] in (":", "\uff1a") and not text[:start].rpartition("\n")[2].strip()

@@ -144,12 +144,18 @@ class CompactService:
         return created
 
     def _write_summary(self, members: list[Memory], action: Action, plan_id: str) -> Memory:
+        """The merged memory: the plan's summary, dated by the span of the members' dates (never
+        read again from its text against today), naming every member in `merged_from` and every
+        member's source in `sources`."""
         first = members[0]
         summary = build_memory(
             self.repo, self.config, action.summary or "\n".join(m.body for m in members), type=first.type,
             user=first.user, project=first.project if first.scope == "project" else None,
             confidence=max(m.confidence for m in members), source="compact",
-            tags=sorted({t for m in members for t in m.tags}), merged_from=[m.id for m in members])
+            tags=sorted({t for m in members for t in m.tags}), merged_from=[m.id for m in members],
+            sources=list(dict.fromkeys(s for m in members for s in (m.source, *m.sources))),
+            source_ids=list(dict.fromkeys(i for m in members for i in m.source_ids)))
+        summary.occurred = action.occurred
         return self.repo.create(summary, "compact:consolidate", plan=plan_id)
 
     def _promote(self, m: Memory, target: str, op: str, plan_id: str) -> Memory:
@@ -161,15 +167,20 @@ class CompactService:
         return self.repo.relocate(Memory(**data, path=m.path), op, plan=plan_id)
 
 
-def _llm_summariser(command: str) -> Callable[[list[Memory]], str]:
+def _llm_summariser(command: str) -> Callable[[list[Memory]], str | None]:
+    """Summaries written by the LLM command, kept only when they name every value of every member
+    (policy/distinct.py: identifiers, numbers, dates, names, negation); otherwise the extractive one."""
+    from memctl.policy.distinct import keeps_values
     from memctl.policy.summarise import extractive_summary
     from memctl.services.llm import run_llm
 
-    def summarise(memories: list[Memory]) -> str:
+    def summarise(memories: list[Memory]) -> str | None:
         prompt = ("Summarise these related memories about one person or project into one short memory. "
-                  "Keep every distinct fact; answer with the summary text only.\n\n"
-                  + "\n".join(f"- {m.body}" for m in memories))
+                  "Keep every distinct fact, with every name, number, identifier and date; answer with the "
+                  "summary text only.\n\n" + "\n".join(f"- {m.body}" for m in memories))
         text = run_llm(command, prompt).strip()
-        return text if 5 <= len(text) <= 2000 else extractive_summary(memories)
+        if 5 <= len(text) <= 2000 and keeps_values(text, [m.body for m in memories]):
+            return text
+        return extractive_summary(memories)
 
     return summarise

@@ -19,6 +19,7 @@ from memctl.core.models import Memory
 from memctl.errors import NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, llm_decision_prompt, parse_llm_decision
 from memctl.policy.dedupe import ConflictPair, DedupeItem, DedupePlan, MergeGroup, plan_dedupe
+from memctl.policy.distinct import distinct_reason
 from memctl.services.importance import similarity_pairs
 from memctl.services.write import link_conflict, resolve_gate
 from memctl.store.filters import MemoryFilter, scope_filter
@@ -105,7 +106,8 @@ def _llm_resolve(plan: DedupePlan, by_id: dict[str, DedupeItem], ask: Ask) -> De
         action = answer.action if answer else None
         if answer is not None and action == "supersede":
             pair = pair.model_copy(update={"resolved": True, "reason": f"llm: {answer.reason}"})
-        elif answer is not None and action in ("update", "noop") and not busy & {pair.older, pair.newer}:
+        elif (answer is not None and action in ("update", "noop") and not busy & {pair.older, pair.newer}
+              and distinct_reason(by_id[pair.older].text, by_id[pair.newer].text) is None):
             merges.append(_pair_merge(by_id[pair.older], by_id[pair.newer], answer))
             busy |= {pair.older, pair.newer}
             continue

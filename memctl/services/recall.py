@@ -16,6 +16,7 @@ from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back
+from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import Repository, SearchIndex
@@ -78,12 +79,13 @@ class RecallService:
     """Hybrid recall over a repository and its search index."""
 
     def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
-                 checks: "Callable[[], CheckService] | None" = None) -> None:
+                 checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
         self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
+        self.words = words  # the words that name each kind (policy/topic.py), read when a recall needs them
 
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
@@ -107,7 +109,7 @@ class RecallService:
         in_force_states = frozenset(self.config.facts.in_force)
         hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, history, in_force_states, q.session)
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
-        hits, held = hold_back(self._relevance(q, hits, runs), threshold)
+        hits, held = hold_back(self._relevance(q, hits, runs, pool), threshold)
         hits = self._with_parts(hits, q, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
@@ -134,12 +136,19 @@ class RecallService:
                                       linked_to=anchor if anchor != memory_id else finding.memories[-1]))
         return out, findings
 
-    def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]]) -> list[Hit]:
-        """The hits with calibrated relevance, from each model's cosines and keyword coverage."""
-        names = ["semantic", *(f"semantic{n}" for n in range(2, len(runs) + 1))]
-        models = [(name, identity, run[-1][1] if run else 0.0) for name, (identity, run) in zip(names, runs)]
-        coverage = self.search.keyword_coverage(q.query, [h.id for h in hits]) if q.mode != "semantic" else None
-        return annotate(hits, models, coverage)
+    def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]],
+                   pool: Mapping[str, Any]) -> list[Hit]:
+        """The hits with calibrated relevance, from each model's cosines, keyword coverage, the names
+        the query says and the kinds it is about (services/signals.py, policy/relevance.py)."""
+        from memctl.services.signals import characters, hit_signals, query_facts
+
+        keyword = q.mode != "semantic"
+        ids = [h.id for h in hits]
+        coverage = self.search.keyword_coverage(q.query, ids) if keyword else None
+        words = self.words() if self.words is not None else {}
+        facts = query_facts(q.query, self.search, pool, keyword, words)
+        chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
+        return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars), facts)
 
     def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
         """Each hit followed by the rest of its family (its whole and the whole's other parts, or its

@@ -101,16 +101,34 @@ def turns(messages: list[Message]) -> list[list[Message]]:
     return out
 
 
-def uncovered(messages: list[Message], write_times: list[str]) -> tuple[list[Message], list[Message]]:
+def _position(message: Message, session: str) -> int | None:
+    """A message's line in its transcript, from its id `<session>:<n>`."""
+    head, _, number = message.id.rpartition(":")
+    return int(number) if head == session and number.isdigit() else None
+
+
+def _covers(turn: list[Message], end: str | None, session: str, write: tuple[str, int | None]) -> bool:
+    """Whether a write was made during the turn: by the transcript position it recorded (the last
+    message logged before it is in the turn), else (an older journal) by time."""
+    time, turn_at = write
+    positions = [p for p in (_position(m, session) for m in turn) if p is not None]
+    if turn_at is not None and positions:
+        return min(positions) <= turn_at <= max(positions)
+    start = turn[0].time
+    return turn_at is None and start is not None and start <= time and (end is None or time < end)
+
+
+def uncovered(messages: list[Message], writes: list[tuple[str, int | None]],
+              session: str = "") -> tuple[list[Message], list[Message]]:
     """(messages to extract, messages skipped): a turn during which an explicit write was made is
-    covered by it (one channel at a time); a turn without times is never taken as covered."""
+    covered by it (one channel at a time), whatever the clock says (MEMCTL_NOW may pin it); a turn
+    without positions or times is never taken as covered."""
     keep: list[Message] = []
     skip: list[Message] = []
     grouped = turns(messages)
     for n, turn in enumerate(grouped):
-        start = turn[0].time
         end = grouped[n + 1][0].time if n + 1 < len(grouped) else None
-        covered = start is not None and any(start <= t and (end is None or t < end) for t in write_times)
+        covered = any(_covers(turn, end, session, write) for write in writes)
         (skip if covered else keep).extend(turn)
     return keep, skip
 
@@ -230,7 +248,7 @@ class TranscriptService:
                                watermark=state.get("last_id"))
         if not pending or len(pending) < every:
             return result
-        todo, skipped = uncovered(pending, self.repo.session_writes(session, min(m.time or "" for m in pending)))
+        todo, skipped = uncovered(pending, self.repo.session_writes(session, min(m.time or "" for m in pending)), session)
         result.skipped = [m.id for m in skipped]
         if not todo:
             return self._advance(result, user, session, messages, pending[-1])

@@ -18,7 +18,7 @@ from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory, name_arg
 from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, UsageError
-from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint, is_ambiguous
+from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
 from memctl.policy.gate import (
     GateFailure,
     GateVerdict,
@@ -28,6 +28,7 @@ from memctl.policy.gate import (
     refusal,
     resolve_thresholds,
 )
+from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
@@ -35,6 +36,9 @@ from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
+
+LLM_ENV = "MEMCTL_LLM"
+LLM_CANDIDATES = 5  # stored memories shown to the LLM when none is similar enough for the rules
 
 
 class WriteResult(BaseModel):
@@ -281,11 +285,14 @@ class WriteService:
         neighbors = self._neighbors(candidate, group, th.related_threshold)
         life = self.config.lifecycle
         history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
-        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history)
+        cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history,
+                         owner=candidate.user)
         decision = decide(cand, neighbors, duplicate_threshold=th.duplicate_threshold,
                           related_threshold=th.related_threshold)
-        if llm and is_ambiguous(decision):
-            decision = ask_llm(llm, cand, neighbors, decision)
+        llm = llm or configured_llm()
+        if llm and decision.action == "add" and decision.decided_by == "rules":
+            shown = neighbors or self._closest(candidate, group)  # mem0's way: the candidates shown
+            decision = ask_llm(llm, cand, shown, decision) if shown else decision
         if decision.action == "noop":
             verdict = _with_duplicate(verdict, decision.target)
         return verdict, decision
@@ -302,6 +309,15 @@ class WriteService:
         return [m for m in self.repo.active(owner=candidate.owner) if can_read(self.access, access_view(m))
                 and (m.type == candidate.type or announces_change_of(m.body, candidate.body))]
 
+    def _closest(self, candidate: Memory, group: list[Memory], k: int = LLM_CANDIDATES) -> list[Neighbor]:
+        """The owner's k memories closest to the candidate, however far: what an LLM is shown when
+        no stored memory is similar enough for the rules ("I switched to a Pixel 8" / "my phone is
+        an iPhone 13" share no word)."""
+        sims = self.search.similarities(candidate.body, [m.id for m in group]) if group else {}
+        ranked = sorted(group, key=lambda m: (-float(sims.get(m.id, 0.0)), m.id))[:k]
+        return [Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=float(sims.get(m.id, 0.0)),
+                         created=m.created, confidence=m.confidence) for m in ranked]
+
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
         """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the
         attribute whose change the candidate announces ("moved to" finds "lives in", however far apart)."""
@@ -311,12 +327,19 @@ class WriteService:
         out = []
         for m in group:
             cos = float(sims.get(m.id, 0.0))
-            if cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body):
+            if (cos >= related or (candidate.key and m.key == candidate.key) or announces_change_of(m.body, candidate.body)
+                    or (m.type == candidate.type and slot_relation(m.body, candidate.body, candidate.user) == "change")):
                 out.append(Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=cos,
                                     created=m.created, confidence=m.confidence))
         return out
 
     # -- applying ------------------------------------------------------------------------------
+    def _turn_at(self, user: str | None, session: str | None) -> dict[str, int]:
+        """Where in the session's transcript a write was made (how many messages it held): extract
+        tells which turn the write covers by this, never by the clock, which MEMCTL_NOW may pin."""
+        count = self.repo.transcripts.count(user, session) if user and session else 0
+        return {"turn_at": count} if count else {}
+
     def _reinforce(self, stored: Memory, candidate: Memory) -> Memory:
         """A repeat: keep the higher confidence and record the extra source (and its source ids)."""
         data = stored.model_dump(exclude={"path"})
@@ -332,7 +355,8 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner}
+        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner,
+                  **self._turn_at(candidate.user, rate_session or candidate.session)}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
             # the candidate's own time: now for an add, the source's for an import (never going back)
@@ -363,6 +387,15 @@ def _after_linked(repo: Repository, candidate: Memory) -> None:
     latest = max(repo.get(other).created for other in candidate.conflicts_with)
     if candidate.created == latest:
         candidate.created = candidate.updated = latest + timedelta(seconds=1)
+
+
+
+
+def configured_llm() -> str | None:
+    """The LLM command the person configured for write decisions (MEMCTL_LLM), or None: the rules
+    alone, the default. Never read from the memory folder: a shared folder's memctl.toml is
+    untrusted input and must not name a command memctl runs."""
+    return os.environ.get(LLM_ENV, "").strip() or None
 
 
 def ask_llm(command: str, cand: Candidate, neighbors: list[Neighbor], fallback: Decision) -> Decision:

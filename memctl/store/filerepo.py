@@ -439,11 +439,11 @@ class FileRepository:
                    if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
                    and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
 
-    def session_writes(self, session: str, since: str) -> list[str]:
-        """Times of the explicit (not automatic) writes made in this session after `since`."""
-        return [e.time for e in self.journal.read()
+    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in this session from `since` on."""
+        return [(e.time, _turn_at(e.detail.get("turn_at"))) for e in self.journal.read()
                 if e.op in WRITE_OPS and e.detail.get("session") == session
-                and e.detail.get("source") not in AUTO_SOURCES and e.time > since]
+                and e.detail.get("source") not in AUTO_SOURCES and e.time >= since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id in the usage cache."""
@@ -544,3 +544,8 @@ class FileRepository:
         (self.cache / self.scan.catalog_name).unlink(missing_ok=True)
         self._snapshot = None
         self._stale = True
+
+
+def _turn_at(value: object) -> int | None:
+    """A journal entry's transcript position (the journal is read from disk: anything else is None)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

@@ -180,8 +180,9 @@ class Repository(Protocol):
         """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
         ...
 
-    def session_writes(self, session: str, since: str) -> list[str]:
-        """Times of the explicit (not automatic) writes made in the session after `since` (extract skips their turns)."""
+    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on
+        (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
         ...
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
@@ -247,6 +248,11 @@ class SearchIndex(Protocol):
 
     def keyword_coverage(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """The IDF-weighted share (0-1) of the query's terms each of `ids` contains."""
+        ...
+
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The IDF-weighted share (0-1) of the query's terms that some memory contains (1: no term);
+        `plain`: every term weighed by its IDF alone (common words as much as names)."""
         ...
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:

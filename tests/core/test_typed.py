@@ -83,3 +83,14 @@ def test_fields_validated_against_a_schema_in_canonical_order():
 def test_bad_schemas(raw, message):
     with pytest.raises(ValueError, match=message):
         parse_schema("k", raw)
+
+
+def test_a_kind_lists_the_words_that_name_it_per_language_within_bounds() -> None:
+    from memctl.core.schemas import MAX_WORDS, parse_schema
+
+    schema = parse_schema("boat", {"fields": {"name": "text"}, "words": {"en": [" boat ", "sailboat"], "zh": ["船"]}})
+    assert schema.words == {"en": ["boat", "sailboat"], "zh": ["船"]}
+    for words, problem in (({"english": ["boat"]}, "language code"), ({"en": ["x"] * (MAX_WORDS + 1)}, "at most"),
+                           ({"en": ["two\nlines"]}, "one line"), ({"en": ["x" * 41]}, "one line")):
+        with pytest.raises(ValueError, match=problem):
+            parse_schema("boat", {"fields": {"name": "text"}, "words": words})

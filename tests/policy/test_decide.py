@@ -237,7 +237,7 @@ def test_prompt_names_candidate_neighbours_and_answer_format() -> None:
     assert "key travel.seat" in prompt
     assert prompt.index("3f9a1c2e") < prompt.index("77aa0b1c")
     assert '"Alice prefers window seats"' in prompt
-    for word in ("ADD", "UPDATE", "DELETE", "NOOP", '"action"', '"target"'):
+    for word in ("ADD", "UPDATE", "SUPERSEDE", "NOOP", '"action"', '"target"'):
         assert word in prompt
 
 

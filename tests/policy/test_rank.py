@@ -115,7 +115,7 @@ def test_final_score_recency_halves_per_half_life() -> None:
 @pytest.mark.parametrize("ranked, newer_than, expected", [
     ([("old", 0.9), ("new", 0.8)], {"new": {"old"}}, ["new", "old"]),
     ([("new", 0.9), ("old", 0.8)], {"new": {"old"}}, ["new", "old"]),
-    ([("old", 0.9), ("x", 0.85), ("new", 0.8)], {"new": {"old"}}, ["new", "x", "old"]),
+    ([("old", 0.9), ("x", 0.85), ("new", 0.8)], {"new": {"old"}}, ["new", "old", "x"]),  # the older keeps its place
     ([("old", 0.9)], {"new": {"old"}}, ["old"]),
 ])
 def test_order_conflicts(ranked: list, newer_than: dict, expected: list) -> None:

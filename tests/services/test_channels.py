@@ -88,3 +88,34 @@ def test_a_relative_date_left_by_the_extractor_is_read_against_the_message_time(
     clock.set_now(START + timedelta(days=5))  # extracted days later
     store.extract("alice", "s1", f"{FAKE_LLM} extract")
     assert [m.occurred for m in store.list(user="alice")] == ["2026-03-02"]
+
+
+@pytest.mark.parametrize("pinned", ["env", "clock"])
+def test_a_pinned_clock_does_not_change_which_channel_wrote_a_turn(store: MemoryStore, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch, pinned: str):
+    """Issue 22: with MEMCTL_NOW (or --now) every message and write carries the same time; the turn
+    an explicit write covers is still told by its place in the transcript, so no second copy."""
+    clock.set_now(None)
+    if pinned == "env":
+        monkeypatch.setenv("MEMCTL_NOW", "2026-03-01T09:00:00Z")
+    else:
+        clock.set_now(START)
+    store.log("finn", "s10", "remember: Finn's daughter is named Ida")
+    store.add("Finn's daughter is called Ida", user="finn", rate_session="s10")
+    store.log("finn", "s10", "Saved.", role="assistant")
+    store.log("finn", "s10", "remember: Finn sails on Sundays")
+    prompt = tmp_path / "prompt.txt"
+    result = store.extract("finn", "s10", f"{FAKE_LLM} --prompt {prompt} extract")
+    assert result.skipped == ["s10:1", "s10:2"]
+    assert "Ida" not in prompt.read_text().split("MESSAGES:")[1]
+    assert sorted(m.body for m in store.list(user="finn")) == ["Finn sails on Sundays", "Finn's daughter is called Ida"]
+
+
+def test_a_write_before_a_turn_does_not_cover_it_under_a_pinned_clock(store: MemoryStore, monkeypatch: pytest.MonkeyPatch):
+    clock.set_now(None)
+    monkeypatch.setenv("MEMCTL_NOW", "2026-03-01T09:00:00Z")
+    store.log("finn", "s11", "hello")
+    store.add("Finn's daughter is called Ida", user="finn", rate_session="s11")
+    store.log("finn", "s11", "remember: Finn sails on Sundays")
+    result = store.extract("finn", "s11", f"{FAKE_LLM} extract")
+    assert result.skipped == ["s11:1"] and result.report.counts["added"] == 1

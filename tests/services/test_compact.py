@@ -178,8 +178,19 @@ def test_ttl_expired_memory_leaves_recall_at_once(store: MemoryStore) -> None:
 def test_llm_writes_the_consolidation_summary(synthetic, tmp_path: Path) -> None:
     root, store, similarity, expected = synthetic
     script = tmp_path / "summarise.py"
+    script.write_text("import sys\nlines = [l[2:] for l in sys.stdin.read().splitlines() if l.startswith('- ')]\n"
+                      "print('LLM summary: ' + ' '.join(lines))\n")
+    result = store.compact(similarity=similarity, llm=f"{sys.executable} {script}")
+    summaries = [MemoryStore(root).get(i) for i in result["created"]]
+    assert summaries and all(s.body.startswith("LLM summary: ") for s in summaries)
+    assert sorted(sorted(s.merged_from) for s in summaries) == sorted(sorted(c) for c in expected.consolidate)
+
+
+def test_an_llm_summary_that_drops_a_value_is_not_used(synthetic, tmp_path: Path) -> None:
+    root, store, similarity, expected = synthetic
+    script = tmp_path / "summarise.py"
     script.write_text("import sys\nsys.stdin.read()\nprint('LLM summary: the user keeps asking about the weather.')\n")
     result = store.compact(similarity=similarity, llm=f"{sys.executable} {script}")
     summaries = [MemoryStore(root).get(i) for i in result["created"]]
-    assert summaries and all(s.body == "LLM summary: the user keeps asking about the weather." for s in summaries)
+    assert summaries and not any(s.body.startswith("LLM summary") for s in summaries)  # it named no one
     assert sorted(sorted(s.merged_from) for s in summaries) == sorted(sorted(c) for c in expected.consolidate)

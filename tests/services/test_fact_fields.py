@@ -79,7 +79,10 @@ def test_a_newer_conflicting_memory_written_in_the_same_second_ranks_first(store
     old = store.add("Hank lives in Beijing", user="u").memory
     new = store.add("Hank moved to Shanghai", user="u").memory
     assert old.id in new.conflicts_with and new.created > old.created
-    assert [h.id for h in store.recall("where does Hank live", users=["u"]).hits[:2]] == [new.id, old.id]
+    # the ranking (the fake embedder's cosines cannot tell that a move answers "where"; the real
+    # models' case is tests/services/test_recall_scenarios.py)
+    ranked = store.recall("where does Hank live", users=["u"], min_relevance=0.0).hits
+    assert [h.id for h in ranked[:2]] == [new.id, old.id]
 
 
 def test_part_of_resolves_prefixes_and_refuses_loops_and_strangers(store):

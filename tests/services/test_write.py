@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,24 @@ def test_a_paraphrase_without_an_llm_is_added_and_names_the_similar_one(memdir: 
     assert code == 0 and out["data"]["decision"]["action"] == "add"
     assert first["id"] in out["data"]["decision"]["similar"]
     assert len(active_ids(memdir)) == 2
+
+
+def test_the_configured_llm_decides_a_change_the_rules_leave_open(memdir: Path, monkeypatch) -> None:
+    """MEMCTL_LLM is asked, mem0's way (the candidates shown, SUPERSEDE), only when the rules cannot
+    decide; without it the rules decide alone (the default), and a failing command falls back to them."""
+    from memctl.api import MemoryStore
+
+    _lower_related_threshold(memdir)
+    store = MemoryStore(memdir)
+    old = store.add("My phone is an iPhone 13", user="maria").memory
+    assert store.gate("I switched to a Pixel 8 last week", user="maria").decision.decided_by == "rules"
+    monkeypatch.setenv("MEMCTL_LLM", f"{FAKE} decide ADD Pixel=SUPERSEDE")
+    result = store.add("I switched to a Pixel 8 last week", user="maria")
+    assert result.decision.action == "supersede" and result.decision.target == old.id
+    assert result.decision.decided_by == "llm" and not store.is_active(store.get(old.id))
+    monkeypatch.setenv("MEMCTL_LLM", f"{sys.executable} -c 'import sys; sys.exit(3)'")
+    fallback = store.add("My tablet is an iPad Air from 2022", user="maria")
+    assert fallback.written and fallback.decision.decided_by == "rules"
 
 
 def test_the_fourth_automatic_write_in_a_session_is_refused(memdir: Path) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from memctl import clock
 from memctl.api import MemoryStore
 from memctl.errors import Refused
 from memctl.store.directory import init_directory
@@ -75,6 +77,7 @@ def test_compaction_undo_puts_every_file_back_byte_for_byte(store: MemoryStore, 
     for n in range(4):
         store.add_raw(f"Carol waters the roof garden on day {n}", type=kind, user="carol", ttl="1d" if n < 2 else None)
     before = tree_bytes(root)
+    clock.set_now(clock.now() + timedelta(days=2))  # two have expired (the four are distinct facts: never merged)
     result = store.compact(user="carol", dry_run=False)
     assert result["plan"]["actions"]
     store.undo_compaction()

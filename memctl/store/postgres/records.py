@@ -63,13 +63,18 @@ class PostgresJournal:
                                 "auto": list(AUTO_SOURCES)}).fetchone()
         return int(row[0])
 
-    def session_writes(self, session: str, since: str) -> list[str]:
-        """Times of the explicit (not automatic) writes made in the session after `since`."""
+    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on."""
         with self._connect() as conn:
-            found = conn.execute("SELECT time FROM memctl_journal WHERE session = %s AND time > %s AND op = ANY(%s) "
-                                 "AND (source IS NULL OR NOT source = ANY(%s)) ORDER BY seq",
+            found = conn.execute("SELECT time, detail FROM memctl_journal WHERE session = %s AND time >= %s "
+                                 "AND op = ANY(%s) AND (source IS NULL OR NOT source = ANY(%s)) ORDER BY seq",
                                  (session, since, list(WRITE_OPS), list(AUTO_SOURCES))).fetchall()
-        return [time for (time,) in found]
+        return [(time, _turn_at(detail)) for time, detail in found]
+
+
+def _turn_at(detail: Any) -> int | None:
+    value = detail.get("turn_at") if isinstance(detail, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _text(value: Any) -> str | None:

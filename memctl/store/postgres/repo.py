@@ -439,8 +439,8 @@ class PostgresRepository:
         `owner` with no session."""
         return self.journal.auto_writes(session, since, until, owner)
 
-    def session_writes(self, session: str, since: str) -> list[str]:
-        """Times of the explicit (not automatic) writes made in the session after `since`."""
+    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on."""
         return self.journal.session_writes(session, since)
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:

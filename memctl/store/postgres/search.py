@@ -331,6 +331,19 @@ class PostgresSearch:
                                      (list(ids),)).fetchall())
         return coverage(terms, self.spec, df, docs, {i: held.get(i, []) for i in ids})
 
+    def query_coverage(self, query: str, plain: bool = False) -> float:
+        """The share of the query's weighted terms some memory holds (as the file index computes it)."""
+        if not self._terms_checked:
+            self.sync_keyword()
+        terms = query_terms(query, self.spec)
+        if plain:
+            terms.specific = None  # every term weighs its IDF
+        with self._connection() as conn:
+            docs, _, df = self._statistics(conn, query, terms, reuse=True)
+        if not coverage(terms, self.spec, df, docs, {"all": list(terms.lexemes)})["all"]:
+            return 1.0  # no weighted term (a query of common words no memory holds)
+        return coverage(terms, self.spec, df, docs, {"all": [x for x in terms.lexemes if df.get(x, 0)]})["all"]
+
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids`; a memory whose vector is missing or stale (another
         process is still deriving it) is embedded now, so the write decision never misses one."""

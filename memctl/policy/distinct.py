@@ -1,0 +1,179 @@
+"""What makes two similar statements two facts: the values they name (pure, no I/O).
+
+Cosine similarity cannot tell "invoice INV-2024-001 was paid on 3 April" from the same sentence
+about INV-2024-002 (0.97), so consolidation (compact's clusters, dedupe's merges) first compares
+the values each text names: identifiers, numbers and amounts, dates, names of people, places and
+things, relations ("my sister", "her mother"), and negation. Two texts whose values differ state
+different facts and are never merged into one, whatever their cosine (a name only one of them
+adds is a detail: see `distinct_reason`). The lists here are about
+English and Chinese grammar (number words, kinship, negation), not about any dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+from difflib import SequenceMatcher
+
+from memctl.core.text import CJK_RANGES
+from memctl.policy.facts import identifiers, names, relations
+from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
+
+_NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*)\s?(?P<suffix>%|k\b|m\b|bn\b)?", re.IGNORECASE)
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
+_NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
+_ZH_NEGATIONS = re.compile(r"不|没|无|未")
+_CALENDAR_WORDS = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
+
+
+@dataclass(frozen=True)
+class Values:
+    """The values a statement names; two statements with different values are two facts."""
+
+    identifiers: frozenset[str] = field(default_factory=frozenset)
+    numbers: frozenset[str] = field(default_factory=frozenset)
+    dates: frozenset[str] = field(default_factory=frozenset)
+    names: frozenset[str] = field(default_factory=frozenset)
+    relations: frozenset[str] = field(default_factory=frozenset)
+    negated: bool = False
+
+    def covers(self, other: "Values") -> bool:
+        """True when every value of `other` is among these (a text that keeps all of them loses none)."""
+        return (other.identifiers <= self.identifiers and other.numbers <= self.numbers
+                and other.dates <= self.dates and other.names <= self.names
+                and other.relations <= self.relations and (self.negated or not other.negated))
+
+
+def _canon_number(raw: str) -> str:
+    raw = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw) else raw.replace(",", ".")
+    whole, _, frac = raw.partition(".")
+    frac = frac.rstrip("0")
+    return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
+
+
+def _numbers(text: str) -> set[str]:
+    """Numbers and amounts ("$1,200" is "$1200"; "two" is "2"), identifiers and dates taken out first."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        suffix = (m.group("suffix") or "").lower()
+        out.add(f"{m.group('cur') or ''}{_canon_number(m.group('n'))}{suffix}")
+    out |= {_NUMBER_WORDS[w] for w in (w.lower() for w in _WORD.findall(text)) if w in _NUMBER_WORDS}
+    return out
+
+
+def _without(text: str, patterns: list[str]) -> str:
+    for phrase in sorted(patterns, key=len, reverse=True):
+        text = text.replace(phrase, " ")
+    return text
+
+
+_REFERENCE_DAY = date(2000, 1, 3)  # relative phrases are compared as written, not resolved
+
+
+def _dates(text: str) -> set[str]:
+    """Absolute dates (policy/when.py), weekdays ("on Fridays" is "friday") and relative phrases
+    ("tomorrow", "next week", "上个月"), each as written."""
+    found = {value for _, value in absolute_dates(text)}
+    for reading in relative_dates(text, _REFERENCE_DAY):
+        phrase = re.sub(r"^(?:the|on)\s+", "", reading.phrase.lower())
+        found.add(phrase.rstrip("s") if phrase.rstrip("s") in WEEKDAYS else phrase)
+    found |= {w.lower().rstrip("s") for w in _WORD.findall(text) if w.lower().rstrip("s") in WEEKDAYS}
+    return found
+
+
+_TOKEN = re.compile(f"[{CJK_RANGES}]|[A-Za-z]+n't|[A-Za-z]+|\\d+")
+
+
+def _negations(tokens: list[str]) -> int:
+    return sum(t in _NEGATIONS or t.endswith("n't") or bool(_ZH_NEGATIONS.fullmatch(t)) for t in tokens)
+
+
+def flips_polarity(a: str, b: str) -> bool:
+    """A negation added or removed inside the statement ("eats meat" / "doesn't eat meat"), not in a
+    clause one of them adds at the end ("..., no sugar")."""
+    ta, tb = _TOKEN.findall(a.lower().replace("\u2019", "'")), _TOKEN.findall(b.lower().replace("\u2019", "'"))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        trailing = i2 == len(ta) and j2 == len(tb)
+        if tag != "equal" and not trailing and _negations(ta[i1:i2]) != _negations(tb[j1:j2]):
+            return True
+    return False
+
+
+def _negated(text: str) -> bool:
+    words = {w.lower() for w in _WORD.findall(text.replace("\u2019", "'"))}
+    return bool(words & _NEGATIONS or any(w.endswith("n't") for w in words) or _ZH_NEGATIONS.search(text))
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|\n\s*)(?P<word>[A-Z][a-z]+)(?P<after>'s\b|\s+\S+)?")
+_AUX = frozenset("is was are were has had have will would can could should may might must does did".split())
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words (facts.names), where the first word of a sentence counts only when it reads
+    as a subject: another word follows that looks like a verb ("Alice lives", "Bob asked", "Carol
+    is") or it is a possessive ("Dana's"). "Prefers window seats" starts with no name."""
+    found = names(text)
+    inside = set(re.findall(r"(?<=[^.!?\s])\s+([A-Z][a-z]+)", text))
+    for m in _SENTENCE_START.finditer(text):
+        word, after = m.group("word"), (m.group("after") or "").strip().lower()
+        verb_like = after == "'s" or after in _AUX or re.fullmatch(r"[a-z]+(?:s|ed)", after) is not None
+        if word in found and word not in inside and not verb_like:
+            found.discard(word)
+    return found
+
+
+def values_of(text: str) -> Values:
+    """Every value `text` names, each kind read once (an identifier's digits are not also a number)."""
+    ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072
+    id_phrases = [m for m in re.findall(r"[A-Za-z]*[-#]?\d[\w-]*", text) if m.upper().replace("#", "") in ids]
+    date_phrases = [phrase for phrase, _ in absolute_dates(text)]
+    rest = _without(text, [*id_phrases, *date_phrases])
+    return Values(identifiers=frozenset(ids), numbers=frozenset(_numbers(_without(rest, list(ids)))),
+                  dates=frozenset(_dates(text)),
+                  names=frozenset(n.casefold() for n in _names(rest) if n.rstrip("s") not in _CALENDAR_WORDS),
+                  relations=frozenset(relations(text)), negated=_negated(text))
+
+
+_KINDS = ("identifiers", "numbers", "dates", "names")
+
+
+def _lower_words(*texts: str) -> set[str]:
+    return set(re.findall(r"\b[a-z][a-z'-]+\b", " ".join(texts)))
+
+
+def distinct_reason(a: str, b: str) -> str | None:
+    """Why two texts state different facts, or None: each names a value of one kind the other does
+    not (INV-2024-001 / INV-2024-002, 3 April / 5 April, Lisbon / Porto), they speak of different
+    relations ("my sister" / "my brother", "Alice" / "her mother"), or one negates. A value only one
+    of them adds is a detail ("paid" / "paid on 3 April"): a merge may fold the poorer text into the
+    richer one, which keeps it (`covers`); a capitalised word the texts also write in lower case is
+    the first word of a sentence, not a name."""
+    va, vb = values_of(a), values_of(b)
+    lower = _lower_words(a, b)
+    for kind in _KINDS:
+        left, right = getattr(va, kind), getattr(vb, kind)
+        if kind == "names":
+            left, right = left - lower, right - lower
+        if left - right and right - left:
+            return f"different {kind}: {', '.join(sorted(left - right))} / {', '.join(sorted(right - left))}"
+    if va.relations != vb.relations:
+        return f"different people: {', '.join(sorted(va.relations)) or '-'} / {', '.join(sorted(vb.relations)) or '-'}"
+    if va.negated != vb.negated and flips_polarity(a, b):
+        return "one says not, the other does"  # a "no sugar" added after the statement is a detail
+    return None
+
+
+def covers(text: str, others: list[str]) -> bool:
+    """True when `text` names every value of each of `others` (merged into it, they lose none)."""
+    kept = values_of(text)
+    kept = replace(kept, names=kept.names | _lower_words(text))  # "alice is vegetarian" keeps Alice
+    return all(kept.covers(values_of(other)) for other in others)
+
+
+def keeps_values(summary: str, members: list[str]) -> bool:
+    """True when a summary names every value of every member (what a merge must never drop)."""
+    return covers(summary, members)

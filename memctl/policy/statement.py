@@ -1,0 +1,143 @@
+"""Statements as subject, attribute and value: what tells a change from another fact (pure).
+
+"My phone is an iPhone 13" and "my sister lives in Lyon" name a subject (the owner, or someone
+related to them, or a named person), an attribute (the words the two statements of one slot share:
+"plate", "budget", "dentist", "yoga") and a value (the names, numbers, dates and other words that
+fill the slot). The owner's own name is the first person: in Wendy's memories "Wendy's team" and
+"our team" are one subject. Two statements of the same subject about the same attribute with
+another value are a change; the same value again is a repeat; another subject, or the attribute
+with another qualifier ("grocery budget" / "dining-out budget"), is another fact. The word lists
+are English and Chinese grammar (pronouns, function words), not about any data set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memctl.core.text import CJK_RANGES, stem
+from memctl.policy.distinct import Values, values_of
+from memctl.policy.facts import relations
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+_FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm i've i'll i'd we're we've".split())
+_STOP = frozenset(stem(w) for w in """a an the and or but of to in on at by for from with without into onto about as
+    is are am was were be been being has have had do does did will would can could should may might must shall
+    it its this that these those there here he she they them his her their him hers theirs you your yours
+    i me my mine we us our ours who whom which what when where why how not no never
+    now new newly currently still again anymore any more just also too very really so then than since after
+    before instead every each per all some both other another one last next this that
+    got get gets getting go goes going went gone take takes took make makes made put keep keeps kept
+    switched switch changed change moved move started start stopped stop became become use uses used using
+    like likes thing things lot lots bit way ways time times day days week weeks month months year years
+    please okay ok yes yeah actually basically mr mrs ms dr""".split()) | _FIRST_PERSON
+# Chinese: characters that carry grammar, not a slot (pronouns, particles, copulas, measure words).
+_ZH_STOP = frozenset("我你他她它们的了是在和与也都还就又很再不没把被给让从到对向跟叫有个一这那每上下里现改成")
+
+
+SLOT_SHARE = 0.2  # the share of their content words two statements of one slot have in common
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A statement read for the write decision."""
+
+    subject: frozenset[str]  # relations ("sister") and named people it speaks of; empty: the owner
+    slot: frozenset[str]  # content words (English stems, Chinese character pairs)
+    values: Values
+    words: tuple[str, ...]  # the content words in order (to read a slot word's qualifier)
+
+
+def _owner_free(text: str, owner: str | None) -> str:
+    """The text with the owner's own name read as the first person ("Wendy's team" -> "my team")."""
+    if not owner:
+        return text
+    name = re.escape(owner.strip())
+    text = re.sub(rf"(?i)\b{name}(?:'s|’s)\b", "my", text) if name else text
+    text = re.sub(rf"(?i)\b{name}\b", "I", text) if name else text
+    return text.replace(owner, "我") if re.search(f"[{CJK_RANGES}]", owner) else text
+
+
+def _content(text: str) -> list[str]:
+    words = [stem(re.sub(r"'s?$", "", w.lower()).strip("'-")) for w in _WORD.findall(text.replace("\u2019", "'"))]
+    english = [w for w in words if len(w) > 1 and w not in _STOP and not w.isdigit()]
+    pairs = []
+    for n, run in enumerate(_CJK_RUN.findall(text)):
+        kept = "".join(ch for ch in run if ch not in _ZH_STOP)
+        pairs += [kept[i:i + 2] for i in range(len(kept) - 1) if i or n]  # a leading pair is the subject
+    return english + pairs
+
+
+def read_statement(text: str, owner: str | None = None) -> Statement:
+    """Subject, slot and values of one statement (the owner's name read as the first person)."""
+    plain = _owner_free(text, owner)
+    values = values_of(plain)
+    people = {n for n in values.names if n.casefold() in _people_in(plain)}
+    words = [w for w in _content(plain) if w not in people]
+    return Statement(subject=frozenset(relations(plain) | people), slot=frozenset(words), values=values,
+                     words=tuple(words))
+
+
+def _people_in(text: str) -> set[str]:
+    """Names used as a subject: a capitalised word opening a clause before a verb-like word or a
+    possessive ("Sophie reports", "Max's plate"); "Dr. Huang is my dentist" names the value."""
+    found = re.findall(r"(?:^|[.;,!?]\s+|\band\s+)([A-Z][a-z]+)(?:'s\b|\s+(?!is\b|was\b|has\b)(?:[a-z]+s|[a-z]+ed)\b)",
+                       text)
+    return {n.casefold() for n in found}
+
+
+def _qualifier_differs(a: Statement, b: Statement, shared: set[str]) -> bool:
+    """A shared slot word qualified differently on each side ("grocery budget" / "dining-out budget"):
+    the word before it in each text, missing from the other text."""
+    for word in shared:
+        before_a = {a.words[i - 1] for i, w in enumerate(a.words) if w == word and i > 0}
+        before_b = {b.words[i - 1] for i, w in enumerate(b.words) if w == word and i > 0}
+        if before_a and before_b and not before_a & before_b and not before_a & b.slot and not before_b & a.slot:
+            return True
+    return False
+
+
+def _values_differ(a: Values, b: Values) -> bool:
+    return any(getattr(a, kind) != getattr(b, kind) for kind in ("numbers", "dates", "names")) or a.negated != b.negated
+
+
+# A new value added beside the old one, not in its place ("I speak some German too", "我还养了一只仓鼠").
+_ADDITIVE = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b|还|也|另外|又")
+_PAST_ACT = re.compile(r"(?i)\b(?:paid|spent|bought|went|visited|ran|ate|met|saw|had)\b|了")
+
+
+def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
+    """"change" (same subject and attribute, another value), "same" (the same value again), or
+    None (another fact, or nothing the structure can tell). A value added "too" is another fact, and
+    so is another day of something that happened or happens (an occurrence, not a slot)."""
+    a, b = read_statement(old, owner), read_statement(new, owner)
+    if a.subject != b.subject or a.values.identifiers != b.values.identifiers or _ADDITIVE.search(new):
+        return None
+    if a.values.dates and b.values.dates and a.values.dates != b.values.dates and not _is_stated_day(old, new):
+        return None
+    shared = set(a.slot & b.slot)
+    if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or _qualifier_differs(a, b, shared):
+        return None
+    if _values_differ(a.values, b.values):
+        return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"
+    return "same" if _has_values(a.values) else None
+
+
+def _is_stated_day(old: str, new: str) -> bool:
+    """The day is the value of a stated slot in both ("the kickoff is on 2 February"), not the day an
+    occurrence happened ("paid $89 in January") or happens ("dentist appointment on 3 May")."""
+    stated = re.compile(r"(?i)\b(?:is|are|'s|was)\s+(?:now\s+)?(?:on|at|in|due|set|every)?\b|[:：]|是|在|定在|改到|约在")
+    return bool(stated.search(old) and stated.search(new)) and not (_PAST_ACT.search(old) or _PAST_ACT.search(new))
+
+
+def _has_values(v: Values) -> bool:
+    return bool(v.numbers or v.dates or v.names or v.identifiers)
+
+
+def shares_slot(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether two statements speak of one slot at all (enough content words in common): a negation in
+    one of two statements about other things ("doesn't drink coffee" / "has a green tea") is no conflict."""
+    a, b = read_statement(old, owner), read_statement(new, owner)
+    shared = a.slot & b.slot
+    return bool(shared) and len(shared) >= SLOT_SHARE * len(a.slot | b.slot)

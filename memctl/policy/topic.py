@@ -1,0 +1,125 @@
+"""What a query is about, from its text and the kinds (pure): its shape, and the kinds it names.
+
+Relevance is calibrated per shape of query, because the signals mean different things in each:
+
+- a *question* ("where does Hank live?") names what it asks about, so the share of its words a
+  memory holds (keyword coverage) says a lot;
+- a *task* ("schedule maintenance for my car") says what to do, and only a word or two of it says
+  what about;
+- a *dialogue* (a few lines of a conversation given as the query, as an agent does when it recalls
+  for the turn it is answering) holds dozens of words, most about nothing stored: the share of
+  words means little, and the meaning (the cosines) carries the signal.
+
+A kind (memctl/data/kinds.toml, schemas/*.toml) may list the words that name it, per language
+(`words = { en = ["car", "vehicle"], zh = ["汽车"] }`): a query that says one of them is about the
+kind, and so is a memory of that kind or one that says one of its words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterable, Literal, Mapping, Sequence
+
+from memctl.core.text import is_cjk, search_terms
+
+Shape = Literal["question", "task", "dialogue"]
+SHAPES: tuple[Shape, ...] = ("question", "task", "dialogue")
+DIALOGUE_WORDS = 40  # a query longer than this many words (CJK: characters / 2) reads as dialogue
+_SPEAKER = re.compile(r"^\s*[\w .'-]{1,30}\s*[:：]\s*\S")  # "Kate: ..." / "用户：..."
+_QUESTION_OPENERS = frozenset(
+    """what when where who whom whose which why how is are was were do does did can could should would
+    will shall have has had am may might""".split())
+_ZH_QUESTION = ("吗", "呢", "什么", "哪", "谁", "怎么", "怎样", "如何", "为什么", "几", "多少", "是否",
+                "是不是", "有没有", "有没", "能不能", "可不可以", "多久", "多大", "多远", "么")
+
+MAX_KINDS = 1000
+MAX_KIND_WORDS = 4 * 64  # the words of a kind, every language together
+# kind -> (its words as stem sequences, its CJK words as text)
+Lexicon = Mapping[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]
+
+
+def query_shape(text: str) -> Shape:
+    """`dialogue` for several lines of conversation or a long passage, `question` for a question
+    (a question mark, an interrogative first word, a Chinese question particle), else `task`."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= 2 and (sum(bool(_SPEAKER.match(line)) for line in lines) >= 2 or len(lines) >= 3):
+        return "dialogue"
+    if _length(text) > DIALOGUE_WORDS:
+        return "dialogue"
+    folded = unicodedata.normalize("NFKC", text).strip()
+    first = folded.split(maxsplit=1)[0].casefold().strip("',.") if folded else ""
+    if "?" in folded or first in _QUESTION_OPENERS or first.split("'")[0] in _QUESTION_OPENERS:
+        return "question"
+    if any(mark in folded for mark in _ZH_QUESTION):
+        return "question"
+    return "task"
+
+
+def _length(text: str) -> float:
+    """Words, counting two CJK characters as one."""
+    cjk = sum(1 for c in text if is_cjk(c))
+    return len(re.findall(r"[^\W\d_]+|\d+", "".join(" " if is_cjk(c) else c for c in text))) + cjk / 2
+
+
+def lexicon(words_of: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
+    """The kinds' words (kind -> language -> words) in the form `kinds_in` matches: each word's stems,
+    or its text when it is written in CJK characters (matched inside the text: Chinese has no spaces)."""
+    out = {}
+    for kind, by_language in words_of.items():
+        stems: list[tuple[str, ...]] = []
+        cjk: list[str] = []
+        for word in (w for words in by_language.values() for w in words):
+            text = unicodedata.normalize("NFKC", word).casefold()
+            if any(is_cjk(c) for c in text):
+                cjk.append(text)
+            elif search_terms(text, "query"):
+                stems.append(tuple(search_terms(text, "query")))
+        if stems or cjk:
+            out[kind] = (tuple(dict.fromkeys(stems)), tuple(dict.fromkeys(cjk)))
+    return out
+
+
+def checked_lexicon(value: Any) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
+    """A lexicon read back from JSON (a cache: store/kindwords.py), checked; ValueError when it is not
+    one `lexicon` could have made (wrong shape, or more or longer words than a kind may list)."""
+    if not isinstance(value, dict) or len(value) > MAX_KINDS:
+        raise ValueError("not a lexicon")
+    out = {}
+    for kind, entry in value.items():
+        stems, cjk = entry
+        phrases = tuple(tuple(_short(s) for s in phrase) for phrase in stems)
+        words = tuple(_short(w) for w in cjk)
+        if len(phrases) + len(words) > MAX_KIND_WORDS or any(not p or len(p) > 8 for p in phrases):
+            raise ValueError("not a lexicon")
+        out[_short(kind)] = (phrases, words)
+    return out
+
+
+def _short(text: Any) -> str:
+    if not isinstance(text, str) or not text or len(text) > 40:
+        raise ValueError("not a lexicon")
+    return text
+
+
+def kinds_in(texts: Iterable[str], words: Lexicon) -> frozenset[str]:
+    """The kinds whose words any of `texts` says ("my car" -> vehicle; "房贷" -> contract)."""
+    joined = unicodedata.normalize("NFKC", "\n".join(t for t in texts if t)).casefold()
+    if not joined.strip():
+        return frozenset()
+    terms = search_terms(joined, "query")
+    present = set(terms)
+    found = set()
+    for kind, (stems, cjk) in words.items():
+        if any(all(s in present for s in phrase) and _in_order(phrase, terms) for phrase in stems) \
+                or any(w in joined for w in cjk):
+            found.add(kind)
+    return frozenset(found)
+
+
+def _in_order(phrase: tuple[str, ...], terms: Sequence[str]) -> bool:
+    """Whether the stems of a phrase occur one after the other in `terms` (one stem: anywhere)."""
+    if len(phrase) == 1:
+        return True
+    width = len(phrase)
+    return any(tuple(terms[i:i + width]) == phrase for i in range(len(terms) - width + 1))

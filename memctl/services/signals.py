@@ -1,0 +1,96 @@
+"""The signals recall's relevance reads, gathered from the search index and the hits (the model that
+turns them into a relevance is policy/relevance.py): raw cosines and their gaps, keyword coverage,
+the names a query says that no memory it can see holds, and the kinds a query and a hit are about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Collection, Mapping, Sequence
+
+from memctl.core.models import Hit, Memory
+from memctl.core.text import is_cjk, text_language
+from memctl.policy.relevance import HitSignals, QueryFacts
+from memctl.policy.topic import Lexicon, checked_lexicon, kinds_in, lexicon, query_shape
+from memctl.store.repository import SearchIndex
+
+Run = Sequence[tuple[str, float]]
+MAX_NAMES = 8  # names of one query looked up (a dialogue may hold many)
+
+
+def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword: bool, words: Lexicon) -> QueryFacts:
+    """The query's language, shape, whether it names something the memories it can see never
+    mention (looked up by keyword among them), and the kinds it names."""
+    from memctl.search.specificity import name_terms
+
+    absent, held, held_all, char_held = False, 1.0, 1.0, None
+    language = text_language(query)
+    if keyword:
+        names = sorted(name_terms(query, speakers=False))[:MAX_NAMES]
+        absent = any(not search.keyword_search(name, 1, pool) for name in names)
+        held = round(search.query_coverage(query), 6)
+        held_all = round(search.query_coverage(query, plain=True), 6)
+        if language == "zh":
+            char_held = round(search.query_coverage(characters(query)), 6)
+    return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
+                      char_held=char_held,
+                      kinds=kinds_in([query], words))
+
+
+def characters(text: str) -> str:
+    """The text with a space after every CJK character: the keyword index then reads each one alone
+    (it indexes single CJK characters beside the pairs)."""
+    return "".join(f"{c} " if is_cjk(c) else c for c in text)
+
+
+def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]],
+                coverage: Mapping[str, float] | None, words: Lexicon,
+                char_coverage: Mapping[str, float] | None = None) -> list[HitSignals]:
+    """Each hit's signals. A hit a model's run did not return scored below everything it did: it
+    gets the run's lowest cosine."""
+    from memctl.search.specificity import name_terms
+
+    said = name_terms(query, speakers=False)
+    out = []
+    for hit in hits:
+        cosines, gaps, tops = {}, {}, {}
+        for identity, run in runs:
+            cosine = _cosine(hit.id, run)
+            cosines[identity], gaps[identity] = cosine, cosine - _best_other(hit.id, run)
+            tops[identity] = run[0][1] if run else cosine
+        named = name_terms(hit.content)
+        out.append(HitSignals(cosines=cosines, gaps=gaps, tops=tops,
+                              coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
+                              char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
+                              names_other=bool(named - said), named=bool(named & said),
+                              kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
+                              declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset()))
+    return out
+
+
+def _cosine(doc_id: str, run: Run) -> float:
+    return next((c for i, c in run if i == doc_id), run[-1][1] if run else 0.0)
+
+
+def _best_other(doc_id: str, run: Run) -> float:
+    """The best cosine of another candidate (0 when there is none)."""
+    return next((c for i, c in run if i != doc_id), 0.0)
+
+
+def memory_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
+    """The kinds a memory is about: its own, and those whose words it says (in its text, name or
+    description too)."""
+    said = kinds_in([memory.body, memory.name or "", memory.description or ""], words)
+    return said | declared_kinds(memory, words)
+
+
+def declared_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
+    """The kinds a memory declares: its kind, and those its tags, key or subtype name."""
+    said = kinds_in([" ".join(memory.tags), (memory.key or "").replace(".", " "), memory.subtype or ""], words)
+    return said | {memory.kind} if memory.kind else said
+
+
+def kind_lexicon(cache: Path | None, root: Path | None, schemas: dict[str, Any]) -> Lexicon:
+    """The words that name each kind, as `kinds_in` matches them, from the cache when it is current."""
+    from memctl.store.kindwords import cached
+
+    return cached(cache, root, schemas, lexicon, checked_lexicon)

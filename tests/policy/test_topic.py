@@ -1,0 +1,52 @@
+"""What a query is about (memctl.policy.topic): its shape and the kinds it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.core.text import text_language
+from memctl.policy.topic import kinds_in, lexicon, query_shape
+
+WORDS = lexicon({"vehicle": {"en": ["car", "vehicle"], "zh": ["汽车", "车辆"]},
+                 "passport": {"en": ["passport", "id card"], "zh": ["护照"]}})
+
+
+@pytest.mark.parametrize("query, shape", [
+    ("where does Hank live", "question"),
+    ("What are my options, my phone screen broke", "question"),
+    ("Is the gym open on Sundays", "question"),
+    ("孩子念几年级了？", "question"),
+    ("你知道我住在哪里吗", "question"),
+    ("Schedule maintenance for my car", "task"),
+    ("Book a table for two on Friday", "task"),
+    ("帮我订一家餐厅", "task"),
+    ("User: my brother is visiting\nAssistant: nice!\nUser: what does he like to eat?", "dialogue"),
+    ("用户：岳父下周过生日。\n助手：打算怎么庆祝？\n用户：他最爱喝什么酒？", "dialogue"),
+    ("I was telling my colleague about the conference last week and she asked whether I would be going again "
+     "next year, which reminded me that I never booked the hotel, and then we started talking about flights "
+     "and whether the company pays for them", "dialogue"),
+])
+def test_query_shape(query: str, shape: str) -> None:
+    assert query_shape(query) == shape
+
+
+@pytest.mark.parametrize("texts, kinds", [
+    (["Schedule maintenance for my car"], {"vehicle"}),
+    (["Both cars need new tyres"], {"vehicle"}),  # stems: cars -> car
+    (["I lost my ID card"], {"passport"}),
+    (["card id"], set()),  # a phrase's words in its order
+    (["我的汽车该保养了"], {"vehicle"}),
+    (["护照快过期了", "renew the car"], {"passport", "vehicle"}),
+    (["carpet cleaning"], set()),  # a word, not a prefix
+    ([""], set()),
+])
+def test_kinds_in(texts: list[str], kinds: set[str]) -> None:
+    assert kinds_in(texts, WORDS) == kinds
+
+
+@pytest.mark.parametrize("text, language", [
+    ("where does Hank live", "en"), ("Hank 搬到了上海", "zh"), ("我住在哪个城市？", "zh"),
+    ("Hank lives in 上海 now, he says", "en"), ("", "en"), ("2026-03-01", "en"),
+])
+def test_text_language(text: str, language: str) -> None:
+    assert text_language(text) == language

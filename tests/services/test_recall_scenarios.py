@@ -1,0 +1,113 @@
+"""What a user gets by default, with the real models: requests phrased as a person would, over
+memories written as a person would (the seed's assistant scenarios and a bilingual store). Each
+case once held the right memory back (issue 23)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memctl.api import MemoryStore
+from memctl.config import parse_config
+
+pytestmark = pytest.mark.model
+
+EVERYDAY = [
+    "My passport number is X1234567 and it expires in 2027",
+    "I'm allergic to peanuts, badly",
+    "I prefer window seats on long flights",
+    "My dentist is Dr. Lee on Main Street",
+    "The gym membership at FitLife renews every January",
+    "I work as a data engineer at Initech",
+]
+
+
+def defaults(store: MemoryStore, query: str, user: str = "dana") -> list[str]:
+    """The texts `recall` returns by default (nothing passed but the query and the user)."""
+    return [h.content for h in store.recall(query, users=[user], record_usage=False).hits]
+
+
+def fill(store: MemoryStore, texts: list[str], user: str = "dana") -> None:
+    for text in texts:
+        store.add_raw(text, type="fact", user=user, source="user")
+
+
+def test_schedule_maintenance_for_my_car_brings_both_cars(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add("2019 Toyota Camry, bought 2019", user="dana", kind="vehicle", fields={"name": "Toyota Camry"})
+    store.add("Tesla Model 3, leased", user="dana", kind="vehicle", fields={"name": "Tesla Model 3"})
+    got = defaults(store, "Schedule maintenance for my car")
+    assert "2019 Toyota Camry, bought 2019" in got and "Tesla Model 3, leased" in got
+
+
+def test_the_status_of_my_loan_brings_the_contract_in_force_not_only_the_old_quote(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add_raw("Loan quote from Acme Bank: 6.1% over 15 years", type="fact", user="dana", state="inactive")
+    store.add_raw("Mortgage contract with First Bank: 3.5% fixed for 30 years, signed in 2021", type="fact",
+                  user="dana")
+    result = store.recall("what's the status of my loan", users=["dana"], record_usage=False)
+    in_force = [h.content for h in result.hits if h.in_force]
+    assert in_force and in_force[0].startswith("Mortgage contract with First Bank")
+
+
+def test_a_broken_phone_screen_brings_every_protection(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    fill(store, ["My iPhone 15 is covered by AppleCare+ until March 2026",
+                 "My Visa card extends the manufacturer's warranty by a year on anything I buy with it",
+                 "The phone has carrier insurance through T-Mobile, $29 deductible for accidental damage"])
+    got = defaults(store, "What are my options, my phone screen broke")
+    assert any(t.startswith("My iPhone 15") for t in got)
+    assert any(t.startswith("My Visa card extends") for t in got)
+    assert any(t.startswith("The phone has carrier insurance") for t in got)
+
+
+ZH_MEMORIES = {
+    "wife": "我太太在一家医院做护士，经常上夜班。",
+    "car": "去年换了一辆比亚迪汉，纯电的。",
+    "allergy": "我对青霉素过敏，打针前一定要提醒医生。",
+    "school": "儿子今年九月上小学一年级，学校离家走路十分钟。",
+    "salary": "我每个月工资一万八，十号发。",
+    "home": "我们家住在杭州西湖区，小区叫翠苑。",
+}
+ZH_QUESTIONS = {  # each shares no word with its memory: only the meaning finds it
+    "wife": "我老婆是做什么工作的？",
+    "allergy": "看病的时候有什么药不能用？",
+    "school": "孩子念几年级了？",
+    "salary": "我一个月挣多少钱？",
+    "home": "我住在哪个城市？",
+}
+
+
+def zh_store(root: Path) -> MemoryStore:
+    text = (root / "memctl.toml").read_text().replace('language = "en"', 'language = "zh"')
+    (root / "memctl.toml").write_text(text)
+    store = MemoryStore(root, config=parse_config(text))
+    for body in ZH_MEMORIES.values():
+        store.add_raw(body, type="fact", user="wang", source="user")
+    return store
+
+
+# Known weakness (issue 28): a Chinese paraphrase that shares no word with its memory, with a top
+# cosine the calibration data's absent-entity negatives reach too and no clear margin, stays held back.
+WEAK = pytest.mark.xfail(reason="no shared word and no clear margin: held back (bench/README.md, Chinese)",
+                         strict=False)
+
+
+@pytest.mark.parametrize("topic", [t if t not in ("wife", "allergy") else pytest.param(t, marks=WEAK)
+                                   for t in sorted(ZH_QUESTIONS)])
+def test_a_chinese_paraphrase_question_gets_its_memory_by_default(memdir: Path, topic: str) -> None:
+    store = zh_store(memdir)
+    got = defaults(store, ZH_QUESTIONS[topic], user="wang")
+    assert ZH_MEMORIES[topic] in got
+
+
+def test_where_does_hank_live_ranks_where_he_lives_first_in_a_bilingual_store(store: MemoryStore) -> None:
+    for text in ("Hank has a dog named Rex", "Hank lives in Beijing", "Hank works at a bank as an analyst",
+                 "Hank likes jazz and plays the saxophone", "Hank 的生日是五月三号"):
+        store.add(text, type="fact", user="hank")
+    store.add("Hank 搬到了上海", type="fact", user="hank")
+    hits = store.recall("where does Hank live", users=["hank"], record_usage=False).hits
+    top = [h.content for h in hits[:2]]
+    assert "Hank lives in Beijing" in [h.content for h in hits]
+    assert set(top) <= {"Hank lives in Beijing", "Hank 搬到了上海"}, top
