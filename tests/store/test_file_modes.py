@@ -66,7 +66,7 @@ def test_claude_layout_adopted_644_files_stay_644(tmp_path: Path, umask_022: Non
     for path in root.rglob("*"):
         path.chmod(0o644 if path.is_file() else 0o755)
     assert cli(None, "init", "--preset", "claude", str(root)).exit_code == 0
-    code, out = cli_json(root, "add", "Run the linters before pushing; CI rejects unformatted code",
+    code, _out = cli_json(root, "add", "Run the linters before pushing; CI rejects unformatted code",
                          "--type", "feedback", "--name", "Lint before push")
     assert code == 0
     listed = cli_json(root, "list")[1]["data"]["memories"]
