@@ -737,3 +737,31 @@ def _given(request: Any, *skip: str) -> dict[str, Any]:
     """A request's arguments the caller gave (not None, not an empty list): the rest take the
     service's defaults."""
     return {k: v for k, v in request.model_dump(exclude=set(skip)).items() if v is not None and v != []}
+
+
+def git_setup(root: str | os.PathLike[str], required: bool = True) -> dict[str, Any] | None:
+    """Install memctl's git merge driver for the memory folder `root` (`memctl git setup`); when
+    not `required`, None for a folder in no git repository (what `init` does)."""
+    from memctl.store.git import repo_top
+    from memctl.store.gitsetup import setup_git
+
+    folder = Path(root)
+    if not required and repo_top(folder) is None:
+        return None
+    return setup_git(folder, MemoryStore(folder).config.layout.kind)
+
+
+def git_merge_file(base: str, ours: str, theirs: str, path: str) -> dict[str, Any]:
+    """The merge driver (`memctl git merge-file %O %A %B %P`): merge the three versions git wrote,
+    the result over `ours`, their clashing side as a second memory beside `path`. `clean` is False
+    only when a version is unreadable or too big (git then reports the conflict itself)."""
+    from memctl.services.gitmerge import MAX_BYTES, merge_file
+    from memctl.store.git import read_version, write_beside, write_result
+
+    texts = [read_version(p, MAX_BYTES) for p in (base, ours, theirs)]  # git's own temp copies
+    if any(t is None for t in texts):
+        return {"clean": False, "path": path, "conflicts": ["unreadable"], "copy": None}
+    merged = merge_file(texts[0] or "", texts[1] or "", texts[2] or "", path)
+    copy = write_beside(path, *merged.copy) if merged.copy else None
+    write_result(ours, merged.text)
+    return {"clean": True, "path": path, "conflicts": list(merged.conflicts), "copy": copy}

@@ -523,7 +523,14 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                          'values': {'action': ('get', 'set'), 'key': '@config_keys'},
                          'quiet': False,
                          'help': 'Read (`config get KEY`) or change (`config set KEY VALUE`) one setting of '
-                                 'memctl.toml, keeping its comments.'}},
+                                 'memctl.toml, keeping its comments.'},
+              'git': {'options': {},
+                      'params': {'action': ('text', None, None, None), 'files': ('text', None, None, None)},
+                      'positional': ['action', 'files'],
+                      'values': {},
+                      'quiet': False,
+                      'help': "Git-native team memory: `git setup` makes the folder's memories merge field by "
+                              'field, never with conflict markers.'}},
  'forwarded': ('recall', 'context', 'add', 'list', 'show'),
  'globals': ['--dir', '-d', '--now', '--actor', '--version', '--show-completion'],
  'config_keys': ['memory.preset',

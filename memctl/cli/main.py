@@ -19,7 +19,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Many at once", "bulk", ("import", "export", "log", "extract")),
     ("Upkeep", "maintain", ("dedupe", "conflicts", "compact", "index", "reindex", "doctor")),
     ("Agents", "servers", ("mcp", "serve")),
-    ("Setup", "setup", ("init", "config")),
+    ("Setup", "setup", ("init", "config", "git")),
 )
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
 from memctl.cli.app import Json, open_store, run
-from memctl.errors import UsageError
+from memctl.errors import MemctlError, UsageError
 
 
 def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to create it (default: here).")] = Path("."),
@@ -20,18 +20,21 @@ def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to
                                                             "in place) or categories.")] = None,
          json_: Json = False) -> None:
     """Create a memory directory (memctl.toml, MEMORY.md.template, .gitignore, folders), or adopt a Claude Code one."""
-    from memctl.api import MemoryStore, init_directory
+    from memctl.api import MemoryStore, git_setup, init_directory
 
     def action() -> dict:
         created = init_directory(directory, preset)
         config = MemoryStore(directory).config
-        return {"root": str(directory.resolve()), "created": created, "preset": config.memory.preset,
-                "layout": config.layout.kind}
+        git = git_setup(directory, required=False)  # in a git repository: merges never leave markers
+        return {"root": str(directory.resolve()), "created": created + (git["written"] if git else []),
+                "preset": config.memory.preset, "layout": config.layout.kind, "git": git is not None}
 
     def human(d: dict) -> None:
         how = "adopted" if d["layout"] == "claude" else "initialised"
         done = f"created {', '.join(d['created'])}" if d["created"] else "nothing to do"
         output.message(f"{how} {d['root']} (layout {d['layout']}, preset {d['preset']}; {done})")
+        if d["git"]:
+            output.message("git merge driver memctl registered (see `memctl git setup`)")
 
     run("init", json_, action, human)
 
@@ -59,4 +62,47 @@ def config(action: Annotated[str, typer.Argument(metavar="get|set", help="Read o
     run("config", json_, act, human)
 
 
-COMMANDS = [("init", init), ("config", config)]
+def git(action: Annotated[str, typer.Argument(metavar="setup|merge-file",
+                                              help="setup: install the merge driver; merge-file: what git runs.")],
+        files: Annotated[Optional[List[str]], typer.Argument(metavar="[O A B P]", show_default=False,
+                                                             help="For merge-file: git's %O %A %B %P.")] = None,
+        json_: Json = False) -> None:
+    """Git-native team memory: `git setup` makes the folder's memories merge field by field, never with conflict markers."""
+    from memctl import api
+
+    if action == "merge-file":
+        _merge_file(files or [])
+        return
+
+    def act() -> dict:
+        if action != "setup" or files:
+            raise UsageError("use `memctl git setup` (git itself runs `memctl git merge-file`)", code="bad_git_command")
+        return api.git_setup(open_store().root or Path(".")) or {}
+
+    def human(d: dict) -> None:
+        wrote = f"; wrote {', '.join(d['written'])}" if d["written"] else ""
+        output.message(f"merge driver memctl registered in {d['repository']}{wrote}")
+        for path in d["tracked_indexes"]:
+            output.message(f"{path} is generated and still tracked: `git rm --cached {path}` and commit")
+
+    run("git", json_, act, human)
+
+
+def _merge_file(files: list[str]) -> None:
+    """The driver: exit 0 when merged (nothing left for git to mark), 1 when git must report it."""
+    from memctl import api
+
+    if len(files) != 4:
+        raise typer.Exit(1)
+    try:
+        result = api.git_merge_file(*files)
+    except MemctlError as exc:
+        output.message(f"memctl merge driver: {files[3]}: {exc.message}")
+        raise typer.Exit(1) from None
+    if result["copy"]:
+        output.message(f"memctl: {result['path']}: both sides changed {', '.join(result['conflicts'])}; "
+                       f"theirs kept as {result['copy']} (see `memctl conflicts`)")
+    raise typer.Exit(0 if result["clean"] else 1)
+
+
+COMMANDS = [("init", init), ("config", config), ("git", git)]
