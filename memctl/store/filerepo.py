@@ -442,9 +442,16 @@ class FileRepository:
 
     # -- journal and usage -------------------------------------------------------------------
     def history(self, memory_id: str) -> list[JournalEntry]:
-        """Every journal entry about this memory (or naming it), oldest first."""
-        return [e for e in self.journal.read() if e.op != INTENT_OP
-                and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
+        """Every journal entry about this memory (or naming it), and every commit git holds of its
+        file (store/githistory.py), oldest first."""
+        from memctl.store.githistory import file_history
+
+        journal = [e for e in self.journal.read() if e.op != INTENT_OP
+                   and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
+        path = next((str(m.path) for m in self.all_memories() if m.id == memory_id and m.path), None)
+        path = path or next((e.path_after or e.path_before for e in reversed(journal) if e.path_after or e.path_before), None)
+        commits = file_history(self.root, path, memory_id) if path else []
+        return sorted(journal + commits, key=lambda e: e.time)
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
         """Automatic writes within (since, until], from the journal: of this session, or (session None)

@@ -34,14 +34,15 @@ def git_env(own_config: bool = True) -> dict[str, str]:
     return env
 
 
-def run_git(args: list[str], cwd: Path, own_config: bool = True, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
+def run_git(args: list[str], cwd: Path, own_config: bool = True, timeout: float = TIMEOUT,
+            stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """`git <SAFE_CONFIG> <args>` in `cwd`; StoreError when git is missing or too slow, or its
     output is over MAX_OUTPUT. The exit code is the caller's to read."""
     command = ["git"]
     for setting in SAFE_CONFIG:
         command += ["-c", setting]
     try:
-        done = subprocess.run(command + args, cwd=cwd, env=git_env(own_config), stdin=subprocess.DEVNULL,
+        done = subprocess.run(command + args, cwd=cwd, env=git_env(own_config), input=stdin if stdin is not None else b"",
                               capture_output=True, timeout=timeout, check=False)
     except FileNotFoundError:
         raise StoreError("git is not installed (memctl's git commands need it)", code="no_git") from None

@@ -324,3 +324,40 @@ def test_init_in_a_git_repository_installs_the_driver(tmp_path: Path, git_home: 
     assert code == 0 and out["data"]["git"] is True
     assert "merge=memctl" in (tmp_path / "repo" / "mem" / ".gitattributes").read_text()
     assert git(tmp_path / "repo", "config", "--local", "merge.memctl.driver").returncode == 0
+
+
+def test_history_in_a_fresh_clone_lists_the_other_clones_edits(tmp_path: Path, git_home: Path) -> None:
+    c = make_clones(tmp_path, "memctl")
+    edit(c.mem_a, "window-seats-aaaa0001.md", "--set", "tags=[travel, airline]")
+    commit(c.a, "tag the seat preference")
+    edit(c.mem_a, "window-seats-aaaa0001.md", "--set", "confidence=0.8")
+    commit(c.a, "less sure")
+    git(c.a, "push", "-q")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(c.origin), str(fresh))
+    shutil.rmtree(fresh / "mem" / ".memctl", ignore_errors=True)
+    code, out = cli_json(fresh / "mem", "history", "aaaa0001")
+    assert code == 0
+    commits = [e for e in out["data"]["entries"] if e["op"] == "commit"]
+    assert [e["detail"]["subject"] for e in commits] == ["base", "tag the seat preference", "less sure"]
+    assert all(e["detail"]["author"] == "Test" for e in commits)
+    assert "tags" in commits[1]["detail"]["fields"] and "confidence" in commits[2]["detail"]["fields"]
+    assert "tags" not in commits[2]["detail"]["fields"]
+    human = cli(fresh / "mem", "history", "aaaa0001").output
+    assert "Test" in human and "confidence" in human
+
+
+def test_a_hostile_repository_config_runs_nothing(tmp_path: Path, git_home: Path) -> None:
+    """Programs a repository's config names (fsmonitor, a pager, gpg, an external diff) never run
+    when memctl reads its history or installs the driver."""
+    c = make_clones(tmp_path, "memctl")
+    pwned = tmp_path / "pwned"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {pwned}\n")
+    script.chmod(0o755)
+    for key in ("core.fsmonitor", "core.pager", "gpg.program", "diff.external"):
+        git(c.b, "config", "--local", key, str(script))
+    git(c.b, "config", "--local", "log.showSignature", "true")
+    assert cli_json(c.mem_b, "history", "aaaa0001")[0] == 0
+    assert cli(c.mem_b, "git", "setup").exit_code == 0
+    assert not pwned.exists()

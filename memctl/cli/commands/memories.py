@@ -122,15 +122,23 @@ def _render_moved(verb: str, d: dict, command: str) -> None:
 
 
 def history(memory_id: MemoryId, json_: Json = False) -> None:
-    """What happened to a memory, from the journal."""
+    """What happened to a memory: the local journal and every commit git holds of its file."""
 
     def action() -> dict:
         return {"id": memory_id, "entries": [e.model_dump(exclude_none=True) for e in open_store().history(memory_id)]}
 
     run("history", json_, action, lambda d: output.rows(
-        ["time", "op", "id", "before", "after", "path"],
-        [[e["time"], e["op"], e["id"], e.get("before"), e.get("after"), e.get("path_after") or e.get("path_before")]
-         for e in d["entries"]], title=f"history of {d['id']}"))
+        ["time", "op", "id", "before", "after", "path", "by / changed"],
+        [[e["time"], e["op"], e["id"], e.get("before"), e.get("after"), e.get("path_after") or e.get("path_before"),
+          _commit_note(e)] for e in d["entries"]], title=f"history of {d['id']}"))
+
+
+def _commit_note(entry: dict) -> str:
+    """For a git commit: its author, short hash and the fields it changed."""
+    if entry["op"] != "commit":
+        return ""
+    detail = entry.get("detail", {})
+    return f"{detail.get('author')} ({detail.get('commit', '')[:7]}): {', '.join(detail.get('fields', []))}"
 
 
 def stats(user: User = None, project: Project = None, json_: Json = False) -> None:
