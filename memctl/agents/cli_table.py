@@ -151,7 +151,8 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                           'positional': ['memory_id'],
                           'values': {'memory_id': '@ids'},
                           'quiet': False,
-                          'help': 'What happened to a memory, from the journal.'},
+                          'help': 'What happened to a memory: the local journal and every commit git holds of its '
+                                  'file.'},
               'stats': {'options': {'--user': ('user', None),
                                     '-u': ('user', None),
                                     '--project': ('project', None),
