@@ -451,7 +451,11 @@ class FileRepository:
         path = next((str(m.path) for m in self.all_memories() if m.id == memory_id and m.path), None)
         path = path or next((e.path_after or e.path_before for e in reversed(journal) if e.path_after or e.path_before), None)
         commits = file_history(self.root, path, memory_id) if path else []
-        return sorted(journal + commits, key=lambda e: e.time)
+        if not commits:
+            return journal
+        import heapq
+
+        return list(heapq.merge(journal, commits, key=lambda e: e.time))  # each in its own order, by time
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
         """Automatic writes within (since, until], from the journal: of this session, or (session None)
