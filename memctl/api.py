@@ -591,6 +591,10 @@ class MemoryStore:
         """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
         return self._transcripts.log(user, session, content, role, keep_secrets)
 
+    def transcript(self, user: str, session: str) -> "List[Message]":
+        """The messages of a session's transcript, oldest first (none when it has none yet)."""
+        return self._transcripts.messages(user, session)
+
     @_acting
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
                 transcript: str | None = None) -> "ExtractResult":

@@ -233,6 +233,13 @@ def test_serve_load_loses_no_add() -> None:
     assert out["throughput_rps"] > 0 and set(out["statuses"]) == {"200", "201"}
 
 
+def test_hooks_bench_times_the_prompt_hook_with_and_without_a_server() -> None:
+    out = run_script("hooks", "--memories", "40", "--runs", "2")
+    assert out["memories"] == 40 and set(out) >= {"no_server", "warm_server", "warm_target_met"}
+    assert all(out[k]["p50_ms"] > 0 and set(out[k]) == {"p50_ms", "p95_ms", "printed"}
+               for k in ("no_server", "warm_server"))
+
+
 def test_serve_load_on_postgres_with_two_servers_loses_no_add(pg_url: str) -> None:
     from memctl.api import MemoryStore
 
