@@ -26,8 +26,8 @@ from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.serve import start_server  # noqa: E402
-from bench.speed import USERS, generate, queries  # noqa: E402
+from bench.serve import start_server
+from bench.speed import USERS, generate, queries
 
 TARGET_WARM_P50_MS = 150.0
 
