@@ -55,6 +55,10 @@ def timed_runs(command: str, prompts: list[str], project: Path) -> tuple[list[fl
     return times, printed
 
 
+def _stage(text: str) -> None:
+    print(f"bench/hooks.py: {text}", file=sys.stderr, flush=True)
+
+
 def figures(times: list[float]) -> dict[str, float]:
     ordered = sorted(times)
     return {"p50_ms": round(statistics.median(ordered) * 1000, 1),
@@ -70,10 +74,13 @@ def measure(memories: int, runs: int, embedder: str) -> dict[str, Any]:
             config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', 'model = "hashing"'))
         project.mkdir()
         command = install(root, project)
+        _stage(f"{memories} memories written; reindexing")
         subprocess.run([sys.executable, "-m", "memctl", "-d", str(root), "reindex"], capture_output=True, check=True)
+        _stage("timing the hook with no server")
         prompts = queries(runs + 1)
         timed_runs(command, prompts[:1], project)  # the caches warm up once, as on any second prompt
         cold, cold_printed = timed_runs(command, prompts[1:], project)
+        _stage("starting memctl serve; timing the hook through it")
         proc, _url = start_server(root)
         try:
             timed_runs(command, prompts[:1], project)

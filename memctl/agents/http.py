@@ -33,6 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
+from starlette.routing import Route
 
 from memctl._version import __version__
 from memctl.agents import commands, schemas
@@ -334,10 +335,16 @@ class _Routes:
 
 def create_app(store: Any, access: Access = Access()) -> FastAPI:
     """The FastAPI app over `store` (wrap it in guard.HttpEdges to serve it: body limits, HEAD, OPTIONS)."""
+    from memctl.agents.mcp_http import PATH, McpEndpoint
+
+    served = Served(store, access)
+    mcp = McpEndpoint(served)  # MCP over streamable HTTP; its session manager lives as long as the app
     app = FastAPI(title="memctl", version=__version__, summary="Readable long-term memory for AI agents",
-                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.",
-                  generate_unique_id_function=operation_id)
-    app.state.served = Served(store, access)
+                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`; "
+                              f"MCP (streamable HTTP) is at {PATH}.",
+                  generate_unique_id_function=operation_id, lifespan=lambda _app: mcp.running())
+    app.router.routes.append(Route(PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
+    app.state.served = served
     generate = app.openapi
     app.openapi = lambda: tidy(generate())  # type: ignore[method-assign]
     app.state.access = access

@@ -46,11 +46,18 @@ class MemoryTools:
     warm between calls, and a missing directory is an error per call, not a server that cannot
     start). Calls run one at a time: the store is not thread-safe."""
 
-    def __init__(self, opener: Callable[[], Any], caller: Caller = Caller()) -> None:
+    def __init__(self, opener: Callable[[], Any], caller: Caller = Caller(), lock: Any = None,
+                 acting: Callable[[], tuple[Any, Caller]] | None = None) -> None:
         self.opener = opener
         self.caller = caller
         self._store: Any = None
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
+        self._acting = acting  # HTTP: the store as the request's actor and its caller, per request
+
+    def acting(self) -> tuple[Any, Caller]:
+        """The store to run a call on and who calls (stdio: the one store and caller of the server)."""
+        store = self.store()
+        return self._acting() if self._acting is not None else (store, self.caller)
 
     def store(self) -> Any:
         """The open store (opened now if it is not yet)."""
@@ -80,8 +87,8 @@ class MemoryTools:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
         try:
             with self._lock:
-                store = self.store()
-                data = run_tool(store, tool, parse_arguments(tool, store.config, arguments), self.caller)
+                store, caller = self.acting()
+                data = run_tool(store, tool, parse_arguments(tool, store.config, arguments), caller)
         except MemctlError as exc:
             return error_result(f"{exc.code}: {exc.message}")
         except Exception as exc:  # a bug costs one call, not the agent's whole memory server
@@ -95,7 +102,7 @@ class MemoryTools:
     def resources(self) -> list[types.Resource]:
         """Each user's and project's MEMORY.md."""
         with self._lock:
-            owners = self.store().owners()
+            owners = self.acting()[0].owners()
         return [types.Resource(uri=f"memctl://{owner}/MEMORY.md", name=f"{owner}/MEMORY.md",
                                title=f"{owner.split('/', 1)[1]}'s MEMORY.md", mime_type="text/markdown",
                                description="The memory index: a profile and one line per memory, by type.")
@@ -110,7 +117,7 @@ class MemoryTools:
         kind, name = match.groups()
         try:
             with self._lock:
-                store = self.store()
+                store = self.acting()[0]
                 if f"{kind}/{name}" not in store.owners():
                     raise MCPError(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
                 text: str = store.memory_md(**{kind[:-1]: name})
@@ -129,7 +136,7 @@ class MemoryTools:
         """One prompt as the user message it stands for; an unknown prompt or a bad argument is -32602."""
         try:
             with self._lock:
-                text = prompts.render(name, arguments, self.store(), self.caller)
+                text = prompts.render(name, arguments, *self.acting())
         except MemctlError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         finally:
