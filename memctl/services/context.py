@@ -17,6 +17,8 @@ from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 if TYPE_CHECKING:
+    from memctl.core.models import Hit
+    from memctl.core.requests import RecallRequest
     from memctl.services.checks import CheckService
 
 FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
@@ -68,6 +70,17 @@ class ContextService:
         marked = [(f"{project}: {heading}", section) for heading, section in theirs.sections]
         return mine.model_copy(update={"sections": [*mine.sections, *marked]})
 
+    def _session_first(self, q: "RecallRequest", hits: list[Hit], held: int) -> tuple[list[Hit], int]:
+        """A query about the current work ("continue with that error"): this session's memories lead,
+        held back or not (the query points at them, not at their words), then the other hits in rank
+        order; and how many stay held back."""
+        mine = self.recaller.recall(q.model_copy(update={"scopes": ["session"], "min_relevance": 0.0, "record_usage": False}))
+        own = [h for h in mine.hits if h.session == q.session and not h.linked_to]
+        shown = {h.id for h in hits}
+        back = sum(1 for h in own if h.id not in shown)
+        first = {h.id for h in own}
+        return [*own, *(h for h in hits if h.id not in first)], max(held - back, 0)
+
     def build(self, query: str, *, user: str | None = None, project: str | None = None,
               session: str | None = None, budget: int = 800, fmt: str = "markdown", k: int = 12) -> dict[str, Any]:
         """The block for `query`: rules, profile and recalled memories, never over `budget` tokens."""
@@ -84,10 +97,13 @@ class ContextService:
                                 "session": session, "k": k,
                                 "status": "history" if plan.include_history else "active"})
         result = self.recaller.recall(q)
+        hits, held = result.hits, result.held_back
+        if plan.session_first and session:
+            hits, held = self._session_first(q, hits, held)
         profile = self.profile(user, project, plan.profile_lines_per_section)
-        block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=chosen,
+        block = render_context(query, profile, items_from_hits(hits), budget=budget, fmt=chosen,
                                language=self.config.memory.language, warnings=self.findings(user, project, result.findings))
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
-        data["held_back"] = result.held_back  # recalled but below [recall] min_relevance: not injected
+        data["held_back"] = held  # recalled but below [recall] min_relevance: not injected
         return data

@@ -15,7 +15,7 @@ from memctl.core.declare import parse, spelled_of
 from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
-from memctl.policy.relevance import annotate, hold_back
+from memctl.policy.relevance import annotate, hold_back, on_topic_line
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.services.checks import CheckService
 
 POOL = 100  # candidates taken from each retriever before fusion
+LIFT_SHARE = 0.1  # a newer conflicting hit is lifted over an older one only if the query finds it too (newer_first)
 STATUSES = RECALL_STATUSES
 RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
 
@@ -107,9 +108,11 @@ class RecallService:
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
         in_force_states = frozenset(self.config.facts.in_force)
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, history, in_force_states, q.session)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, in_force_states, q.session)
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
-        hits, held = hold_back(self._relevance(q, hits, runs, pool), threshold)
+        hits = self._relevance(q, hits, runs, pool)
+        hits = newer_first(hits, on_topic_line(threshold), history, now, in_force_states)
+        hits, held = hold_back(hits, threshold)
         hits = self._with_parts(hits, q, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
@@ -182,12 +185,9 @@ def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
 
 
 def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
-         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"}),
-         session: str | None = None) -> list[Hit]:
-    """Final scores (less `not_in_force_penalty` for memories no longer in force), newer-first within
-    conflicting pairs, de-duplicated within a type, top k.
-
-    A hit's score is its final score after the conflict reordering, and its components say so."""
+         in_force_states: frozenset[str] = frozenset({"active", "planned"}), session: str | None = None) -> list[Hit]:
+    """Final scores (less `not_in_force_penalty` for memories no longer in force), best first (equal
+    scores: newest first), de-duplicated within a type, top k."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
     for s in fused:
@@ -198,9 +198,7 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
             comp["not_in_force_penalty"] = weights.not_in_force_penalty
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
-    newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
-    lapsed = {i for i, _ in scored if not in_force(by_id[i], now, in_force_states)}
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys, lapsed), newest_first)
+    scored = order_conflicts(scored, {}, lambda i: _newest(by_id[i]))
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -215,6 +213,36 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
     return hits
 
 
+def _newest(m: Memory | None) -> tuple[float, str]:
+    """Ties go to the newest memory (and then by text: no id lottery)."""
+    return (-m.created.timestamp(), m.body) if m is not None else (0.0, "")
+
+
+def newer_first(hits: list[Hit], line: float, history_keys: frozenset[str], now: datetime,
+                in_force_states: frozenset[str]) -> list[Hit]:
+    """Within pairs of hits that are both on topic (relevance at least `line`, or not known), the
+    newer version ranks right above the older, and its score says so. A hit off topic is never
+    lifted, nor a memory linked as conflicting whose similarity is under `LIFT_SHARE` of the
+    older's: one that shares only a name with the query ("Hank 搬到了上海" for "where does Hank
+    live", by keyword alone) is linked to what the query finds, not found by it."""
+    on = {h.id: h.memory for h in hits if h.memory is not None and (h.relevance is None or h.relevance >= line)}
+    lapsed = {i for i, m in on.items() if not in_force(m, now, in_force_states)}
+    similarity = {h.id: h.components.get("similarity", 0.0) for h in hits}
+    newer = _newer_than(on, set(on), history_keys, lapsed,
+                        lambda new, old: similarity[new] >= LIFT_SHARE * similarity[old])
+    if not newer:
+        return hits
+    by_id = {h.id: h for h in hits}
+    out = []
+    for doc_id, score in order_conflicts([(h.id, h.score) for h in hits], newer, lambda i: _newest(by_id[i].memory)):
+        hit, score = by_id[doc_id], round(score, 6)
+        if score != hit.score:
+            parts = {**hit.components, "final": score, "newer_than_conflict": 1.0}
+            hit = hit.model_copy(update={"score": score, "components": parts})
+        out.append(hit)
+    return out
+
+
 def _scope_of(m: Memory, session: str | None) -> str:
     """The scope priority a memory ranks with: another session's memory ranks as its owner's long-term one."""
     if m.scope != "session" or session is None or m.session == session:
@@ -222,10 +250,11 @@ def _scope_of(m: Memory, session: str | None) -> str:
     return "user" if m.user else "project"
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],
-                lapsed: set[str] = frozenset()) -> dict[str, set[str]]:  # type: ignore[assignment]
-    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key.
-    A memory no longer in force (`lapsed`) is never lifted above one in force."""
+def _newer_than(by_id: Mapping[str, Memory], present: set[str], history_keys: frozenset[str],
+                lapsed: set[str], found: Callable[[str, str], bool]) -> dict[str, set[str]]:
+    """Pairs where the newer memory must rank first: versions of one key, or linked as conflicting
+    when `found(newer, older)` (the query finds the newer too). A memory no longer in force
+    (`lapsed`) is never lifted above one in force."""
     out: dict[str, set[str]] = {}
     by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
@@ -235,7 +264,7 @@ def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: froze
         for other in m.conflicts_with:
             o = by_id.get(other)
             if o is not None and other in present and (m.created, m.id) > (o.created, o.id) \
-                    and not (doc_id in lapsed and other not in lapsed):
+                    and not (doc_id in lapsed and other not in lapsed) and found(doc_id, other):
                 out.setdefault(doc_id, set()).add(other)
     for versions in by_key.values():
         versions.sort(key=lambda v: (v.created, v.id))

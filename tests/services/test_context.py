@@ -27,3 +27,15 @@ def test_a_related_query_injects_only_what_is_about_it(store: MemoryStore) -> No
     assert injected[0].startswith("The payment gateway returns ERR_42")
     assert "Refunds are processed by the finance team within five days" not in injected
     assert block["held_back"] >= 1
+
+
+def test_continue_with_that_error_brings_this_sessions_work(store: MemoryStore) -> None:
+    """session_first: the query points at the current work, not at its words; nothing else moves."""
+    payments(store)
+    mine = store.add_raw("bug456: TypeError in parse_date when the input has a timezone offset", type="context",
+                         user="dana", session="bug456")
+    store.add_raw("Carl is fixing the login redirect loop", type="context", user="carl", session="bug456")
+    block = store.context("continue with that error", user="dana", session="bug456")
+    assert block["items"][:1] == [mine.id] and "parse_date" in block["text"]
+    assert "login redirect" not in block["text"]
+    assert "session_first" in block["rules"]

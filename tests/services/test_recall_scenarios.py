@@ -111,3 +111,20 @@ def test_where_does_hank_live_ranks_where_he_lives_first_in_a_bilingual_store(st
     top = [h.content for h in hits[:2]]
     assert "Hank lives in Beijing" in [h.content for h in hits]
     assert set(top) <= {"Hank lives in Beijing", "Hank 搬到了上海"}, top
+
+
+def test_by_keyword_alone_the_move_to_shanghai_is_not_lifted_over_where_hank_lives(store: MemoryStore) -> None:
+    for text in ("Hank has a dog named Rex", "Hank lives in Beijing", "Hank works at a bank as an analyst"):
+        store.add(text, type="fact", user="hank")
+    store.add("Hank 搬到了上海", type="fact", user="hank")
+    hits = store.recall("where does Hank live", users=["hank"], mode="keyword", record_usage=False).hits
+    assert hits[0].content == "Hank lives in Beijing"
+    assert all(h.score < hits[0].score for h in hits[1:])
+
+
+def test_continue_with_that_error_in_a_session_brings_the_sessions_memory(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add_raw("bug456: parse_date raises TypeError when the timestamp has a timezone offset", type="context",
+                  user="dana", session="bug456")
+    block = store.context("continue with that error", user="dana", session="bug456")
+    assert "parse_date raises TypeError" in block["text"]
