@@ -252,6 +252,7 @@ class Hit(BaseModel):
     relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
     occurred: str | None = None
+    date: str | None = None  # the day it happened (occurred, else updated): set when the query asks when
     state: str | None = None
     in_force: bool = True  # False: a state not in force, or past valid_until (ranked lower)
     part_of: str | None = None

@@ -126,6 +126,7 @@ class ContextItem(BaseModel):
     created: datetime | None = None
     status: str = "active"
     occurred: str | None = None
+    date: str | None = None  # the day it happened, when the query asks when (recall orders by it)
     not_in_force: str | None = None  # why the fact no longer holds: its state, or "ended <date>"
 
 
@@ -133,7 +134,7 @@ def items_from_hits(hits: Sequence[Hit]) -> list[ContextItem]:
     """Recall hits (in rank order) as context items, carrying the memory's status when known."""
     return [ContextItem(id=h.id, scope=h.scope, type=h.type, content=h.content, score=h.score,
                         created=h.created, status=h.memory.status if h.memory is not None else "active",
-                        occurred=h.occurred, not_in_force=None if h.in_force else (h.state or "not in force"))
+                        occurred=h.occurred, date=h.date, not_in_force=None if h.in_force else (h.state or "not in force"))
             for h in hits]
 
 
@@ -183,6 +184,8 @@ def _mark(item: ContextItem, plan: ContextPlan) -> list[str]:
         marks.append(item.created.date().isoformat())
     if item.occurred:
         marks.append(item.occurred)
+    elif item.date:
+        marks.append(item.date)
     if item.status != "active":
         marks.append(item.status)
     if item.not_in_force:
@@ -243,6 +246,8 @@ def _xml(parts: Parts, plan: ContextPlan) -> str:
             attrs += f" status={quoteattr(item.status)}"
         if item.occurred:
             attrs += f" occurred={quoteattr(item.occurred)}"
+        elif item.date:
+            attrs += f" date={quoteattr(item.date)}"
         if item.not_in_force:
             attrs += f" in_force=\"false\" state={quoteattr(item.not_in_force)}"
         out.append(f"<memory {attrs}>{escape(item.content.strip())}</memory>")
@@ -259,6 +264,8 @@ def _json(parts: Parts, plan: ContextPlan) -> str:
             entry["status"] = item.status
         if item.occurred:
             entry["occurred"] = item.occurred
+        elif item.date:
+            entry["date"] = item.date
         if item.not_in_force:
             entry.update(in_force=False, state=item.not_in_force)
         memories.append(entry)

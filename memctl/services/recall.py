@@ -16,6 +16,7 @@ from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back, on_topic_line
+from memctl.policy.timeline import order_by_date, time_order
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
@@ -61,6 +62,7 @@ class RecallResult(BaseModel):
     considered: int
     held_back: int = 0
     min_relevance: float = 0.0
+    order: str | None = None  # "newest" / "oldest": the query asked when, and the hits on topic are in date order
     findings: list[dict[str, Any]] = Field(default_factory=list)  # checks the hits take part in
 
     def to_data(self, explain: bool = False) -> dict[str, Any]:
@@ -72,7 +74,8 @@ class RecallResult(BaseModel):
                 data["explain"] = hit.components
             hits.append(data)
         data = {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
-                "held_back": self.held_back, "min_relevance": self.min_relevance}
+                "held_back": self.held_back, "min_relevance": self.min_relevance,
+                **({"order": self.order} if self.order else {})}
         return {**data, "findings": self.findings} if self.findings else data
 
 
@@ -113,12 +116,15 @@ class RecallService:
         hits = self._relevance(q, hits, runs, pool)
         hits = newer_first(hits, on_topic_line(threshold), history, now, in_force_states)
         hits, held = hold_back(hits, threshold)
+        order, before = time_order(q.query)
+        if order is not None:
+            hits = order_by_date(hits, order, on_topic_line(threshold), before)
         hits = self._with_parts(hits, q, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
         return RecallResult(query=q.query, mode=mode, hits=hits, considered=len(pool), held_back=len(held),
-                            min_relevance=threshold, findings=[f.to_data() for f in findings])
+                            min_relevance=threshold, order=order, findings=[f.to_data() for f in findings])
 
     def _with_findings(self, hits: list[Hit], held: list[Hit], q: RecallQuery, now: datetime,
                        in_force_states: frozenset[str]) -> tuple[list[Hit], list["Finding"]]:

@@ -128,3 +128,19 @@ def test_continue_with_that_error_in_a_session_brings_the_sessions_memory(store:
                   user="dana", session="bug456")
     block = store.context("continue with that error", user="dana", session="bug456")
     assert "parse_date raises TypeError" in block["text"]
+
+
+BUDGET_TALKS = [("We discussed the budget for the kitchen renovation: a 20k cap", "2026-09-12"),
+                ("Budget review: we agreed to move 5k from travel to the kitchen", "2026-10-20")]
+
+
+def test_when_did_we_last_discuss_the_budget_answers_with_the_later_talk_and_its_date(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    for text, day in BUDGET_TALKS:
+        store.add_raw(text, type="event", user="dana", occurred=day)
+    hits = store.recall("When did we last discuss the budget?", users=["dana"], record_usage=False).hits
+    assert hits[0].content.startswith("Budget review") and hits[0].date == "2026-10-20"
+    block = store.context("When did we last discuss the budget?", user="dana")
+    assert "2026-10-20] Budget review" in block["text"]
+    first = store.recall("我们第一次讨论预算是什么时候？", users=["dana"], record_usage=False).hits
+    assert first[0].content.startswith("We discussed the budget") and first[0].date == "2026-09-12"

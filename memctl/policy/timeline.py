@@ -1,0 +1,67 @@
+"""Time-aware answers (pure): a query that asks when something last or first happened ("when did we
+last discuss the budget?", "我第一次去北京是什么时候") is answered by date, not by wording.
+
+`time_order` reads the query's cue words (English and Chinese) and says which way to order;
+`order_by_date` then puts the hits that are clearly about the query (relevance at least the
+on-topic line, and not merely of a kind the query names) in that order of their date, first:
+`occurred` when the memory has one (the start of a range), else the day it was last updated.
+"Before <a date>" orders what happened before that day, newest first, ahead of the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Sequence
+
+from memctl.core.models import Hit
+from memctl.policy.when import absolute_dates
+
+Order = Literal["newest", "oldest"]
+_EN = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"
+NEWEST = re.compile(_EN.format("|".join((
+    r"when (?:did|was|were|have|had) (?:\w+ ){0,3}last", r"last time", r"the last", r"latest", r"most recent(?:ly)?",
+    r"recently", r"newest", r"lately"))) + "|最近|最后一次|上一次|上次|最新|最晚", re.IGNORECASE)
+OLDEST = re.compile(_EN.format("|".join((
+    r"when (?:did|was|were|have|had) (?:\w+ ){0,3}first", r"first time", r"the first", r"earliest", r"oldest",
+    r"originally", r"at first"))) + "|第一次|头一次|首次|最早|最初|当初|一开始", re.IGNORECASE)
+BEFORE = re.compile(_EN.format("before") + "|之前|以前", re.IGNORECASE)
+
+
+def time_order(query: str) -> tuple[Order | None, str | None]:
+    """Which way the query asks hits to be ordered by date (None: it does not), and the day a
+    "before <date>" names (a full date or a month of a year), if any."""
+    before = _before_day(query)
+    if OLDEST.search(query):
+        return "oldest", before
+    if NEWEST.search(query) or before is not None:
+        return "newest", before
+    return None, None
+
+
+def _before_day(query: str) -> str | None:
+    match = BEFORE.search(query)
+    if match is None:
+        return None
+    after = query[match.end():] if match.group(0).isascii() else query[:match.start()]
+    dated = [value for _, value in absolute_dates(after) if value[:4].isdigit()]
+    return dated[0] if dated else None
+
+
+def hit_date(hit: Hit) -> str | None:
+    """The day a hit happened: its `occurred` (the first day of a range), else the day it was updated."""
+    if hit.occurred:
+        return hit.occurred.partition("..")[0]
+    memory = hit.memory
+    return memory.updated.date().isoformat() if memory is not None else None
+
+
+def order_by_date(hits: Sequence[Hit], order: Order, line: float, before: str | None = None) -> list[Hit]:
+    """The hits clearly about the query (relevance at least `line`, or unknown; not lifted by a
+    kind alone; dated before `before` when given) first, in `order` of their date; then the rest,
+    in rank order. Each hit carries its date."""
+    dated = [h.model_copy(update={"date": hit_date(h)}) for h in hits]
+    group = [h for h in dated if h.date and not h.linked_to and (h.relevance is None or h.relevance >= line)
+             and not h.components.get("kind") and (before is None or h.date < before)]
+    group.sort(key=lambda h: h.date or "", reverse=order == "newest")  # stable: ties keep rank order
+    chosen = {h.id for h in group}
+    return [*group, *(h for h in dated if h.id not in chosen)]
