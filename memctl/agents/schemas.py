@@ -223,6 +223,8 @@ class ContextOut(Out):
     truncated: bool
     note: Optional[str] = None
     explain: list[Record] = Field(default_factory=list, description="The rules that fired.")
+    constraints: list[Record] = Field(default_factory=list, description="Constraints that came with the request "
+                                                                         "(id, why: the domains they bite in).")
     warnings: int = 0
     held_back: int = Field(0, description="Recalled but below [recall] min_relevance: not in the block.")
 

@@ -105,5 +105,6 @@ class ContextService:
                                language=self.config.memory.language, warnings=self.findings(user, project, result.findings))
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
+        data["constraints"] = [{"id": h.id, "why": h.constraint} for h in hits if h.constraint and h.id in block.items]
         data["held_back"] = held  # recalled but below [recall] min_relevance: not injected
         return data

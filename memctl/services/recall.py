@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -24,9 +25,11 @@ from memctl.store.repository import Repository, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
+    from memctl.policy.constraints import Domains
     from memctl.services.checks import CheckService
 
 POOL = 100  # candidates taken from each retriever before fusion
+MAX_CONSTRAINTS = 50  # candidate constraints looked at for one request (by keyword, and of type constraint)
 LIFT_SHARE = 0.1  # a newer conflicting hit is lifted over an older one only if the query finds it too (newer_first)
 STATUSES = RECALL_STATUSES
 RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
@@ -120,6 +123,7 @@ class RecallService:
         if order is not None:
             hits = order_by_date(hits, order, on_topic_line(threshold), before)
         hits = self._with_parts(hits, q, now, in_force_states)
+        hits = self._with_constraints(q, hits, pool, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
             self.repo.record_usage([h.id for h in hits], now, q.session)
@@ -159,6 +163,31 @@ class RecallService:
         chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
         return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars), facts)
 
+    def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
+                          in_force_states: frozenset[str]) -> list[Hit]:
+        """The hits followed by the constraints of the request's domains they lack (a restaurant
+        brings the peanut allergy, a trip the wheelchair), whatever their words; each says why.
+        Candidates: the memories of type constraint and those the domains' constraint words find."""
+        from memctl.policy.constraints import request_domains, riding_along
+
+        domains = _domains()
+        wanted = request_domains(q.query, domains)
+        if not wanted or not pool:
+            return hits
+        words = " ".join(dict.fromkeys(w for d in sorted(wanted) for w in domains.words[d]))
+        found = [i for i, _ in self.search.keyword_search(words, MAX_CONSTRAINTS, pool)]
+        typed = self.repo.candidates(replace(memory_filter(q, self.access, self.config.members), types=("constraint",)), now)
+        shown, out = {h.id for h in hits}, list(hits)
+        for memory_id in dict.fromkeys([*found, *sorted(typed)[:MAX_CONSTRAINTS]]):
+            if memory_id in shown or memory_id not in pool:
+                continue
+            memory = self.repo.load(pool[memory_id])
+            why = riding_along(memory, wanted, domains) if in_force(memory, now, in_force_states) else None
+            if why is not None:
+                shown.add(memory_id)
+                out.append(to_hit(memory, 0.0, {"constraint": 1.0}, now, in_force_states).model_copy(update={"constraint": why}))
+        return out
+
     def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
         """Each hit followed by the rest of its family (its whole and the whole's other parts, or its
         parts) that the recall did not return: a trip comes with its flights and hotel, as linked hits.
@@ -179,6 +208,15 @@ class RecallService:
                     shown.add(m.id)
                     out.append(to_hit(m, 0.0, {}, now, in_force_states, linked_to=hit.id))
         return out
+
+
+@functools.lru_cache(maxsize=1)
+def _domains() -> "Domains":
+    """The shipped domains constraints bite in (memctl/data/constraints.toml), read once a process."""
+    from memctl.policy.constraints import read_domains
+    from memctl.store.domains import shipped_tables
+
+    return read_domains(shipped_tables())
 
 
 def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,

@@ -39,3 +39,15 @@ def test_continue_with_that_error_brings_this_sessions_work(store: MemoryStore) 
     assert block["items"][:1] == [mine.id] and "parse_date" in block["text"]
     assert "login redirect" not in block["text"]
     assert "session_first" in block["rules"]
+
+
+def test_a_restaurant_request_brings_the_allergy_and_says_why(store: MemoryStore) -> None:
+    allergy = store.add_raw("severe peanut allergy", type="fact", user="dana")
+    store.add_raw("I prefer window seats on long flights", type="preference", user="dana")
+    hits = store.recall("Recommend a Thai restaurant", users=["dana"]).hits
+    along = next(h for h in hits if h.id == allergy.id)
+    assert along.constraint is not None and "food" in along.constraint
+    block = store.context("Recommend a Thai restaurant", user="dana")
+    assert "[user/fact constraint] severe peanut allergy" in block["text"]
+    assert block["constraints"] == [{"id": allergy.id, "why": along.constraint}]
+    assert store.context("Suggest a name for my puppy", user="dana")["constraints"] == []

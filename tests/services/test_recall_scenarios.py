@@ -144,3 +144,19 @@ def test_when_did_we_last_discuss_the_budget_answers_with_the_later_talk_and_its
     assert "2026-10-20] Budget review" in block["text"]
     first = store.recall("我们第一次讨论预算是什么时候？", users=["dana"], record_usage=False).hits
     assert first[0].content.startswith("We discussed the budget") and first[0].date == "2026-09-12"
+
+
+def test_a_thai_restaurant_brings_the_peanut_allergy(store: MemoryStore) -> None:
+    fill(store, [t for t in EVERYDAY if "peanut" not in t])
+    store.add_raw("severe peanut allergy", type="fact", user="dana", source="user")
+    got = store.recall("Recommend a Thai restaurant", users=["dana"], record_usage=False).hits
+    assert [h.content for h in got if h.constraint] == ["severe peanut allergy"]
+    assert "severe peanut allergy" in store.context("推荐一家泰国餐厅", user="dana")["text"]
+
+
+def test_a_trip_brings_the_visa_and_the_wheelchair(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    fill(store, ["I need a visa for any trip to China", "Dana uses a wheelchair, so places need step-free access"])
+    got = defaults(store, "Plan my trip to Shanghai in May")
+    assert "I need a visa for any trip to China" in got
+    assert "Dana uses a wheelchair, so places need step-free access" in got
