@@ -51,3 +51,26 @@ def test_a_restaurant_request_brings_the_allergy_and_says_why(store: MemoryStore
     assert "[user/fact constraint] severe peanut allergy" in block["text"]
     assert block["constraints"] == [{"id": allergy.id, "why": along.constraint}]
     assert store.context("Suggest a name for my puppy", user="dana")["constraints"] == []
+
+
+def test_a_request_about_nothing_stored_holds_no_memory_and_no_profile_line(store: MemoryStore) -> None:
+    for text in ("Dana works as a data engineer at Initech", "Dana prefers short replies"):
+        store.add_raw(text, type="fact", user="dana")
+    block = store.context("Kyoto hotel", user="dana")
+    assert block["items"] == [] and block["profile_lines"] == 0
+    assert "Initech" not in block["text"] and "short replies" not in block["text"]
+
+
+def test_the_profile_holds_what_the_request_found_and_the_budget_goes_to_it_first(store: MemoryStore) -> None:
+    job = store.add_raw("Dana works as a data engineer at Initech", type="fact", user="dana")
+    store.add_raw("Dana prefers short replies", type="preference", user="dana")
+    block = store.context("where does Dana work as a data engineer", user="dana")
+    assert "Initech" in block["text"] and "short replies" not in block["text"]
+    assert block["profile_lines"] == 1 and job.id not in block["items"]  # said once, in the profile
+
+
+def test_a_passport_number_stays_out_of_a_request_that_is_not_about_it(store: MemoryStore) -> None:
+    store.add_raw("Passport X1234567 expires on 2027-03-01; renew it before travel", type="fact", user="dana")
+    about_travel = store.context("renew before travel", user="dana")["text"]
+    assert "expires on 2027-03-01" in about_travel and "X1234567" not in about_travel
+    assert "X1234567" in store.context("what is my passport number", user="dana")["text"]

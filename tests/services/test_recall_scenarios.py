@@ -160,3 +160,18 @@ def test_a_trip_brings_the_visa_and_the_wheelchair(store: MemoryStore) -> None:
     got = defaults(store, "Plan my trip to Shanghai in May")
     assert "I need a visa for any trip to China" in got
     assert "Dana uses a wheelchair, so places need step-free access" in got
+
+
+def test_a_name_for_a_puppy_gets_no_profile_and_never_the_passport_number(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    block = store.context("Suggest a name for my puppy", user="dana")
+    assert block["items"] == [] and block["profile_lines"] == 0
+    assert "X1234567" not in block["text"]
+
+
+def test_at_a_small_budget_the_return_flight_asked_about_is_kept(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add_raw("Return flight from Lisbon: TP1234 on 2026-12-20 at 18:05", type="event", user="dana", source="user")
+    block = store.context("When is my return flight?", user="dana", budget=60)
+    assert "TP1234" in block["text"]
+    assert "X1234567" not in store.context("I'm flying back from Lisbon, what do I need?", user="dana")["text"]
