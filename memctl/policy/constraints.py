@@ -10,14 +10,17 @@ for Chinese.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from memctl.core.kindwords import check_words
 from memctl.core.models import Memory
-from memctl.policy.topic import Lexicon, kinds_in, lexicon
+from memctl.core.text import search_terms
+from memctl.policy.topic import Lexicon, kinds_in
 
 MAX_DOMAINS = 64
+WRITTEN_AS_TEXT = frozenset({"zh", "ja", "ko"})  # languages whose words are matched inside the text
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,25 @@ def read_domains(tables: Mapping[str, Any]) -> Domains:
         requests[name], constraints[name] = asked, said
         kinds[name] = frozenset(typed)
         words[name] = tuple(w for ws in said.values() for w in ws)
-    return Domains(description, lexicon(requests), lexicon(constraints), kinds, words)
+    return Domains(description, _lexicon(requests), _lexicon(constraints), kinds, words)
+
+
+def _lexicon(by_domain: Mapping[str, Mapping[str, Sequence[str]]]) -> Lexicon:
+    """The words in the form `kinds_in` matches, told apart by their language rather than by their
+    characters (telling a CJK character costs every recall a pattern compiled: core/patterns.py)."""
+    out = {}
+    for name, by_language in by_domain.items():
+        stems: list[tuple[str, ...]] = []
+        text: list[str] = []
+        for language, words in by_language.items():
+            for word in words:
+                folded = unicodedata.normalize("NFKC", word).casefold()
+                if language in WRITTEN_AS_TEXT:
+                    text.append(folded)
+                elif search_terms(folded, "query"):
+                    stems.append(tuple(search_terms(folded, "query")))
+        out[name] = (tuple(dict.fromkeys(stems)), tuple(dict.fromkeys(text)))
+    return out
 
 
 def request_domains(query: str, domains: Domains) -> frozenset[str]:

@@ -14,35 +14,45 @@ import re
 from typing import Literal, Sequence
 
 from memctl.core.models import Hit
-from memctl.policy.when import absolute_dates
 
 Order = Literal["newest", "oldest"]
 _EN = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"
 NEWEST = re.compile(_EN.format("|".join((
     r"when (?:did|was|were|have|had) (?:\w+ ){0,3}last", r"last time", r"the last", r"latest", r"most recent(?:ly)?",
-    r"recently", r"newest", r"lately"))) + "|最近|最后一次|上一次|上次|最新|最晚", re.IGNORECASE)
+    r"recently", r"newest", r"lately"))), re.IGNORECASE)
 OLDEST = re.compile(_EN.format("|".join((
     r"when (?:did|was|were|have|had) (?:\w+ ){0,3}first", r"first time", r"the first", r"earliest", r"oldest",
-    r"originally", r"at first"))) + "|第一次|头一次|首次|最早|最初|当初|一开始", re.IGNORECASE)
-BEFORE = re.compile(_EN.format("before") + "|之前|以前", re.IGNORECASE)
+    r"originally", r"at first"))), re.IGNORECASE)
+BEFORE = re.compile(_EN.format("before"), re.IGNORECASE)
+# Chinese cue words are looked for as text (no pattern: a CJK pattern costs milliseconds to compile)
+ZH_NEWEST = ("最近", "最后一次", "上一次", "上次", "最新", "最晚")
+ZH_OLDEST = ("第一次", "头一次", "首次", "最早", "最初", "当初", "一开始")
+ZH_BEFORE = ("之前", "以前")
 
 
 def time_order(query: str) -> tuple[Order | None, str | None]:
     """Which way the query asks hits to be ordered by date (None: it does not), and the day a
     "before <date>" names (a full date or a month of a year), if any."""
     before = _before_day(query)
-    if OLDEST.search(query):
+    if OLDEST.search(query) or any(w in query for w in ZH_OLDEST):
         return "oldest", before
-    if NEWEST.search(query) or before is not None:
+    if NEWEST.search(query) or any(w in query for w in ZH_NEWEST) or before is not None:
         return "newest", before
     return None, None
 
 
 def _before_day(query: str) -> str | None:
+    """The day after "before" (English) or ahead of 之前/以前 (Chinese), when a year is written."""
     match = BEFORE.search(query)
-    if match is None:
-        return None
-    after = query[match.end():] if match.group(0).isascii() else query[:match.start()]
+    if match is not None:
+        after = query[match.end():]
+    else:
+        at = min((i for i in (query.find(w) for w in ZH_BEFORE) if i >= 0), default=-1)
+        if at < 0:
+            return None
+        after = query[:at]
+    from memctl.policy.when import absolute_dates  # its patterns cost milliseconds to compile: only when asked
+
     dated = [value for _, value in absolute_dates(after) if value[:4].isdigit()]
     return dated[0] if dated else None
 
