@@ -5,7 +5,9 @@ last discuss the budget?", "我第一次去北京是什么时候") is answered b
 `order_by_date` then puts the hits that are clearly about the query (relevance at least the
 on-topic line, and not merely of a kind the query names) in that order of their date, first:
 `occurred` when the memory has one (the start of a range), else the day it was last updated.
-"Before <a date>" orders what happened before that day, newest first, ahead of the rest.
+"Before <a date>" orders what happened up to that day (a memory of that day may tell of the days
+before it), newest first, ahead of the rest. "Recently" alone is no cue: "what did Mel paint
+recently?" asks about a time the question speaks from, not about the newest memory.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ Order = Literal["newest", "oldest"]
 _EN = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"
 NEWEST = re.compile(_EN.format("|".join((
     r"when (?:did|was|were|have|had) (?:\w+ ){0,3}last", r"last time", r"the last", r"latest", r"most recent(?:ly)?",
-    r"recently", r"newest", r"lately"))), re.IGNORECASE)
+    r"newest"))), re.IGNORECASE)
 OLDEST = re.compile(_EN.format("|".join((
     r"when (?:did|was|were|have|had) (?:\w+ ){0,3}first", r"first time", r"the first", r"earliest", r"oldest",
     r"originally", r"at first"))), re.IGNORECASE)
 BEFORE = re.compile(_EN.format("before"), re.IGNORECASE)
 # Chinese cue words are looked for as text (no pattern: a CJK pattern costs milliseconds to compile)
-ZH_NEWEST = ("最近", "最后一次", "上一次", "上次", "最新", "最晚")
+ZH_NEWEST = ("最近一次", "最后一次", "上一次", "上次", "最新", "最晚")
 ZH_OLDEST = ("第一次", "头一次", "首次", "最早", "最初", "当初", "一开始")
 ZH_BEFORE = ("之前", "以前")
 
@@ -65,13 +67,18 @@ def hit_date(hit: Hit) -> str | None:
     return memory.updated.date().isoformat() if memory is not None else None
 
 
+def _up_to(day: str, before: str) -> bool:
+    """Whether `day` is before a month (`2026-03`: not in it), or on or before a day."""
+    return day <= before if len(before) == len("2026-03-01") else day[:len(before)] < before
+
+
 def order_by_date(hits: Sequence[Hit], order: Order, line: float, before: str | None = None) -> list[Hit]:
     """The hits clearly about the query (relevance at least `line`, or unknown; not lifted by a
     kind alone; dated before `before` when given) first, in `order` of their date; then the rest,
     in rank order. Each hit carries its date."""
     dated = [h.model_copy(update={"date": hit_date(h)}) for h in hits]
     group = [h for h in dated if h.date and not h.linked_to and (h.relevance is None or h.relevance >= line)
-             and not h.components.get("kind") and (before is None or h.date < before)]
+             and not h.components.get("kind") and (before is None or _up_to(h.date, before))]
     group.sort(key=lambda h: h.date or "", reverse=order == "newest")  # stable: ties keep rank order
     chosen = {h.id for h in group}
     return [*group, *(h for h in dated if h.id not in chosen)]

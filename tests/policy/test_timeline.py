@@ -14,6 +14,7 @@ from memctl.policy.timeline import order_by_date, time_order
     ("When did we last discuss the budget?", ("newest", None)),
     ("what's the latest on the kitchen renovation", ("newest", None)),
     ("the most recent dentist visit", ("newest", None)),
+    ("What did Melanie paint recently?", (None, None)),
     ("When did I first meet Hank?", ("oldest", None)),
     ("the earliest note about the loan", ("oldest", None)),
     ("我们最近一次讨论预算是什么时候？", ("newest", None)),
@@ -42,6 +43,7 @@ def test_the_on_topic_hits_come_first_by_date_each_with_its_date() -> None:
     assert got[0].date == "2026-10-20"
     assert [h.id for h in order_by_date(hits, "oldest", 0.55)][:2] == ["sep", "oct"]
     assert [h.id for h in order_by_date(hits, "newest", 0.55, before="2026-10")][:1] == ["sep"]
+    assert [h.id for h in order_by_date(hits, "newest", 0.55, before="2026-10-20")][:2] == ["oct", "sep"]  # that day too
 
 
 def test_an_undated_hit_is_dated_by_its_last_update() -> None:
