@@ -433,6 +433,17 @@ def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> N
 def _fastembed(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
     return FastEmbedder(name, cache_dir, batch_size=batch_size)
 
+def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+    """The embedder's identity and the cosine of each pair of texts, both embedded as documents."""
+    import numpy as np
+
+    if not pairs:
+        return embedder.identity, []
+    left = embedder.embed([a for a, _ in pairs])
+    right = embedder.embed([b for _, b in pairs])
+    return embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
+
+
 def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZE) -> Embedder:
     """The embedder for a configured model name: a registered one, else a fastembed catalogue model.
 

@@ -377,6 +377,12 @@ class PostgresSearch:
             out.update(zip([m.id for m in stale], self.embedder.embed([self.spec.vector_text(m) for m in stale])))
         return out
 
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
+        from memctl.search.embedders import pair_cosines
+
+        return pair_cosines(self.embedder, pairs)
+
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: stored vectors only, no model)."""
         import numpy as np
