@@ -379,9 +379,13 @@ class PostgresSearch:
 
     def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
         """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
-        from memctl.search.embedders import pair_cosines
+        import numpy as np
 
-        return pair_cosines(self.embedder, pairs)
+        if not pairs:
+            return self.embedder.identity, []
+        left = self.embedder.embed([a for a, _ in pairs])
+        right = self.embedder.embed([b for _, b in pairs])
+        return self.embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: stored vectors only, no model)."""
