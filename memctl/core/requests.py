@@ -34,8 +34,8 @@ def _time(value: Any) -> Any:
     return clock.parse_timestamp(value) if isinstance(value, str) else value
 
 
-def _not_blank(value: str) -> str:
-    if not value.strip():
+def _not_blank(value: str | None) -> str | None:
+    if value is not None and not value.strip():
         raise ValueError("must not be empty or blank")
     return value
 
@@ -271,3 +271,58 @@ class StructureRequest(Request):
                     "never run by a server.")] = None
     offline: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(
         description="Use the offline recognisers even when MEMCTL_LLM names a command.")] = False
+
+
+OPS = ("count", "sum", "latest", "earliest", "list")
+
+
+class QueryRequest(Request):
+    """query: an exact answer over typed fields (count, sum, latest, earliest or list of a kind)."""
+
+    codes: ClassVar[dict[str, str]] = {"op": "bad_op", "kind": "bad_kind", "user": "bad_name",
+                                       "project": "bad_name", "at": "bad_time"}
+
+    op: Annotated[str, OneOf(OPS, "op"), Spelled(cli=("",), metavar="OP", choices=OPS), Field(
+        description="count, sum (of field), latest or earliest (by field), list.")]
+    kind: Annotated[str, NotBlank, Spelled(cli=("--kind", "-k"), metavar="KIND", complete="kinds"), Field(
+        description="The kind asked about: trip, expense, passport...")]
+    where: Annotated[list[str], Listed, Spelled(cli=("--where", "-w"), metavar="CONDITION"), Field(
+        description="Conditions that must all hold: 'departs in 2025', 'international = true', "
+                    "'amount > 100 EUR', 'expires within 90 days'.", default_factory=list)]
+    field: Annotated[Optional[str], Spelled(cli=("--field", "-f"), metavar="FIELD"), Field(
+        description="What sum adds, and what latest/earliest/list order by (default: the kind's first date).")] = None
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users"),
+                    Field(description="Only this user's memories (default: the server's --user).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects"), Field(
+        description="Only this project's memories (default: the server's --project).")] = None
+    at: Annotated[Optional[str], Spelled(metavar="DATE"), Field(
+        description="The day `today` means (default: today).")] = None
+
+
+class CheckRequest(Request):
+    """check: run every check (shipped, checks/*.toml, [checks]) over the typed memories."""
+
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "at": "bad_time"}
+
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
+                                                          surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this user's memories (whose memories: store/filters.py).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this project's memories.")] = None
+    at: Annotated[Optional[str], Spelled(metavar="DATE", surfaces=LIBRARY_AND_CLI), Field(
+        description="The day `today` means (default: today).")] = None
+
+
+class StatsRequest(Request):
+    """stats: counts by status, type, scope and owner; broken files."""
+
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name"}
+
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
+                                                          surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this user's memories (whose memories: store/filters.py).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this project's memories.")] = None
