@@ -20,7 +20,7 @@ from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.byid import EditRequest, ForgetRequest, HistoryRequest, RestoreRequest, ShowRequest
-from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
+from memctl.core.declare import check_keywords, declared, declared_filters, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
 from memctl.core.requests import (
     AddRequest,
@@ -322,7 +322,7 @@ class MemoryStore:
         q = request_of(ListRequest, locals(), "list")
         flt = self._scope([q.user], [q.project], q.session, status=q.status or "all", expired=True,
                           types=(q.type,) if q.type else (), tags=(q.tag,) if q.tag else (),
-                          subtypes=(q.subtype,) if q.subtype else ())
+                          fields=declared_filters(q))
         if q.sort != "importance":
             return self.repo.select(flt, clock.now(), q.sort, q.newest_first, q.limit, q.offset)
         out = self._sorted(self.repo.select(flt, clock.now()), q.sort)

@@ -83,7 +83,7 @@ class RecallRequest(Request):
                                                 aliases=("type", "memory_type", "category"), complete="types"), Field(
         description="Only memories of these types.", default_factory=list)]
     subtypes: Annotated[list[str], Listed, Spelled(cli=("--subtype",), metavar="SUBTYPE", aliases=("subtype", "subType"),
-                                                   filter="subtypes"), Field(
+                                                   filter="subtype"), Field(
         description="Only memories of these subtypes (a finer category: like, dislike, name...).", default_factory=list)]
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG", aliases=("tag",)), Field(
         description="Only memories with one of these tags.", default_factory=list)]
@@ -222,7 +222,7 @@ class ListRequest(Request):
         description="created, updated, type, confidence, importance (most important first), id or user.")] = "created"
     limit: Annotated[int, Spelled(cli=("--limit", "-n"), metavar="N"), Field(
         ge=0, description="At most this many (0: all).")] = 0
-    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",)), Field(
+    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",), filter="subtype"), Field(
         description="Only memories of this subtype.")] = None
     offset: Annotated[int, Spelled(metavar="N"), Field(ge=0, description="Skip this many first (paging).")] = 0
     newest_first: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(description="Reverse the order (newest first by created).")] = False

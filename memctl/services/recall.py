@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
-from memctl.core.declare import parse, spelled_of
+from memctl.core.declare import declared_filters, parse
 from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
@@ -34,15 +34,10 @@ def memory_filter(q: RecallRequest, access: Access | None = None,
                   members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
     """The filter part of a request (whose memories: store/filters.py), every name checked (a name
     is a path component on disk); `members` makes a member's projects theirs. A request field
-    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
-    declared = {}
-    for name, info in type(q).model_fields.items():
-        target, values = spelled_of(info).filter, getattr(q, name)
-        if target and values:
-            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    declared with `Spelled(filter=FIELD)` filters on that memory field (core/declare.py)."""
     return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
                         since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
-                        **declared)
+                        fields=declared_filters(q))
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
