@@ -405,7 +405,7 @@ class MemoryStore:
     @declared(RecallRequest)
     def recall(self, query: str, *, users: Sequence[str] = (), projects: Sequence[str] = (), session: str | None = None,
                types: Sequence[str] = (), subtypes: Sequence[str] = (), tags: Sequence[str] = (),
-               since: "datetime | str | None" = None,
+               sources: Sequence[str] = (), since: "datetime | str | None" = None,
                until: "datetime | str | None" = None, status: str = "active", k: int | None = None,
                mode: str | None = None, scopes: Sequence[str] = (), min_relevance: float | None = None,
                record_usage: bool = True) -> "RecallResult":

@@ -87,6 +87,9 @@ class RecallRequest(Request):
         description="Only memories of these subtypes (a finer category: like, dislike, name...).", default_factory=list)]
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG", aliases=("tag",)), Field(
         description="Only memories with one of these tags.", default_factory=list)]
+    sources: Annotated[list[str], Listed, Spelled(cli=("--source",), metavar="SOURCE", aliases=("source",),
+                                                  filter="source"), Field(
+        description="Only memories stated by one of these sources: user, ai, auto, import...", default_factory=list)]
     since: Annotated[Optional[datetime], Time, Spelled(metavar="TIME"), Field(
         description="Occurred (else created) at or after this ISO date or time.")] = None
     until: Annotated[Optional[datetime], Time, Spelled(metavar="TIME"), Field(
