@@ -282,10 +282,10 @@ OPS = ("count", "sum", "latest", "earliest", "list")
 class QueryRequest(Request):
     """query: an exact answer over typed fields (count, sum, latest, earliest or list of a kind)."""
 
-    codes: ClassVar[dict[str, str]] = {"op": "bad_op", "kind": "bad_kind", "user": "bad_name",
+    codes: ClassVar[dict[str, str]] = {"op": "bad_query", "kind": "bad_kind", "user": "bad_name",
                                        "project": "bad_name", "at": "bad_time"}
 
-    op: Annotated[str, OneOf(OPS, "op"), Spelled(cli=("",), metavar="OP", choices=OPS), Field(
+    op: Annotated[str, OneOf(OPS, "query"), Spelled(cli=("",), metavar="OP", choices=OPS), Field(
         description="count, sum (of field), latest or earliest (by field), list.")]
     kind: Annotated[str, NotBlank, Spelled(cli=("--kind", "-k"), metavar="KIND", complete="kinds"), Field(
         description="The kind asked about: trip, expense, passport...")]

@@ -170,7 +170,7 @@ def test_typed_facts_through_mcp(memdir: Path) -> None:
         assert answer["value"] == 2 and len(answer["memories"]) == 2
         assert "expected a value or a field" in text(await client.call_tool(
             "memory_query", {"op": "count", "kind": "trip", "where": ["departs <"]}))
-        assert "op: unknown op 'median'" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
+        assert "op: unknown query 'median'" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
 
     session(memdir, "--user", "alice", test=check)
 
