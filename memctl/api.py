@@ -55,7 +55,6 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.structure import StructureReport
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
-    from memctl.store.filerepo import FileRepository
     from memctl.store.filters import MemoryFilter
     from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
@@ -124,7 +123,10 @@ class MemoryStore:
         store = cls(None, config, **kwargs)
         store._config_file = config_path
         try:
-            cast(Any, store.repo).ping()
+            from memctl.store.repository import Pingable
+
+            if isinstance(store.repo, Pingable):
+                store.repo.ping()
         except StoreError as exc:
             raise UsageError(exc.message, code=exc.code) from None
         return store
@@ -167,14 +169,15 @@ class MemoryStore:
     def _search_with(self, embedder: "Callable[[], Embedder]", vectors: str) -> "ModelSearch":
         """One model's search: the store's own when it has one (a database searches in SQL and keys
         its vectors by the model's identity), else the engine over the folder's caches."""
-        native = getattr(self.repo, "search_index", None)
-        if native is not None:
+        from memctl.store.repository import NativeSearch
+
+        if isinstance(self.repo, NativeSearch):
             from memctl.search.native import keyword_spec
 
-            return cast("ModelSearch", native(embedder, keyword_spec()))
+            return cast("ModelSearch", self.repo.search_index(embedder, keyword_spec()))
         from memctl.search.engine import Engine
 
-        return Engine(cast("FileRepository", self.repo), embedder, vectors=vectors)
+        return Engine(self.repo, embedder, vectors=vectors)
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:
@@ -744,9 +747,10 @@ class MemoryStore:
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving); a folder
         store then follows changes on disk by the kernel's notices instead of stat scans."""
-        watch = getattr(self.repo, "watch", None)
-        if watch is not None:
-            watch()
+        from memctl.store.repository import Watchable
+
+        if isinstance(self.repo, Watchable):
+            self.repo.watch()
         self.search.warm_up()
 
     def flush(self) -> None:

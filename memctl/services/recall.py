@@ -19,7 +19,7 @@ from memctl.policy.relevance import annotate, hold_back
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndUsage, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
@@ -73,7 +73,7 @@ class RecallResult(BaseModel):
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndUsage, search: SearchIndex, config: Config, access: Access | None = None,
                  checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search
