@@ -10,7 +10,7 @@ from memctl.config import Config
 from memctl.core.models import Memory, name_arg
 from memctl.errors import UsageError
 from memctl.store.layout import INDEX_FILE, TEMPLATE_NAME
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndIndexes
 
 
 def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
@@ -22,7 +22,7 @@ def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
 class MemoryMdService:
     """Render and refresh the MEMORY.md of users and projects."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: ReadsAndIndexes, config: Config) -> None:
         self.repo = repo
         self.config = config
 
