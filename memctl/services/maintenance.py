@@ -29,7 +29,7 @@ def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
 
 def doctor(repo: Repository) -> dict[str, Any]:
     """Validate the stored memories: broken files, duplicate ids, misplaced files, leftover temp files,
-    an interrupted compaction, secrets on disk."""
+    an interrupted compaction, secrets on disk, visibilities the access rules do not know."""
     problems, removed = repo.problems()
     record = repo.compactions.last()
     if record and record.get("state") == "applying":
@@ -37,7 +37,18 @@ def doctor(repo: Repository) -> dict[str, Any]:
                          "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` "
                                    "or `memctl doctor --fix` to finish it"})
     problems += secrets_on_disk(repo)
+    problems += unknown_visibilities(repo)
     return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
+
+
+def unknown_visibilities(repo: Repository) -> list[dict[str, str]]:
+    """Memories whose visibility the access rules do not know (a typo, another tool's word): they
+    fail closed, visible to their author only, until someone sets a value the rules know."""
+    from memctl.core.access import unknown_visibility, visibility_problem
+
+    return [{"kind": "unknown_visibility", "path": str(m.path),
+             "detail": visibility_problem(str(m.path), m.visibility).removeprefix(f"{m.path}: ")}
+            for m in repo.all_memories() if unknown_visibility(m.visibility)]
 
 
 def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:

@@ -124,6 +124,7 @@ class FileRepository:
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
         self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
                                             for a, b in snap.duplicates))
+        self._warnings.update(dict.fromkeys(snap.unknown_visibilities()))
         return snap
 
     def watch(self) -> bool:

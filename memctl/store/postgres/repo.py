@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl import clock
+from memctl.core.access import unknown_visibility, visibility_problem
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.store.cachedir import folder_cache, private_folder
@@ -186,11 +187,15 @@ class PostgresRepository:
         out = []
         for row in found:
             try:
-                out.append(rows.from_row(row))
+                memory = rows.from_row(row)
             except InvalidMemory as exc:
                 path = str(row[rows.COLUMNS.index("path")])
                 self._broken[path] = str(exc).removeprefix(f"{path}: ")
                 self._warnings[f"skipped invalid row {exc}"] = None
+                continue
+            if unknown_visibility(memory.visibility):
+                self._warnings[visibility_problem(str(memory.path), memory.visibility)] = None
+            out.append(memory)
         return out
 
     def all_memories(self) -> list[Memory]:
