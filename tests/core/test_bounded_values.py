@@ -49,7 +49,7 @@ def test_a_huge_number_in_memctl_toml_or_a_kind_file_is_one_line() -> None:
     from memctl.errors import ConfigError
     from memctl.store.kinds import parse_tables
 
-    with pytest.raises(ConfigError, match="memctl.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"memctl\.toml: not valid TOML"):
         parse_config("[gate]\nmax_length = " + "9" * 5000 + "\n")
     declared, errors = parse_tables("[trip]\nsize = " + "9" * 5000 + "\n", "schemas/trip.toml")
     assert declared == [] and len(errors) == 1 and errors[0].startswith("schemas/trip.toml:1: not valid TOML")

@@ -440,13 +440,13 @@ class PostgresRepository:
         return self.journal.read(memory_id)
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes (source auto/ai) in (since, until]: of the session, or (session None) of
-        `owner` with no session."""
+        """Automatic writes (source auto/ai) in (since, until]: of `owner`'s session, or (session None)
+        of `owner` with no session."""
         return self.journal.auto_writes(session, since, until, owner)
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on."""
-        return self.journal.session_writes(session, since)
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
+        return self.journal.session_writes(session, since, owner)
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id."""
