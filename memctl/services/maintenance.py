@@ -29,7 +29,8 @@ def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
 
 def doctor(repo: Repository) -> dict[str, Any]:
     """Validate the stored memories: broken files, duplicate ids, misplaced files, leftover temp files,
-    an interrupted compaction, secrets on disk, visibilities the access rules do not know."""
+    an interrupted compaction, secrets on disk, visibilities the access rules do not know, files
+    under `.memctl/` that git tracks."""
     problems, removed = repo.problems()
     record = repo.compactions.last()
     if record and record.get("state") == "applying":
@@ -38,7 +39,22 @@ def doctor(repo: Repository) -> dict[str, Any]:
                                    "or `memctl doctor --fix` to finish it"})
     problems += secrets_on_disk(repo)
     problems += unknown_visibilities(repo)
+    problems += tracked_state(repo)
     return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
+
+
+def tracked_state(repo: Repository) -> list[dict[str, str]]:
+    """Files under the folder's `.memctl/` that git tracks: memctl never reads a cache from there,
+    but everyone who clones the repository gets what was committed (a planted pickle, someone's
+    journal)."""
+    if repo.kind != "files" or repo.root is None:
+        return []
+    from memctl.store.gitindex import tracked_state as tracked
+
+    return [{"kind": "tracked_cache", "path": path,
+             "detail": "tracked by git, but .memctl/ is this checkout's own (memctl never reads a cache "
+                       "from it): remove it from the repository with `git rm -r --cached .memctl`"}
+            for path in tracked(repo.root)]
 
 
 def unknown_visibilities(repo: Repository) -> list[dict[str, str]]:
