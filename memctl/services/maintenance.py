@@ -40,7 +40,19 @@ def doctor(repo: Repository) -> dict[str, Any]:
     problems += secrets_on_disk(repo)
     problems += unknown_visibilities(repo)
     problems += tracked_state(repo)
+    problems += linked_state(repo)
     return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
+
+
+def linked_state(repo: Repository) -> list[dict[str, str]]:
+    """The folder's own files that are symbolic links (never followed: what needs them refuses)."""
+    if repo.kind != "files" or repo.root is None:
+        return []
+    from memctl.store.directory import linked_files
+
+    return [{"kind": "symlink", "path": name,
+             "detail": "a symbolic link: memctl never reads or writes through one (replace it with the file)"}
+            for name in linked_files(repo.root)]
 
 
 def tracked_state(repo: Repository) -> list[dict[str, str]]:
