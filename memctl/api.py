@@ -687,6 +687,7 @@ class MemoryStore:
                 repaired += [f"finished compaction {resumed}"] if resumed else []
             self._changed()
         report = doctor(self.repo)
+        report["problems"] += self._memory_md.problems()
         report["removed"] = repaired
         return report
 

@@ -18,6 +18,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
+from memctl.core.conflicts import conflict_regions, where
 from memctl.core.models import FIELD_ORDER, Memory
 from memctl.errors import InvalidMemory
 
@@ -48,7 +49,6 @@ def _check_node(node: yaml.Node | None) -> None:
     else:
         return
     raise ValueTooLarge(None, None, problem, node.start_mark)
-_CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
 
 class _Loader(yaml.SafeLoader):
@@ -137,17 +137,23 @@ def _check_shape(text: str, label: str) -> None:
         raise InvalidMemory(f"{label}: the frontmatter is not closed (no second --- line)")
     if end > MAX_FRONTMATTER_BYTES:
         raise InvalidMemory(f"{label}: frontmatter over {MAX_FRONTMATTER_BYTES // 1024} KB")
-    if any(line.startswith(_CONFLICT_MARKERS) for line in text.splitlines()):
-        raise InvalidMemory(f"{label}: unresolved git merge conflict (<<<<<<< / >>>>>>> lines)")
+    refuse_conflicts(text, label)
+
+
+def refuse_conflicts(text: str, label: str) -> None:
+    """InvalidMemory naming the lines when `text` holds git's conflict markers."""
+    regions = conflict_regions(text)
+    if regions:
+        raise InvalidMemory(f"{label}: unresolved git merge conflict at {where(regions)} (<<<<<<< / >>>>>>> lines)")
 
 
 def _yaml_problem(exc: yaml.YAMLError, label: str, detail: bool = True) -> str:
     """One line saying why a frontmatter does not read, and where."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) if detail else None
-    where = f" at line {mark.line + 1}" if mark else ""
+    at = f" at line {mark.line + 1}" if mark else ""
     what = "frontmatter value over the limits" if isinstance(exc, ValueTooLarge) else "malformed YAML frontmatter"
-    return f"{label}: {what}{where}" + (f": {problem}" if problem else "")
+    return f"{label}: {what}{at}" + (f": {problem}" if problem else "")
 
 
 def parse_memory(text: str, path: str | None = None) -> Memory:

@@ -60,6 +60,19 @@ class MemoryMdService:
             raise UsageError("say which index to render: --user U, --project P or --all", code="no_scope")
         return [self.render_owner(owner) for owner in chosen]
 
+    def problems(self) -> list[dict[str, str]]:
+        """What `doctor` reports of the MEMORY.md files: git's conflict markers in one (it is
+        generated: the next `memctl index` writes it whole again)."""
+        from memctl.core.conflicts import conflict_regions, where
+
+        out = []
+        for owner in sorted(self.repo.owners()):
+            regions = conflict_regions(self.repo.read_memory_md(owner) or "")
+            if regions:
+                out.append({"kind": "index_conflict", "path": f"{owner}/{INDEX_FILE}",
+                            "detail": f"git conflict markers at {where(regions)} (generated: run `memctl index --all`)"})
+        return out
+
     def refresh(self, touched: Iterable[str] | None = None) -> list[str]:
         """After a change: re-render the MEMORY.md files that exist for the touched scope folders."""
         folders = set(touched) if touched is not None else set(self.repo.owners())
