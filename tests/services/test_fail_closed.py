@@ -55,10 +55,12 @@ def test_nobody_but_the_author_sees_it(board: Path, value: str, project: str) ->
         assert store.recall("layoffs planned January").hits == []
         assert "layoffs" not in store.context("layoffs in January", project=project)["text"]
         assert store.stats()["total"] == 0
-        warnings = store.drain_warnings()
-        assert any(f"unknown visibility {value!r}" in w for w in warnings), warnings
+        if store.repo.kind == "files":  # a folder's scan meets every file; a database filters the row out in SQL
+            warnings = store.drain_warnings()
+            assert any(f"unknown visibility {value!r}" in w for w in warnings), warnings
     carol = MemoryStore(board, actor="carol")
     assert [m.id for m in carol.list()] == [memory_id]
+    assert any(f"unknown visibility {value!r}" in w for w in carol.drain_warnings())  # the command that met it
     assert [h.id for h in carol.recall("layoffs planned January", mode="keyword").hits] == [memory_id]
 
 
