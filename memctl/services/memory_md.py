@@ -11,7 +11,7 @@ from memctl.core.access import effective_visibility
 from memctl.core.models import Memory, name_arg
 from memctl.errors import UsageError
 from memctl.store.layout import INDEX_FILE, TEMPLATE_NAME
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndIndexes
 
 
 def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
@@ -23,7 +23,7 @@ def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
 class MemoryMdService:
     """Render and refresh the MEMORY.md of users and projects."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: ReadsAndIndexes, config: Config) -> None:
         self.repo = repo
         self.config = config
 
