@@ -324,6 +324,11 @@ class SearchIndex(Protocol):
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: cached vectors only)."""
         ...
 
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The write path's model (its identity) and the cosine of each pair of texts, both embedded as
+        documents (the write decision compares statements' frames so)."""
+        ...
+
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
         """Rebuild the search caches from the memories; returns how many memories were embedded."""
         ...
