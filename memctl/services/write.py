@@ -277,7 +277,8 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours, candidate.owner),
+                                auto_writes_in_window=self._auto_writes(
+                                    session, th.rate_window_hours, candidate.session_owner if session else candidate.owner),
                                 fields=text_fields(candidate), owner=candidate.owner, surface=surface)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
@@ -300,10 +301,11 @@ class WriteService:
         return verdict, decision
 
     def _auto_writes(self, session: str | None, hours: float, owner: str) -> int:
-        """Automatic writes in the window: of the session, or with no session, of the owner."""
+        """Automatic writes in the window: of this owner's session (`owner` is the session's, e.g.
+        users/alice: bob's session of the same name is another), or with no session, of the owner."""
         now = clock.now()
         return self.repo.auto_writes(session, clock.format_timestamp(now - timedelta(hours=hours)),
-                                     clock.format_timestamp(now), owner=None if session else owner)
+                                     clock.format_timestamp(now), owner=owner)
 
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
@@ -373,8 +375,9 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner,
-                  **self._turn_at(candidate.user, rate_session or candidate.session)}
+        session = rate_session or candidate.session
+        detail = {"source": candidate.source, "session": session, "owner": candidate.owner,
+                  "session_of": candidate.session_owner if session else None, **self._turn_at(candidate.user, session)}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
             # the candidate's own time: now for an add, the source's for an import (never going back)

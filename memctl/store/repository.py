@@ -172,12 +172,14 @@ class Journal(Protocol):
         ...
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        """Automatic writes within (since, until]: of `owner`'s session (the session's owner, e.g.
+        users/alice: the same session name of someone else is not it), or (session None) of `owner`
+        with no session."""
         ...
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on
-        (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since`
+        on (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
         ...
 
 
