@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
-from memctl.core.declare import parse, spelled_of
-from memctl.core.models import Hit, Memory
+from memctl.core.declare import declared_filters, parse
+from memctl.core.models import Hit, Memory, session_key
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back, on_topic_line
@@ -21,7 +21,7 @@ from memctl.policy.timeline import order_by_date, time_order
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndUsage, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
@@ -39,15 +39,10 @@ def memory_filter(q: RecallRequest, access: Access | None = None,
                   members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
     """The filter part of a request (whose memories: store/filters.py), every name checked (a name
     is a path component on disk); `members` makes a member's projects theirs. A request field
-    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
-    declared = {}
-    for name, info in type(q).model_fields.items():
-        target, values = spelled_of(info).filter, getattr(q, name)
-        if target and values:
-            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    declared with `Spelled(filter=FIELD)` filters on that memory field (core/declare.py)."""
     return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
                         since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
-                        **declared)
+                        fields=declared_filters(q))
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
@@ -85,7 +80,7 @@ class RecallResult(BaseModel):
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndUsage, search: SearchIndex, config: Config, access: Access | None = None,
                  checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search
@@ -93,6 +88,15 @@ class RecallService:
         self.access = access
         self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
         self.words = words  # the words that name each kind (policy/topic.py), read when a recall needs them
+
+    def _session_owner(self, q: RecallRequest) -> str | None:
+        """Whose session a recall runs in (its first user, else project, else the actor): usage counts
+        sessions by owner, so two people's sessions of one name are two sessions to promotion."""
+        if q.users:
+            return f"users/{q.users[0]}"
+        if q.projects:
+            return f"projects/{q.projects[0]}"
+        return f"users/{self.access.actor}" if self.access is not None else None
 
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
@@ -126,7 +130,7 @@ class RecallService:
         hits = self._with_constraints(q, hits, pool, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
-            self.repo.record_usage([h.id for h in hits], now, q.session)
+            self.repo.record_usage([h.id for h in hits], now, session_key(q.session, self._session_owner(q)))
         return RecallResult(query=q.query, mode=mode, hits=hits, considered=len(pool), held_back=len(held),
                             min_relevance=threshold, order=order, findings=[f.to_data() for f in findings])
 

@@ -124,6 +124,7 @@ class FileRepository:
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
         self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
                                             for a, b in snap.duplicates))
+        self._warnings.update(dict.fromkeys(snap.unknown_visibilities()))
         return snap
 
     def watch(self) -> bool:
@@ -199,11 +200,25 @@ class FileRepository:
         """A memory by id or unique id prefix (at least 4 characters)."""
         found = [m for m in self.all_memories() if m.id.startswith(memory_id)]
         if not found:
-            raise NotFound(f"no memory with id {memory_id!r}")
+            raise self._not_found(memory_id)
         if len(found) > 1:
             raise UsageError(f"id prefix {memory_id!r} matches {len(found)} memories; give more characters",
                              code="ambiguous_id")
         return found[0]
+
+    def implied_id(self, rel: str) -> str | None:
+        """The id a file's name gives it when it names none (the memctl layout's files always do)."""
+        return None
+
+    def _not_found(self, memory_id: str) -> NotFound:
+        """NotFound; when a conflict-marked file holds the id, naming that file and its marked lines."""
+        from memctl.store.conflicted import find_conflicted
+
+        hit = find_conflicted(self.root, self.snapshot().broken, memory_id, self.implied_id)
+        if hit is None:
+            return NotFound(f"no memory with id {memory_id!r}")
+        return NotFound(f"memory {memory_id!r} is in {hit[0]}, which is conflict-marked by git at {hit[1]}: "
+                        "resolve the conflict (keep one side or both), then it reads again", code="conflict_marked")
 
     def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
         """id -> path of the memories passing the filter; memoised per snapshot and filter until the
@@ -433,16 +448,17 @@ class FileRepository:
                 and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until], from the journal: of this session, or (session None)
-        those of `owner` made with no session."""
+        """Automatic writes within (since, until], from the journal: of `owner`'s session (its
+        session_owner, users/alice), or (session None) those of `owner` made with no session."""
+        key = "session_of" if session is not None else "owner"
         return sum(1 for e in self.journal.read()
                    if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
-                   and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
+                   and e.detail.get("session") == session and e.detail.get(key) == owner)
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in this session from `since` on."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
         return [(e.time, _turn_at(e.detail.get("turn_at"))) for e in self.journal.read()
-                if e.op in WRITE_OPS and e.detail.get("session") == session
+                if e.op in WRITE_OPS and e.detail.get("session") == session and e.detail.get("session_of") == owner
                 and e.detail.get("source") not in AUTO_SOURCES and e.time >= since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
