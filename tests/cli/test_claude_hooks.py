@@ -78,7 +78,7 @@ def test_the_hooks_as_claude_code_runs_them(installed: tuple[Path, Path]) -> Non
     root, project = installed
     start = hook(project, "SessionStart", {"source": "startup"})
     assert start.returncode == 0 and "window seats" in start.stdout and "written in Go" in start.stdout
-    related = hook(project, "UserPromptSubmit", {"prompt": "Book me flights with window seats to Lisbon"})
+    related = hook(project, "UserPromptSubmit", {"prompt": "Book my flights, and remember the seats I like"})
     assert related.returncode == 0 and "Alice prefers window seats on flights" in related.stdout
     unrelated = hook(project, "UserPromptSubmit", {"prompt": "How many moons does Jupiter have?"})
     assert unrelated.returncode == 0 and unrelated.stdout == ""
