@@ -18,13 +18,10 @@ import threading
 from typing import Any, Callable
 
 import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 
 from memctl._version import __version__
+from memctl.agents.mcp_sdk import Server, error_message, make_server, protocol_error, types
 from memctl.agents.tools import TOOLS, Caller, parse_arguments, run_tool
 from memctl.config import Config
 from memctl.core.jsonsafe import MAX_DEPTH, too_deep
@@ -66,16 +63,16 @@ class MemoryTools:
         """Every tool with its schemas (the configured types as the memory_type enum) and annotations."""
         with self._lock:
             config = self._config()
-        return [types.Tool(name=t.name, title=t.title, description=t.description,
-                           input_schema=t.input_schema(config), output_schema=t.output_schema(),
-                           annotations=types.ToolAnnotations(**_snake(t.annotations())))
+        return [types.Tool.model_validate({"name": t.name, "title": t.title, "description": t.description,
+                                           "inputSchema": t.input_schema(config), "outputSchema": t.output_schema(),
+                                           "annotations": t.annotations()})
                 for t in TOOLS.values()]
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Run a tool; its data as JSON text and as structuredContent, or an isError result."""
         tool = TOOLS.get(name)
         if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
+            raise protocol_error(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
         try:
             with self._lock:
                 store = self.store()
@@ -88,32 +85,33 @@ class MemoryTools:
         finally:
             self._log_warnings()
         text = types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))
-        return types.CallToolResult(content=[text], structured_content=data)
+        return types.CallToolResult.model_validate({"content": [text], "structuredContent": data})
 
     def resources(self) -> list[types.Resource]:
         """Each user's and project's MEMORY.md."""
         with self._lock:
             owners = self.store().owners()
-        return [types.Resource(uri=f"memctl://{owner}/MEMORY.md", name=f"{owner}/MEMORY.md",
-                               title=f"{owner.split('/', 1)[1]}'s MEMORY.md", mime_type="text/markdown",
-                               description="The memory index: a profile and one line per memory, by type.")
+        return [types.Resource.model_validate({
+                    "uri": f"memctl://{owner}/MEMORY.md", "name": f"{owner}/MEMORY.md",
+                    "title": f"{owner.split('/', 1)[1]}'s MEMORY.md", "mimeType": "text/markdown",
+                    "description": "The memory index: a profile and one line per memory, by type."})
                 for owner in owners]
 
     def read(self, uri: str) -> str:
         """The text of a MEMORY.md resource, rendered from the memories as they are now."""
         match = _RESOURCE.fullmatch(uri)
         if match is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri!r} (memctl://users/NAME/MEMORY.md "
+            raise protocol_error(RESOURCE_NOT_FOUND, f"no resource {uri!r} (memctl://users/NAME/MEMORY.md "
                                                "or memctl://projects/NAME/MEMORY.md)")
         kind, name = match.groups()
         try:
             with self._lock:
                 store = self.store()
                 if f"{kind}/{name}" not in store.owners():
-                    raise MCPError(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
+                    raise protocol_error(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
                 text: str = store.memory_md(**{kind[:-1]: name})
         except MemctlError as exc:
-            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+            raise protocol_error(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         return text
 
     def _log_warnings(self) -> None:
@@ -124,39 +122,35 @@ class MemoryTools:
 
 def error_result(text: str) -> types.CallToolResult:
     """A tool result the model reads as a failure, with one line saying why."""
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def _snake(hints: dict[str, Any]) -> dict[str, Any]:
-    return {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in hints.items()}
+    return types.CallToolResult.model_validate({"content": [{"type": "text", "text": text}], "isError": True})
 
 
 def build_server(tools: MemoryTools) -> Server[Any]:
     """The SDK's low-level server with memctl's handlers (store work runs in a worker thread)."""
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=await anyio.to_thread.run_sync(tools.list_tools))
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(params: types.CallToolRequestParams) -> types.CallToolResult:
         return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
 
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    async def list_resources(params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(tools.resources))
 
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=f"memctl://{kind}/{{name}}/MEMORY.md", name=f"{kind}-memory-md",
-                                   title=f"A {kind[:-1]}'s MEMORY.md", mime_type="text/markdown")
-            for kind in ("users", "projects")])
+    async def list_templates(params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": [
+            {"uriTemplate": f"memctl://{kind}/{{name}}/MEMORY.md", "name": f"{kind}-memory-md",
+             "title": f"A {kind[:-1]}'s MEMORY.md", "mimeType": "text/markdown"}
+            for kind in ("users", "projects")]})
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         text = await anyio.to_thread.run_sync(tools.read, str(params.uri))
-        return types.ReadResourceResult(contents=[
-            types.TextResourceContents(uri=params.uri, text=text, mime_type="text/markdown")])
+        return types.ReadResourceResult.model_validate({"contents": [
+            {"uri": str(params.uri), "text": text, "mimeType": "text/markdown"}]})
 
-    return Server("memctl", version=__version__, title="memctl memory", instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
+    return make_server("memctl", __version__, title="memctl memory", instructions=INSTRUCTIONS, handlers={
+        "tools/list": list_tools, "tools/call": call_tool, "resources/list": list_resources,
+        "resources/templates/list": list_templates, "resources/read": read_resource})
 
 
 class BoundedLines:
@@ -180,9 +174,8 @@ class BoundedLines:
                 yield line
                 continue
             await self.ready.wait()
-            error = types.ErrorData(code=types.INVALID_REQUEST, message=f"invalid request: JSON nested deeper "
-                                                                       f"than {MAX_DEPTH} levels")
-            await self.reply.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self._id(line), error=error)))
+            await self.reply.send(error_message(self._id(line), types.INVALID_REQUEST,
+                                                f"invalid request: JSON nested deeper than {MAX_DEPTH} levels"))
 
     def _id(self, line: str) -> int | str | None:
         found = self._ID.search(line[:4096])
