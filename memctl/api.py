@@ -291,6 +291,16 @@ class MemoryStore:
             raise NotFound(f"no memory with id {memory_id!r}")
         return memory
 
+    def by_key(self, key: str, *, user: str | None = None, project: str | None = None) -> Memory | None:
+        """The active memory with this `key` that lives in `user`'s folder (their own, not their
+        projects') or in `project`'s, the newest if several; None when there is none. A filter on the
+        catalog (a folder) or in SQL (PostgreSQL): only the match is loaded."""
+        if (user is None) == (project is None):
+            raise UsageError("by_key takes a user or a project (one of them)")
+        flt = self._scope([user], [project], scopes=("user",) if user else ("project",), keys=(key,))
+        found = self.repo.select(flt, clock.now(), "created", True, 1)
+        return found[0] if found else None
+
     def active(self) -> list[Memory]:
         """Active memories that have not expired (those the actor may see)."""
         return self.repo.select(self._scope(), clock.now())

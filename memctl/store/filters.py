@@ -33,7 +33,7 @@ HISTORY_STATUSES = ("superseded", "merged")
 ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 Record = tuple[str, dict[str, Any]]
 # Filters that keep a memory when one field is one of the given values: attribute -> field (and column).
-MATCH_FIELDS = {"types": "type", "kinds": "kind", "subtypes": "subtype"}
+MATCH_FIELDS = {"types": "type", "kinds": "kind", "subtypes": "subtype", "keys": "key"}
 # How `select` orders: sort name -> (field, descending) keys; ties end on the id, so both backends agree.
 ORDERS: dict[str, tuple[tuple[str, bool], ...]] = {
     "created": (("created", False), ("id", False)),
@@ -65,6 +65,7 @@ class MemoryFilter:
     family: tuple[str, ...] = ()  # only these wholes and their parts (memories whose part_of is one)
     kinds: tuple[str, ...] = ()  # only typed memories of these kinds (checks and queries read no others)
     subtypes: tuple[str, ...] = ()  # only memories of these subtypes
+    keys: tuple[str, ...] = ()  # only memories whose `key` is one of these (a key-value client's lookup)
     typed: bool = False  # only typed memories (those with a kind, whichever)
     member_of: tuple[str, ...] = ()  # projects whose members table lists one of `users`: theirs too
     expired: bool = False  # also memories whose `expires` has passed (list, compact, export see them)
