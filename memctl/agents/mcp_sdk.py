@@ -5,7 +5,7 @@ memctl runs on mcp 1.x (what langchain-mcp-adapters and llama-index-tools-mcp pi
 - the protocol error (`MCPError(code, message)` in 2.x, `McpError(ErrorData)` in 1.x);
 - how a low-level server takes its handlers (`on_list_tools=...` keywords in 2.x, a table of
   request types in 1.x): `make_server` takes them by the protocol's method names;
-- a JSON-RPC error sent on the raw stream (`id` may be null, which 1.x's model refuses).
+- reading a JSON-RPC message into the SDK's model and writing one out (memctl.agents.stdio frames them).
 Protocol objects are built from their wire form (`model_validate` of camelCase JSON), which both
 versions accept (2.x names its fields in snake_case with camelCase aliases, 1.x in camelCase).
 """
@@ -21,17 +21,8 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.shared.message import SessionMessage
 
-__all__ = [
-    "SDK_MAJOR",
-    "MCPError",
-    "Server",
-    "SessionMessage",
-    "error_message",
-    "make_server",
-    "protocol_error",
-    "types",
-    "wire",
-]
+__all__ = ["SDK_MAJOR", "MCPError", "Server", "SessionMessage", "dump_message", "make_server", "parse_message",
+           "protocol_error", "types", "wire"]
 
 SDK_MAJOR = int(version("mcp").split(".", 1)[0])
 MCPError: type[Exception] = getattr(_exceptions, "MCPError", None) or _exceptions.McpError  # type: ignore[attr-defined]
@@ -106,21 +97,17 @@ def _server_v1(name: str, version: str, instructions: str, handlers: dict[str, H
     return result
 
 
-class _RawLine:
-    """A message already in its JSON form, for 1.x's stdio writer (it calls model_dump_json)."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-
-    def model_dump_json(self, **_: Any) -> str:
-        return json.dumps(self.data, ensure_ascii=False)
-
-
-def error_message(request_id: int | str | None, code: int, message: str) -> SessionMessage:
-    """A JSON-RPC error response to send on a transport's write stream; `request_id` None when the
-    request's id could not be read (the spec's null id)."""
+def parse_message(item: dict[str, Any]) -> Any:
+    """A JSON-RPC message (a dict read off the wire) as the SDK's model, for its server's read stream."""
     if SDK_MAJOR >= 2:
-        error = types.ErrorData(code=code, message=message)
-        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
-    data = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return SessionMessage(_RawLine(data))  # type: ignore[arg-type]
+        return _TYPES.jsonrpc_message_adapter.validate_python(item, by_name=False)
+    return _TYPES.JSONRPCMessage.model_validate(item)
+
+
+def dump_message(message: Any) -> dict[str, Any]:
+    """A message the SDK's server sent, as the JSON-RPC dict to write (each version as its own writer does)."""
+    if SDK_MAJOR >= 2:
+        data: dict[str, Any] = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    else:
+        data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return data

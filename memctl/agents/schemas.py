@@ -10,7 +10,7 @@ tool returns (the CLI's --json shapes) for MCP's outputSchema.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
@@ -51,6 +51,13 @@ class Arguments(BaseModel):
     strict (`"5"` is not a number), as the JSON Schema says."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class FieldValue(Arguments):
+    """One typed field of memory_add: a name and a plain value."""
+
+    name: Text = Field(description="The field's name, e.g. expires, departs, amount.")
+    value: Union[bool, int, float, str] = Field(description="Its value, e.g. \"2026-04-02\", \"120 EUR\", true.")
 
 
 class UpdateArgs(Arguments):
