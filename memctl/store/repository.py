@@ -122,6 +122,11 @@ class Repository(Protocol):
         """A fresh id no stored memory uses."""
         ...
 
+    def command(self) -> AbstractContextManager[None]:
+        """One command's reads (re-entrant): they see one consistent state of the store (a folder is
+        checked at the command's first read, and again only after this process wrote)."""
+        ...
+
     # -- writing (under locked()) ------------------------------------------------------------
     def locked(self, timeout: float = 30.0) -> AbstractContextManager[None]:
         """The write lock; on entry the repository re-reads what other writers changed."""
