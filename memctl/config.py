@@ -57,6 +57,7 @@ class GateSettings(_Section):
     """The gate's limits: memctl.toml, then MEMORY_* environment variables, then flags."""
 
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    agent_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     duplicate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
     related_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
     max_auto_writes: int = Field(default=3, ge=0)
@@ -223,6 +224,9 @@ url = ""
 [gate]
 # Writes below this confidence are refused (env MEMORY_MIN_CONFIDENCE).
 min_confidence = 0.7
+# The confidence of an agent's write (MCP memory_add, REST add) that states none: an unrated
+# claim, stored at the bar and ranked below stated facts; raise min_confidence above it to refuse them.
+agent_confidence = 0.7
 # Cosine at or above which a stored memory is compared as the same fact (env MEMORY_DUPLICATE_THRESHOLD).
 duplicate_threshold = 0.85
 # Cosine at or above which a stored memory is named as similar / possibly conflicting.

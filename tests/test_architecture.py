@@ -37,7 +37,8 @@ FILE_IO = {
     "store": "the only code that touches stored memories",
     "search": "its own caches under the folder the repository gives it",
 }
-FILE_IO_MODULES = {"memctl.cli.inputs": "TEXT, stdin, files the user names, $EDITOR's temp file"}
+FILE_IO_MODULES = {"memctl.cli.inputs": "TEXT, stdin, files the user names, $EDITOR's temp file",
+                   "memctl.agents.stdio": "memctl mcp's stdin and stdout descriptors (fd 0 to the null device)"}
 IO_ATTRS = {"read_text", "write_text", "read_bytes", "write_bytes", "unlink", "mkdir", "rmdir", "rglob", "glob",
             "iterdir", "touch", "rename", "replace", "open", "scandir", "listdir", "makedirs", "remove", "walk"}
 IO_MODULES = {"shutil", "tempfile", "sqlite3", "psycopg", "fcntl"}

@@ -533,6 +533,7 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                  'layout.project',
                  'store.url',
                  'gate.min_confidence',
+                 'gate.agent_confidence',
                  'gate.duplicate_threshold',
                  'gate.related_threshold',
                  'gate.max_auto_writes',

@@ -1,8 +1,9 @@
 """`memctl mcp`: the memory tools over the Model Context Protocol (stdio), on the official `mcp` SDK.
 
 The SDK's low-level server speaks the protocol (the handshake and its revision, ping, JSON-RPC
-errors, the stdio framing); this module lists the tools of memctl.agents.tools with their
-pydantic schemas, runs them, and offers each user's and project's MEMORY.md as a resource.
+errors); memctl.agents.stdio frames it on stdin/stdout. This module lists the tools of
+memctl.agents.tools with their pydantic schemas, runs them, offers each user's and project's
+MEMORY.md as a resource, and the `recall` and `remember` prompts (memctl.agents.prompts).
 Arguments that do not fit a tool's schema come back as an `isError` result saying what to fix,
 as do refusals (`sensitive: ...`), so the model can correct itself; an unknown tool is a protocol
 error. Only `memctl mcp` imports this module (the SDK is the `server` extra).
@@ -10,24 +11,25 @@ error. Only `memctl mcp` imports this module (the SDK is the `server` extra).
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
-import sys
 import threading
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from memctl._version import __version__
+from memctl.agents import prompts
+from memctl.agents.stdio import LineProtocol, claim_stdio
 from memctl.agents.tools import TOOLS, Caller, parse_arguments, run_tool
 from memctl.config import Config
-from memctl.core.jsonsafe import MAX_DEPTH, too_deep
 from memctl.errors import MemctlError
 
 log = logging.getLogger("memctl.agents.mcp")
@@ -116,6 +118,25 @@ class MemoryTools:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         return text
 
+    def prompts(self) -> list[types.Prompt]:
+        """The prompts a person can pick: recall and remember (memctl.agents.prompts)."""
+        return [types.Prompt(name=p.name, title=p.title, description=p.description, arguments=[
+            types.PromptArgument(name=arg, description=text, required=required)
+            for args, required in ((p.required, True), (p.optional, False)) for arg, text in args])
+            for p in prompts.PROMPTS.values()]
+
+    def prompt(self, name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+        """One prompt as the user message it stands for; an unknown prompt or a bad argument is -32602."""
+        try:
+            with self._lock:
+                text = prompts.render(name, arguments, self.store(), self.caller)
+        except MemctlError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+        finally:
+            self._log_warnings()
+        message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+        return types.GetPromptResult(description=prompts.PROMPTS[name].description, messages=[message])
+
     def _log_warnings(self) -> None:
         """Warnings the store gathered (broken files skipped...) go to the log, never to the protocol."""
         for message in self._store.drain_warnings() if self._store is not None else ():
@@ -154,63 +175,66 @@ def build_server(tools: MemoryTools) -> Server[Any]:
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=params.uri, text=text, mime_type="text/markdown")])
 
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=tools.prompts())
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        return await anyio.to_thread.run_sync(tools.prompt, params.name, params.arguments)
+
     return Server("memctl", version=__version__, title="memctl memory", instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
-
-
-class BoundedLines:
-    """stdin's lines for the SDK's reader, except a message nested deeper than MAX_DEPTH: its JSON
-    parser would recurse that deep, and a line it cannot parse gets no answer at all. Such a line
-    is answered here (JSON-RPC -32600, the request's id when it can be read) and goes no further."""
-
-    _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
-
-    def __init__(self, lines: Any) -> None:
-        self.lines = lines
-        self.reply: Any = None  # the SDK's write stream, once stdio_server hands it over
-        self.ready = anyio.Event()
-
-    def __aiter__(self) -> Any:
-        return self._bounded()
-
-    async def _bounded(self) -> Any:
-        async for line in self.lines:
-            if not too_deep(line):
-                yield line
-                continue
-            await self.ready.wait()
-            error = types.ErrorData(code=types.INVALID_REQUEST, message=f"invalid request: JSON nested deeper "
-                                                                       f"than {MAX_DEPTH} levels")
-            await self.reply.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self._id(line), error=error)))
-
-    def _id(self, line: str) -> int | str | None:
-        found = self._ID.search(line[:4096])
-        return None if found is None else json.loads(found.group(1))
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource,
+                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
 def serve_stdio(opener: Callable[[], Any], caller: Caller = Caller()) -> int:
-    """Serve MCP on stdin/stdout until EOF; returns the exit code. Only protocol messages reach
-    stdout: anything printed while serving goes to stderr, where the logs go too."""
-    import io
-
+    """Serve MCP on stdin/stdout until EOF, every request read answered; returns the exit code.
+    Only protocol messages reach stdout: while serving, fd 0 reads nothing and fd 1 is stderr, so
+    a stray print or a child process (the LLM command) never touches the wire."""
     server = build_server(MemoryTools(opener, caller))
-    lines = BoundedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
-
-    async def main() -> None:
-        # it takes the real stdout for the protocol (stdin is ours, to bound what its parser reads)...
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-            lines.reply = write
-            lines.ready.set()
-            saved, sys.stdout = sys.stdout, sys.stderr  # ...and a stray print goes to stderr
-            try:
-                await server.run(read, write, server.create_initialization_options())
-            finally:
-                sys.stdout = saved
-
+    wire_in, wire_out, restore = claim_stdio()
     log.info("serving memory tools on stdio")
     try:
-        anyio.run(main)
+        anyio.run(_serve, server, wire_in, wire_out)
     except KeyboardInterrupt:
         return 130
+    finally:
+        restore()
     return 0
+
+
+async def _serve(server: Server[Any], wire_in: BinaryIO, wire_out: BinaryIO) -> None:
+    """The line protocol (memctl.agents.stdio) between the wire and the SDK's server."""
+    to_server, server_in = anyio.create_memory_object_stream[Any](0)
+    server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    lines = anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace"))
+    out = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8"))
+    writing = anyio.Lock()
+
+    async def emit(line: str) -> None:
+        async with writing:
+            await out.write(line + "\n")
+            await out.flush()
+
+    async def submit(item: dict[str, Any]) -> None:
+        try:
+            message = types.jsonrpc_message_adapter.validate_python(item, by_name=False)
+        except ValidationError as exc:
+            raise ValueError(f"not an MCP message: {exc.errors()[0]['msg']}") from None
+        await to_server.send(SessionMessage(message))
+
+    protocol = LineProtocol(submit, emit)
+
+    async def read() -> None:
+        async with to_server:
+            await protocol.read(lines)
+
+    async def relay() -> None:
+        async with from_server:
+            async for sent in from_server:
+                await protocol.outbound(sent.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        tasks.start_soon(relay)
+        await server.run(server_in, server_out, server.create_initialization_options())

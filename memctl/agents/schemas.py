@@ -10,7 +10,7 @@ tool returns (the CLI's --json shapes) for MCP's outputSchema.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
@@ -51,6 +51,13 @@ class Arguments(BaseModel):
     strict (`"5"` is not a number), as the JSON Schema says."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class FieldValue(Arguments):
+    """One typed field of memory_add: a name and a plain value."""
+
+    name: Text = Field(description="The field's name, e.g. expires, departs, amount.")
+    value: Union[bool, int, float, str] = Field(description="Its value, e.g. \"2026-04-02\", \"120 EUR\", true.")
 
 
 class UpdateArgs(Arguments):
@@ -167,6 +174,8 @@ class SearchOut(Out):
     hits: list[HitOut] = Field(description="Best first; empty when nothing relevant is stored.")  # type: ignore[valid-type]
     held_back: int = Field(0, description="Hits of the top k held back below min_relevance.")
     min_relevance: float = Field(0.0, description="The calibrated relevance a hit needed.")
+    order: Optional[Literal["newest", "oldest"]] = Field(None, description="Set when the query asks when (last, "
+                                                          "first...): the hits on topic come first in this order of their date.")
     findings: list[Record] = Field(default_factory=list, description="Checks the hits take part in.")
 
 
@@ -221,6 +230,8 @@ class ContextOut(Out):
     truncated: bool
     note: Optional[str] = None
     explain: list[Record] = Field(default_factory=list, description="The rules that fired.")
+    constraints: list[Record] = Field(default_factory=list, description="Constraints that came with the request "
+                                                                         "(id, why: the domains they bite in).")
     warnings: int = 0
     held_back: int = Field(0, description="Recalled but below [recall] min_relevance: not in the block.")
 

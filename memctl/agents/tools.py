@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Literal, Optional
+from typing import Annotated, Any, Callable, Literal, Optional, Union
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, create_model
 
 from memctl.agents import schemas
 from memctl.agents.schemas import (
@@ -95,8 +95,10 @@ def _bound(model: type[BaseModel], types: tuple[str, ...], default_type: str | N
 
 def simplify(schema: Any) -> Any:
     """A schema without the `anyOf [X, null]` and `default: null` that pydantic writes for optional
-    fields: an omitted argument is the same as null here, and many tool-calling models read a
-    plain type better than a union."""
+    fields: the null folds into X's type (`"type": ["string", "null"]`, null among an enum's
+    values), since many tool-calling models read a plain type better than a union. Null stays
+    allowed: a client that makes every argument required (the OpenAI Agents SDK's strict schemas)
+    sends null for one it has no value for, and null is the same as omitted here."""
     if isinstance(schema, list):
         return [simplify(item) for item in schema]
     if not isinstance(schema, dict):
@@ -105,8 +107,11 @@ def simplify(schema: Any) -> Any:
     options = out.get("anyOf")
     if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         (kept,) = [o for o in options if o != {"type": "null"}]
-        del out["anyOf"]
-        out = {**kept, **out}
+        if isinstance(kept.get("type"), str):
+            del out["anyOf"]
+            out = {**kept, **out, "type": [kept["type"], "null"]}
+            if "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
     return out
 
 
@@ -167,7 +172,14 @@ def _search(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
 _SCOPE: Any = (Optional[Literal["user", "project", "session"]], Field(
     None, description="user (personal), project (shared by a project) or session (this conversation only); "
                       "default from the names given."))
-AddArguments = create_model("AddArguments", __base__=argument_model(AddRequest, "mcp"), scope=_SCOPE)
+# the typed fields as a list of name/value pairs: a strict schema (the OpenAI Agents SDK's) has no
+# open objects; an object of fields is still accepted, as REST and the library take it
+_FIELDS: Any = (Optional[Annotated[Union[list[schemas.FieldValue], dict[str, Any]], WithJsonSchema({
+    "type": "array", "items": schemas.FieldValue.model_json_schema()})]], Field(
+    None, description="The kind's typed values as name/value pairs, e.g. [{\"name\": \"expires\", "
+                      "\"value\": \"2026-04-02\"}]."))
+AddArguments = create_model("AddArguments", __base__=argument_model(AddRequest, "mcp"), scope=_SCOPE,
+                            fields=_FIELDS)
 
 
 def _owner(a: Any, d: Defaults) -> dict[str, Any]:
@@ -193,8 +205,11 @@ def _owner(a: Any, d: Defaults) -> dict[str, Any]:
 def _add(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
     arguments = {k: v for k, v in a.model_dump(exclude_unset=True).items() if v is not None}
     arguments.pop("scope", None)
+    if isinstance(arguments.get("fields"), list):
+        arguments["fields"] = _field_values(arguments["fields"])
     arguments["type"] = a.type  # the bound default: the preset's type
     arguments.setdefault("source", "ai")  # an agent's statement unless it says whose
+    arguments.setdefault("confidence", store.config.gate.agent_confidence)  # unrated: not a certainty
     try:
         result = store.add(**{**arguments, **_owner(a, caller.defaults)}, trusted_source=caller.trust_source)
     except Refused as exc:
@@ -210,6 +225,15 @@ def is_noop(exc: Refused) -> bool:
     data = exc.data if isinstance(exc.data, dict) else {}
     failures = {f["code"] for f in (data.get("verdict") or {}).get("failures", [])}
     return (data.get("decision") or {}).get("action") == "noop" and failures == {"duplicate"}
+
+
+def _field_values(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """memory_add's name/value pairs as the fields mapping (a name given twice is refused)."""
+    names = [pair["name"] for pair in pairs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InvalidArguments(f"invalid arguments for memory_add: fields: {repeated[0]!r} is given twice")
+    return {pair["name"]: pair["value"] for pair in pairs}
 
 
 def _context(store: Any, a: Any, caller: Caller) -> dict[str, Any]:

@@ -252,10 +252,12 @@ class Hit(BaseModel):
     relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
     occurred: str | None = None
+    date: str | None = None  # the day it happened (occurred, else updated): set when the query asks when
     state: str | None = None
     in_force: bool = True  # False: a state not in force, or past valid_until (ranked lower)
     part_of: str | None = None
     linked_to: str | None = None  # set on a hit that came along as a part (or the whole) of that hit
+    constraint: str | None = None  # set on a constraint that came along with the request: the domains it bites in
     components: dict[str, float] = Field(default_factory=dict)
     memory: Memory | None = Field(default=None, exclude=True)
 

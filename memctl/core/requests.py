@@ -140,7 +140,8 @@ class AddRequest(Request):
     session: Annotated[Optional[str], Names("session"), Spelled(cli=("--session", "-s"), metavar="SESSION"), Field(
         description="Makes it a short-term memory of this conversation.")] = None
     confidence: Annotated[Optional[float], Spelled(metavar="0..1"), Field(
-        ge=0.0, le=1.0, description="How sure, 0..1 (default 1); below the gate's minimum is refused.")] = None
+        ge=0.0, le=1.0, description="How sure, 0..1 (default 1; an agent's write over MCP or REST: [gate] "
+                                  "agent_confidence, 0.7); below the gate's minimum is refused.")] = None
     source: Annotated[Optional[str], Spelled(metavar="SOURCE", choices=("user", "ai", "auto", "import")), Field(
         description="Who stated it: user, ai, auto, import... (a server decides what it believes).")] = None
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG"), Field(

@@ -50,6 +50,7 @@ from memctl.policy.relevance_fit import FIT, MARGINS
 KEYWORD = "keyword"
 KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
 ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are the query's too
+ON_TOPIC = 0.5  # as likely about the query as not (the calibration's balance point)
 Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
 
 
@@ -192,6 +193,13 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
         out.append(hit)
     return out
+
+
+def on_topic_line(min_relevance: float) -> float:
+    """The relevance a hit needs for the rules that reorder hits (newer conflicts, this session's,
+    by date) to move it: what recall shows by default, and never less than `ON_TOPIC`, so showing
+    everything (`--all`) lets no off-topic hit be lifted."""
+    return max(min_relevance, ON_TOPIC)
 
 
 def hold_back(hits: Sequence[Hit], min_relevance: float) -> tuple[list[Hit], list[Hit]]:

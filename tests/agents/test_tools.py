@@ -39,19 +39,21 @@ def test_memory_type_is_an_enum_of_the_configured_types(config: Config, types: l
     assert add["required"] == ["text"] and add["additionalProperties"] is False
     for name in ("memory_list", "memory_update"):
         prop = TOOLS[name].input_schema(config)["properties"]["memory_type"]
-        assert prop["enum"] == types and "default" not in prop  # a filter: none means any type
+        assert prop["enum"] == [*types, None] and "default" not in prop  # a filter: none (null) means any type
     prop = TOOLS["memory_search"].input_schema(config)["properties"]["types"]
     assert prop["items"]["enum"] == types and not prop.get("default")  # a filter: none means any type
 
 
 def test_schemas_are_plain_for_models_and_outputs_allow_null() -> None:
     schema = TOOLS["memory_search"].input_schema(Config())
-    assert schema["properties"]["session"] == {"type": "string", "title": "Session",
+    assert schema["properties"]["session"] == {"type": ["string", "null"], "title": "Session",
                                                "description": schema["properties"]["session"]["description"]}
     assert "anyOf" not in str(schema)
     out = TOOLS["memory_add"].output_schema()
     assert {"type": "null"} in out["properties"]["matched"]["anyOf"]
-    assert simplify({"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}) == {"type": "integer"}
+    assert simplify({"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}) == {"type": ["integer", "null"]}
+    assert simplify({"anyOf": [{"type": "string"}, {"type": "null"}], "enum": ["a"]}) == {"type": ["string", "null"],
+                                                                                       "enum": ["a", None]}
 
 
 @pytest.mark.parametrize("tool, arguments, problem", [
@@ -200,6 +202,21 @@ def test_a_trusted_caller_keeps_its_source(store: MemoryStore) -> None:
     assert {m.source for m in store.list(user="alice")} == {"user"}
 
 
+def test_an_agent_write_with_no_confidence_is_unrated_not_certain(store: MemoryStore, memdir: Path) -> None:
+    """[gate] agent_confidence (0.7): "Alice" alone is stored at 0.7, not silently at 1.0; a stated
+    confidence is kept; with min_confidence above agent_confidence the gate refuses the unrated write."""
+    added = call_tool(store, "memory_add", {"content": "Alice"}, ALICE)
+    assert added["written"] and added["memory"]["confidence"] == 0.7
+    stated = call_tool(store, "memory_add", {"content": "Alice prefers aisle seats", "confidence": 0.95}, ALICE)
+    assert stated["memory"]["confidence"] == 0.95
+    assert store.add("Bob drinks his coffee black", user="bob").memory.confidence == 1.0  # a person's add
+    config = memdir / "memctl.toml"
+    config.write_text(config.read_text().replace("min_confidence = 0.7", "min_confidence = 0.8"))
+    with pytest.raises(Refused) as info:
+        call_tool(MemoryStore(memdir), "memory_add", {"content": "Alice keeps a cat named Miso"}, ALICE)
+    assert [f["code"] for f in info.value.data["verdict"]["failures"]] == ["low_confidence"]
+
+
 def test_list_is_newest_first_with_offset_and_filters(store: MemoryStore) -> None:
     from memctl import clock
 
@@ -234,7 +251,7 @@ def test_claude_preset_add_without_a_type_takes_the_presets_default(tmp_path: Pa
 
 def test_visibility_is_set_by_add_and_update_and_checked(store: MemoryStore) -> None:
     schema = TOOLS["memory_add"].input_schema(Config())["properties"]["visibility"]
-    assert schema["enum"] == ["public", "members", "owner_only"]
+    assert schema["enum"] == ["public", "members", "owner_only", None]
     assert TOOLS["memory_update"].input_schema(Config())["properties"]["visibility"]["enum"] == schema["enum"]
     added = call_tool(store, "memory_add", {"content": "Alice keeps her diary in a blue notebook",
                                             "visibility": "owner_only"}, ALICE)["memory"]
