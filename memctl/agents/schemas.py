@@ -60,49 +60,6 @@ class FieldValue(Arguments):
     value: Union[bool, int, float, str] = Field(description="Its value, e.g. \"2026-04-02\", \"120 EUR\", true.")
 
 
-class UpdateArgs(Arguments):
-    id: MemoryId
-    content: Optional[Text] = Field(None, description="The new text (checked by the gate: no secrets).")
-    memory_type: Optional[str] = Field(None, description="A new type.")
-    subtype: Optional[str] = Field(None, description="A new subtype.")
-    confidence: Optional[float] = Field(None, ge=0.0, le=1.0, description="A new confidence, 0..1.")
-    key: Optional[str] = Field(None, description="A new key.")
-    tags: Optional[list[str]] = Field(None, description="The new tags (replacing the old ones).")
-    visibility: Visibility = None
-    importance: Optional[float] = Field(None, ge=0.0, le=1.0, description="Explicit importance (1 pins it).")
-    expires: Optional[str] = Field(None, description="When it stops being true (ISO date or time).")
-
-
-class ForgetArgs(Arguments):
-    id: MemoryId
-    reason: Optional[str] = Field(None, description="Why it is forgotten (kept with the archived memory).")
-
-
-class ListArgs(Arguments):
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    memory_type: Optional[str] = Field(None, description="Only memories of this type.")
-    subtype: Optional[str] = Field(None, description="Only memories of this subtype.")
-    tag: Optional[str] = Field(None, description="Only memories with this tag.")
-    status: Literal["active", "superseded", "merged", "expired", "forgotten", "archived", "all"] = Field(
-        "active", description="active (in force), an archived status, or all.")
-    limit: int = Field(50, ge=0, le=1000, description="At most this many (0: all).")
-    offset: int = Field(0, ge=0, description="Skip this many first (for paging).")
-
-
-class QueryArgs(Arguments):
-    op: Literal["count", "sum", "latest", "earliest", "list"] = Field(
-        description="count, sum (of field), latest or earliest (by field), list.")
-    kind: Text = Field(description="The kind asked about: trip, expense, passport...")
-    where: list[str] = Field(default_factory=list, description=(
-        "Conditions that must all hold, e.g. 'departs in 2025', 'international = true', "
-        "'amount > 100 EUR', 'expires within 90 days'."))
-    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
-    user: UserName = None
-    project: ProjectName = None
-
-
 def bind(model: type[BaseModel], types: tuple[str, ...], default_type: str | None) -> type[BaseModel]:
     """`model` with its type field (`memory_type`, `type`, or the list `types`) an enum of the
     configured types; with `default_type` (an add), that type is the default."""

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memctl.clock import format_timestamp
-from memctl.core.fileformat import dump_fields, load_fields, memory_from_fields
+from memctl.core.fileformat import dump_fields, load_fields, memory_from_fields, refuse_conflicts
 from memctl.core.models import Memory
 from memctl.errors import InvalidMemory
 
@@ -74,6 +74,7 @@ def implied_fields(rel: str, meta: dict[str, Any], mtime: datetime, defaults: To
 
 def parse_topic(text: str, rel: str, mtime: datetime, defaults: TopicDefaults) -> Memory:
     """A topic file as a Memory; a file with no frontmatter is a memory too (its text is the body)."""
+    refuse_conflicts(text, rel)
     parts = split_topic(text)
     if parts is None and text.lstrip("\ufeff").startswith("---"):
         raise InvalidMemory(f"{rel}: the frontmatter has no closing ---")

@@ -16,12 +16,12 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 from pydantic import ValidationError
 
+from memctl.core.conflicts import conflict_regions, where
 from memctl.core.models import FIELD_ORDER, Memory
 from memctl.errors import InvalidMemory
 
 MAX_DEPTH = 32
 MAX_FRONTMATTER_BYTES = 64 * 1024
-_CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
 
 class _Loader(yaml.SafeLoader):
@@ -108,8 +108,14 @@ def _check_shape(text: str, label: str) -> None:
         raise InvalidMemory(f"{label}: the frontmatter is not closed (no second --- line)")
     if end > MAX_FRONTMATTER_BYTES:
         raise InvalidMemory(f"{label}: frontmatter over {MAX_FRONTMATTER_BYTES // 1024} KB")
-    if any(line.startswith(_CONFLICT_MARKERS) for line in text.splitlines()):
-        raise InvalidMemory(f"{label}: unresolved git merge conflict (<<<<<<< / >>>>>>> lines)")
+    refuse_conflicts(text, label)
+
+
+def refuse_conflicts(text: str, label: str) -> None:
+    """InvalidMemory naming the lines when `text` holds git's conflict markers."""
+    regions = conflict_regions(text)
+    if regions:
+        raise InvalidMemory(f"{label}: unresolved git merge conflict at {where(regions)} (<<<<<<< / >>>>>>> lines)")
 
 
 def parse_memory(text: str, path: str | None = None) -> Memory:

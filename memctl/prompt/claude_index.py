@@ -17,6 +17,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel
 
 from memctl.config import IndexSettings
+from memctl.core.conflicts import both_sides, conflict_regions
 from memctl.core.models import Memory
 from memctl.prompt.indexmd import HOOK_CHARS, TITLE_CHARS, approx_tokens, priority_order
 from memctl.prompt.labels import one_line, short_title
@@ -78,15 +79,18 @@ def _fits(lines: Sequence[str], settings: IndexSettings) -> bool:
 class _Merge:
     """The existing file read as hand lines and slots (memctl's lines, to be re-rendered in place)."""
 
-    def __init__(self, existing: str, ours: set[str], live: Sequence[Memory]) -> None:
+    def __init__(self, existing: str, ours: set[str], live: Sequence[Memory], archived: set[str]) -> None:
         by_path = {m.path: m for m in live}
         fresh = {m.id: entry_line(m) for m in live}
         current = set(fresh.values())
         self.parts: list[tuple[str, str]] = []  # ("hand", line) or ("slot", memory id)
         self.covered: set[str] = set()  # memories a hand line links to
         slotted: set[str] = set()
-        for line in existing.splitlines():
-            memory = by_path.get(link_target(line) or "")
+        for line in both_sides(existing):  # a conflict-marked file: both sides' lines, never the markers
+            target = link_target(line) or ""
+            memory = by_path.get(target)
+            if memory is None and target in archived:
+                continue  # the memory it lists was archived (forget, compact): Claude Code must not look for it
             if line in ours or line in current or FOOTER.match(line):
                 if memory is not None and memory.id not in slotted:
                     self.parts.append(("slot", memory.id))
@@ -132,16 +136,18 @@ def _most_that_fit(render: Callable[[int], list[str]], count: int, settings: Ind
 
 
 def render_claude_index(existing: str | None, ours: Iterable[str], memories: Sequence[Memory],
-                        importance: Mapping[str, float], *, settings: IndexSettings, now: datetime) -> ClaudeIndex:
+                        importance: Mapping[str, float], *, settings: IndexSettings, now: datetime,
+                        archived: Iterable[str] = ()) -> ClaudeIndex:
     """MEMORY.md for a Claude Code folder: `existing` merged with a line per active memory, the most
-    important first within the budget (hand lines always kept), the omitted counted on the last line.
+    important first within the budget (hand lines always kept, except one linking to a file in
+    `archived`, the active paths of archived memories), the omitted counted on the last line.
 
     `ours` are the lines memctl wrote last time; a line equal to what memctl would write now counts as
     memctl's too, so a lost record loses nothing. The result is deterministic; `now` only decides what
     has expired and what is recent.
     """
     live = [m for m in memories if m.status == "active" and not m.is_expired(now) and m.path]
-    merge = _Merge(existing or "", set(ours), live)
+    merge = _Merge(existing or "", set(ours), live, set(archived))
     fresh = {m.id: entry_line(m) for m in live}
     ordered = [m for m in priority_order(live, importance, now=now, recent_days=settings.recent_days)
                if m.id not in merge.covered]
@@ -161,7 +167,7 @@ def render_claude_index(existing: str | None, ours: Iterable[str], memories: Seq
 
 def _join(lines: list[str], existing: str | None) -> str:
     """The file text; an unchanged listing gives back the existing bytes exactly (line endings too)."""
-    if existing is not None and lines == existing.splitlines():
+    if existing is not None and lines == existing.splitlines() and not conflict_regions(existing):
         return existing
     newline = "\r\n" if existing and "\r\n" in existing else "\n"
     return newline.join(lines) + newline if lines else ""

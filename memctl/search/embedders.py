@@ -446,8 +446,28 @@ def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> N
         _FACTORIES[name] = previous
     _INSTANCES.clear()
 
-def _fastembed(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+def fastembed_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """The shipped model, or any fastembed catalogue model by name."""
     return FastEmbedder(name, cache_dir, batch_size=batch_size)
+
+
+def hashing_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """`hashing`: hashed word features, no model (tests, and a store that must not load one)."""
+    return HashingEmbedder()
+
+
+def multilingual_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """multilingual-e5-small, from the multilingual extra."""
+    return MultilingualEmbedder()
+
+
+def _factory(name: str) -> EmbedderFactory:
+    """Who builds a model's embedder: one registered in-process (tests), else the `memctl.embedders`
+    entry point of that name (memctl's own and installed plugins: core/plugins.py), else fastembed."""
+    from memctl.core.plugins import EMBEDDERS, load
+
+    factory = _FACTORIES.get(name) or load(EMBEDDERS, name)
+    return factory if factory is not None else fastembed_factory
 
 def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZE) -> Embedder:
     """The embedder for a configured model name: a registered one, else a fastembed catalogue model.
@@ -457,9 +477,5 @@ def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZ
     name = DEFAULT_MODEL if name in SHIPPED_ALIASES else name
     key = (name, str(cache_dir), batch_size)
     if key not in _INSTANCES:
-        _INSTANCES[key] = _FACTORIES.get(name, _fastembed)(name, cache_dir, batch_size)
+        _INSTANCES[key] = _factory(name)(name, cache_dir, batch_size)
     return _INSTANCES[key]
-
-register_embedder(DEFAULT_MODEL, _fastembed)
-register_embedder(HASHING, lambda name, cache_dir, batch_size: HashingEmbedder())
-register_embedder(MULTILINGUAL_MODEL, lambda name, cache_dir, batch_size: MultilingualEmbedder())

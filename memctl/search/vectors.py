@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, cast
@@ -19,6 +18,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, cast
 import numpy as np
 
 from memctl.search.embedders import Embedder, normalise_rows
+from memctl.store.files import temp_beside
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +226,7 @@ def _check_matrix(matrix: np.ndarray, meta: Mapping[str, Any], n_ids: int, dim: 
 
 def _atomic_write(path: Path, write: Callable[[Any], object]) -> None:
     """Write through a unique temp file in the same directory, fsync, then os.replace."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)

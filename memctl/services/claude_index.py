@@ -6,13 +6,14 @@ the same `render` and `refresh`, but one index for the whole folder and never a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from memctl import clock
 from memctl.config import Config
 from memctl.core.models import Memory
-from memctl.store.layout import INDEX_FILE
+from memctl.store.layout import ARCHIVE_DIR, INDEX_FILE, is_archived
 from memctl.store.repository import Repository
 
 
@@ -25,6 +26,10 @@ class IndexRecords(Protocol):
 
     def write_index(self, text: str, generated: list[str]) -> None:
         """Write MEMORY.md and record which of its lines memctl generated."""
+        ...
+
+    def missing(self, targets: Iterable[str]) -> list[str]:
+        """The folder-relative paths among `targets` no file answers to."""
         ...
 
 
@@ -55,8 +60,29 @@ class ClaudeIndexService:
         from memctl.services.memory_md import stable_importance
 
         memories = self.repo.active()
+        archived = {str(m.path).removeprefix(f"{ARCHIVE_DIR}/") for m in self.repo.all_memories() if is_archived(m.path)}
         return render_claude_index(existing, self.records.index_lines(), memories, stable_importance(memories),
-                                   settings=self.config.index, now=clock.now())
+                                   settings=self.config.index, now=clock.now(), archived=archived)
+
+    def problems(self) -> list[dict[str, str]]:
+        """What `doctor` reports of MEMORY.md: git's conflict markers in it, lines linking to a file
+        that is gone (Claude Code would look for it)."""
+        from memctl.core.conflicts import both_sides, conflict_regions, where
+        from memctl.prompt.claude_index import link_target
+
+        text = self.repo.read_memory_md("")
+        if text is None:
+            return []
+        out = []
+        regions = conflict_regions(text)
+        if regions:
+            out.append({"kind": "index_conflict", "path": INDEX_FILE,
+                        "detail": f"git conflict markers at {where(regions)} (the next `memctl index` keeps both "
+                                  "sides' lines and drops the markers)"})
+        targets = {t for t in map(link_target, both_sides(text)) if t and _local_file(t)}
+        out += [{"kind": "index_link", "path": INDEX_FILE, "detail": f"lists {t}, which is gone"}
+                for t in sorted(self.records.missing(targets))]
+        return out
 
     def text(self, owner: str) -> str:
         """The folder's MEMORY.md as it would be rendered now, nothing written (a flat folder has one
@@ -73,6 +99,11 @@ class ClaudeIndexService:
         if touched is not None and not set(touched):
             return []
         return [INDEX_FILE] if self.render_folder()["changed"] else []
+
+
+def _local_file(target: str) -> bool:
+    """A link to a file of the folder (not a URL, an anchor or an absolute path)."""
+    return not (target.startswith(("/", "#", "~")) or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target))
 
 
 def flat_index(memories: Sequence[Memory], config: Config) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from memctl import clock
 from memctl.store.filters import MemoryFilter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndHealth, Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
 
@@ -57,7 +57,7 @@ def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
     return out
 
 
-def stats(repo: Repository, flt: MemoryFilter | None = None) -> dict[str, Any]:
+def stats(repo: ReadsAndHealth, flt: MemoryFilter | None = None) -> dict[str, Any]:
     """Counts by status, type, scope and owner of the memories the filter lets through (every status,
     expired ones too: the scope and the actor's visibility are what it narrows); broken files."""
     now = clock.now()

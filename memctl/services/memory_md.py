@@ -10,7 +10,7 @@ from memctl.config import Config
 from memctl.core.models import Memory, name_arg
 from memctl.errors import UsageError
 from memctl.store.layout import INDEX_FILE, TEMPLATE_NAME
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndIndexes
 
 
 def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
@@ -22,7 +22,7 @@ def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
 class MemoryMdService:
     """Render and refresh the MEMORY.md of users and projects."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: ReadsAndIndexes, config: Config) -> None:
         self.repo = repo
         self.config = config
 
@@ -57,6 +57,19 @@ class MemoryMdService:
         if not chosen:
             raise UsageError("say which index to render: --user U, --project P or --all", code="no_scope")
         return [self.render_owner(owner) for owner in chosen]
+
+    def problems(self) -> list[dict[str, str]]:
+        """What `doctor` reports of the MEMORY.md files: git's conflict markers in one (it is
+        generated: the next `memctl index` writes it whole again)."""
+        from memctl.core.conflicts import conflict_regions, where
+
+        out = []
+        for owner in sorted(self.repo.owners()):
+            regions = conflict_regions(self.repo.read_memory_md(owner) or "")
+            if regions:
+                out.append({"kind": "index_conflict", "path": f"{owner}/{INDEX_FILE}",
+                            "detail": f"git conflict markers at {where(regions)} (generated: run `memctl index --all`)"})
+        return out
 
     def refresh(self, touched: Iterable[str] | None = None) -> list[str]:
         """After a change: re-render the MEMORY.md files that exist for the touched scope folders."""

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
-from memctl.core.declare import parse, spelled_of
+from memctl.core.declare import declared_filters, parse
 from memctl.core.models import Hit, Memory
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
@@ -21,7 +21,7 @@ from memctl.policy.timeline import order_by_date, time_order
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndUsage, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
@@ -39,15 +39,10 @@ def memory_filter(q: RecallRequest, access: Access | None = None,
                   members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
     """The filter part of a request (whose memories: store/filters.py), every name checked (a name
     is a path component on disk); `members` makes a member's projects theirs. A request field
-    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
-    declared = {}
-    for name, info in type(q).model_fields.items():
-        target, values = spelled_of(info).filter, getattr(q, name)
-        if target and values:
-            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    declared with `Spelled(filter=FIELD)` filters on that memory field (core/declare.py)."""
     return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
                         since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
-                        **declared)
+                        fields=declared_filters(q))
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
@@ -85,7 +80,7 @@ class RecallResult(BaseModel):
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndUsage, search: SearchIndex, config: Config, access: Access | None = None,
                  checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search

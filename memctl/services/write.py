@@ -32,7 +32,7 @@ from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import Memories, Repository, SearchIndex
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -76,7 +76,7 @@ def text_fields(memory: Memory) -> dict[str, str]:
     return {**named, **extra}
 
 
-def check_whole(repo: Repository, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
+def check_whole(repo: Memories, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
     """The whole a memory is to be part of: it must exist, be visible to the actor and not be the
     part itself or one of its parts (no loops)."""
     whole = repo.get(whole_id)

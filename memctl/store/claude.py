@@ -8,10 +8,18 @@ is the `FileRepository` of the flat layout (store/claudelayout.py).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memctl.core.claudefile import TopicDefaults, derive_description, derive_name, edit_topic_text, new_topic_text
+from memctl.core.claudefile import (
+    TopicDefaults,
+    derive_description,
+    derive_name,
+    derived_id,
+    edit_topic_text,
+    new_topic_text,
+)
 from memctl.core.models import Memory
 from memctl.errors import StoreError
 from memctl.store.claudelayout import ClaudeLayout
@@ -56,6 +64,10 @@ class ClaudeRepository(FileRepository):
         """A memory brought in whole, as a topic file (named, described) under its own name if free."""
         return super().put(with_claude_names(memory), op, **detail)
 
+    def implied_id(self, rel: str) -> str | None:
+        """A topic file that names no id has the one its file name gives."""
+        return derived_id(rel)
+
     def problems(self, fix: bool = False) -> tuple[list[dict[str, str]], list[str]]:
         """As for any directory, less `misplaced`: a flat folder holds every owner's memories."""
         problems, removed = super().problems(fix)
@@ -76,3 +88,14 @@ class ClaudeRepository(FileRepository):
         write_atomic(own_folder(self.state) / INDEX_RECORD, json.dumps({"lines": generated}, ensure_ascii=False) + "\n",
                      durable=False)
 
+
+    def missing(self, targets: Iterable[str]) -> list[str]:
+        """The folder-relative paths among `targets` no file answers to (one outside the folder, or
+        through `..`, counts as missing: Claude Code reads only the folder)."""
+        root = self.root.resolve()
+        out = []
+        for target in targets:
+            path = (root / target).resolve()
+            if ".." in Path(target).parts or not path.is_relative_to(root) or not path.is_file():
+                out.append(target)
+        return out

@@ -218,11 +218,25 @@ class FileRepository:
         """A memory by id or unique id prefix (at least 4 characters)."""
         found = [m for m in self.all_memories() if m.id.startswith(memory_id)]
         if not found:
-            raise NotFound(f"no memory with id {memory_id!r}")
+            raise self._not_found(memory_id)
         if len(found) > 1:
             raise UsageError(f"id prefix {memory_id!r} matches {len(found)} memories; give more characters",
                              code="ambiguous_id")
         return found[0]
+
+    def implied_id(self, rel: str) -> str | None:
+        """The id a file's name gives it when it names none (the memctl layout's files always do)."""
+        return None
+
+    def _not_found(self, memory_id: str) -> NotFound:
+        """NotFound; when a conflict-marked file holds the id, naming that file and its marked lines."""
+        from memctl.store.conflicted import find_conflicted
+
+        hit = find_conflicted(self.root, self.snapshot().broken, memory_id, self.implied_id)
+        if hit is None:
+            return NotFound(f"no memory with id {memory_id!r}")
+        return NotFound(f"memory {memory_id!r} is in {hit[0]}, which is conflict-marked by git at {hit[1]}: "
+                        "resolve the conflict (keep one side or both), then it reads again", code="conflict_marked")
 
     def candidates(self, flt: MemoryFilter, now: datetime) -> dict[str, str]:
         """id -> path of the memories passing the filter; memoised per snapshot and filter until the

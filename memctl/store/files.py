@@ -7,7 +7,6 @@ import errno
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
@@ -105,15 +104,16 @@ def _portable_lock(path: Path, timeout: float) -> Iterator[None]:
         lock.release()
 
 
-def write_atomic(path: Path, text: str, durable: bool = True) -> None:
-    """Write via a unique temp file in the same folder, fsync, then os.replace."""
-    write_bytes_atomic(path, text.encode("utf-8"), durable)
+def write_atomic(path: Path, text: str, durable: bool = True, mode: int | None = None) -> None:
+    """Write via a unique temp file in the same folder, fsync, then os.replace. The file keeps its
+    mode (a new one gets the umask's), unless `mode` says otherwise (0o600: private records)."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable, mode)
 
 
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, mode: int | None = None) -> None:
     """Bytes version of write_atomic; durable=False skips the fsyncs (caches that can be rebuilt)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = temp_beside(path, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -129,6 +129,35 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def temp_beside(path: Path, mode: int | None = None) -> tuple[int, str]:
+    """A new unique temp file in `path`'s folder (descriptor, name) with the mode the file will keep
+    once it replaces `path`: an existing file's own permission bits, else what the umask gives a new
+    file (0644 under 022), as `open()` would. mkstemp's 0600 would turn a group's shared 644 checkout
+    private on every write. An explicit `mode` wins."""
+    mode = _kept_mode(path) if mode is None else mode
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
+        except FileExistsError:
+            continue
+        if mode is not None and hasattr(os, "fchmod"):
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, mode)
+        return fd, tmp
+    raise FileExistsError(errno.EEXIST, "no unique temp name", str(path.parent))
+
+
+def _kept_mode(path: Path) -> int | None:
+    """The permission bits of the regular file at `path`, or None when there is none."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) & 0o777 if stat.S_ISREG(st.st_mode) else None
 
 
 def append_line(path: Path, line: str, durable: bool = True) -> int:

@@ -55,7 +55,7 @@ def write_record(root: Path, url: str, version: str, local_key: str | None = Non
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if local_key:
         record["local_key"] = local_key
-    write_atomic(record_path(root), json.dumps(record, indent=2) + "\n", durable=False)
+    write_atomic(record_path(root), json.dumps(record, indent=2) + "\n", durable=False, mode=0o600)
     return record
 
 

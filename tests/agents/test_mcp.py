@@ -145,10 +145,10 @@ def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         prop = tools["memory_add"].input_schema["properties"]["type"]
         assert prop["enum"] == ["user", "feedback", "project", "reference"] and prop["default"] == "user"
-        assert tools["memory_list"].input_schema["properties"]["memory_type"]["enum"] == [*prop["enum"], None]
+        assert tools["memory_list"].input_schema["properties"]["type"]["enum"] == [*prop["enum"], None]
         added = data(await client.call_tool("memory_add", {"content": "Alice wants terse answers, no preamble"}))
         assert added["memory"]["type"] == "user"  # not `unknown type 'fact'`
-        assert "memory_type" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
+        assert "type: Input should be" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
 
     session(memdir, "--user", "alice", test=check)
 
@@ -170,7 +170,7 @@ def test_typed_facts_through_mcp(memdir: Path) -> None:
         assert answer["value"] == 2 and len(answer["memories"]) == 2
         assert "expected a value or a field" in text(await client.call_tool(
             "memory_query", {"op": "count", "kind": "trip", "where": ["departs <"]}))
-        assert "op: Input should be" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
+        assert "op: unknown query 'median'" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
 
     session(memdir, "--user", "alice", test=check)
 

@@ -38,11 +38,11 @@ def _types(prop: dict[str, Any]) -> list[str]:
 
 def _required_values(name: str) -> dict[str, Any]:
     """Values a strict model must give where null is not allowed (the defaults, mostly)."""
-    values = {"memory_search": {"query": "seats", "k": 5, "types": [], "subtypes": [], "tags": [], "users": [],
+    values = {"memory_search": {"query": "seats", "k": 5, "types": [], "subtypes": [], "tags": [], "sources": [], "users": [],
                                 "projects": [], "scopes": [], "status": "active", "mode": "hybrid"},
               "memory_add": {"text": "Alice's trip departs 2026-03-10", "type": "event", "tags": [], "source_ids": []},
               "memory_context": {"query": "seats", "budget": 800, "format": "markdown"},
-              "memory_update": {"id": "abcd"}, "memory_forget": {"id": "abcd"},
+              "memory_update": {"memory_id": "abcd"}, "memory_forget": {"memory_id": "abcd"},
               "memory_list": {"status": "active", "limit": 50, "offset": 0},
               "memory_query": {"op": "count", "kind": "trip", "where": []}}
     strict = TOOLS[name].input_schema(Config())

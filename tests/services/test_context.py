@@ -74,3 +74,4 @@ def test_a_passport_number_stays_out_of_a_request_that_is_not_about_it(store: Me
     about_travel = store.context("renew before travel", user="dana")["text"]
     assert "expires on 2027-03-01" in about_travel and "X1234567" not in about_travel
     assert "X1234567" in store.context("what is my passport number", user="dana")["text"]
+

@@ -175,3 +175,21 @@ def test_at_a_small_budget_the_return_flight_asked_about_is_kept(store: MemorySt
     block = store.context("When is my return flight?", user="dana", budget=60)
     assert "TP1234" in block["text"]
     assert "X1234567" not in store.context("I'm flying back from Lisbon, what do I need?", user="dana")["text"]
+
+
+SHOWS_AND_TRIPS = ["Kate: What tv shows have you been watching recently?", "Kate watched Breaking Bad twice last year",
+                   "I visited Paris in 2024 with Tom", "Hank has a dog named Rex"]
+
+
+@pytest.mark.parametrize("query", ["What TV shows did Kevin watch?", "When did I visit Tokyo?",
+                                   "what is Kevin's dog called"])
+def test_a_question_about_someone_the_store_never_mentions_is_not_answered_about_someone_else(
+        store: MemoryStore, query: str) -> None:
+    fill(store, SHOWS_AND_TRIPS)
+    assert defaults(store, query) == []
+
+
+def test_a_question_about_someone_the_store_knows_is_still_answered(store: MemoryStore) -> None:
+    fill(store, SHOWS_AND_TRIPS)
+    assert "Kate watched Breaking Bad twice last year" in defaults(store, "What TV shows did Kate watch?")
+    assert "I visited Paris in 2024 with Tom" in defaults(store, "When did I visit Paris?")

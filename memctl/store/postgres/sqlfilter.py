@@ -11,9 +11,21 @@ from typing import Any
 
 from memctl.clock import format_timestamp
 from memctl.core.access import Access
+from memctl.errors import UsageError
 from memctl.store.filters import HISTORY_STATUSES, MATCH_FIELDS, MemoryFilter
+from memctl.store.postgres.schema import MEMORY_COLUMNS
 
 ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
+
+
+def field_sql(name: str, param: str) -> str:
+    """One of the values in a memory field's column (an array column: shares one); only a column
+    of memctl_memories is ever named (the name comes from a declaration, never from a request)."""
+    if name not in MEMORY_COLUMNS:
+        raise UsageError(f"no memory field {name!r} to filter on", code="bad_filter")
+    if MEMORY_COLUMNS[name].startswith("text[]"):
+        return f'm."{name}" && %({param})s::text[]'
+    return f'm."{name}" = ANY(%({param})s)'
 
 
 def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
@@ -27,6 +39,9 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
         if values:
             parts.append(f"m.{column} = ANY(%(f_{attr})s)")
             params[f"f_{attr}"] = list(values)
+    for n, (name, values) in enumerate(flt.fields):  # the request's declared filters, by memory field
+        parts.append(field_sql(name, f"f_field{n}"))
+        params[f"f_field{n}"] = list(values)
     if flt.typed:
         parts.append("m.kind IS NOT NULL")
     if flt.tags:
