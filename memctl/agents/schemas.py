@@ -1,25 +1,21 @@
-"""The agent tools' arguments and results as pydantic models: their JSON Schemas are what MCP lists.
+"""The agent tools' results as pydantic models, and what binds their arguments to a directory.
 
-Argument models are bound to a directory's settings (`bind`): `memory_type` becomes an enum of the
+The tools' arguments derive from the capabilities' request models (core/requests.py, core/byid.py;
+agents/surfaces.py: argument_model); `bind` makes their `type` (a search's `types`) an enum of the
 configured types, with the preset's default type where a tool has one, so an agent sees
-`user, feedback, project, reference` under the claude preset instead of guessing `fact`. Names
-(user, project, session) are checked like path components. Result models describe the data each
-tool returns (the CLI's --json shapes) for MCP's outputSchema.
+`user, feedback, project, reference` under the claude preset instead of guessing `fact`.
+`FieldValue` is memory_add's name/value pair. Result models describe the data each tool returns
+(the CLI's --json shapes) for MCP's outputSchema and the OpenAPI responses.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from memctl.core.models import FIELD_ORDER, TIME_FIELDS, Hit, Memory, check_name
+from memctl.core.models import FIELD_ORDER, TIME_FIELDS, Hit, Memory
 from memctl.core.requests import Listed
-
-
-def _name(what: str) -> Any:
-    return AfterValidator(lambda value: value if value is None else check_name(value, what))
 
 
 def _not_blank(value: str) -> str:
@@ -28,22 +24,7 @@ def _not_blank(value: str) -> str:
     return value
 
 
-def _memory_id(value: str) -> str:
-    if not re.fullmatch(r"[0-9a-f]{4,32}", value):
-        raise ValueError("must be a memory id: 4 to 32 lowercase hex characters, as search and list return it")
-    return value
-
-
-Scope = Literal["user", "project", "session"]
 Text = Annotated[str, AfterValidator(_not_blank)]
-MemoryId = Annotated[str, AfterValidator(_memory_id), Field(description="The memory's id (or a unique prefix).")]
-UserName = Annotated[Optional[str], _name("user"), Field(description="Whose memories: a user name (default: the server's --user).")]
-ProjectName = Annotated[Optional[str], _name("project"), Field(description="A project name (default: the server's --project).")]
-SessionName = Annotated[Optional[str], _name("session"), Field(description="The current conversation id; session memories are short-term.")]
-Tags = Annotated[list[str], Field(description="Tags, e.g. [\"travel\"].")]
-Visibility = Annotated[Optional[Literal["public", "members", "owner_only"]], Field(
-    description="Who may see it: public (anyone), members (of a managed project: the default there) or "
-                "owner_only (its author only; never in a shared MEMORY.md). Default: by its folder.")]
 
 
 class Arguments(BaseModel):

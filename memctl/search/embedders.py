@@ -451,6 +451,17 @@ def fastembed_factory(name: str, cache_dir: Path | None, batch_size: int) -> Emb
     return FastEmbedder(name, cache_dir, batch_size=batch_size)
 
 
+def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+    """The embedder's identity and the cosine of each pair of texts, both embedded as documents."""
+    import numpy as np
+
+    if not pairs:
+        return embedder.identity, []
+    left = embedder.embed([a for a, _ in pairs])
+    right = embedder.embed([b for _, b in pairs])
+    return embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
+
+
 def hashing_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
     """`hashing`: hashed word features, no model (tests, and a store that must not load one)."""
     return HashingEmbedder()

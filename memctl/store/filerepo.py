@@ -143,6 +143,7 @@ class FileRepository:
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
         self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
                                             for a, b in snap.duplicates))
+        self._warnings.update(dict.fromkeys(snap.unknown_visibilities()))
         return snap
 
     def watch(self) -> bool:
@@ -466,16 +467,17 @@ class FileRepository:
                 and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until], from the journal: of this session, or (session None)
-        those of `owner` made with no session."""
+        """Automatic writes within (since, until], from the journal: of `owner`'s session (its
+        session_owner, users/alice), or (session None) those of `owner` made with no session."""
+        key = "session_of" if session is not None else "owner"
         return sum(1 for e in self.journal.read()
                    if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
-                   and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
+                   and e.detail.get("session") == session and e.detail.get(key) == owner)
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in this session from `since` on."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
         return [(e.time, _turn_at(e.detail.get("turn_at"))) for e in self.journal.read()
-                if e.op in WRITE_OPS and e.detail.get("session") == session
+                if e.op in WRITE_OPS and e.detail.get("session") == session and e.detail.get("session_of") == owner
                 and e.detail.get("source") not in AUTO_SOURCES and e.time >= since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
