@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
@@ -78,6 +79,25 @@ def _acting(method: F) -> F:
     return cast(F, wrapper)
 
 
+def _commands(cls: type) -> type:
+    """Every public method of `cls` is one command of its repository: its reads share one snapshot
+    of the folder (a slow machine never makes one recall walk 10,000 files again and again)."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, _command(member))
+    return cls
+
+
+def _command(method: F) -> F:
+    @functools.wraps(method)
+    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
+        with self.repo.command():
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+@_commands
 @check_keywords
 class MemoryStore:
     """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""

@@ -184,7 +184,7 @@ def parse_config(text: str, where: str = "memctl.toml") -> Config:
     """Validate the text of a memctl.toml (`where` names it in errors)."""
     try:
         data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # a TOMLDecodeError, or int()'s refusal of a number of thousands of digits
         raise ConfigError(f"{where}: not valid TOML ({exc})") from None
     try:
         return Config.model_validate(data)

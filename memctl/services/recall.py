@@ -13,7 +13,7 @@ from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
 from memctl.core.declare import declared_filters, parse
-from memctl.core.models import Hit, Memory
+from memctl.core.models import Hit, Memory, session_key
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back, on_topic_line
@@ -89,6 +89,15 @@ class RecallService:
         self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
         self.words = words  # the words that name each kind (policy/topic.py), read when a recall needs them
 
+    def _session_owner(self, q: RecallRequest) -> str | None:
+        """Whose session a recall runs in (its first user, else project, else the actor): usage counts
+        sessions by owner, so two people's sessions of one name are two sessions to promotion."""
+        if q.users:
+            return f"users/{q.users[0]}"
+        if q.projects:
+            return f"projects/{q.projects[0]}"
+        return f"users/{self.access.actor}" if self.access is not None else None
+
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
         now = clock.now()
@@ -121,7 +130,7 @@ class RecallService:
         hits = self._with_constraints(q, hits, pool, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
-            self.repo.record_usage([h.id for h in hits], now, q.session)
+            self.repo.record_usage([h.id for h in hits], now, session_key(q.session, self._session_owner(q)))
         return RecallResult(query=q.query, mode=mode, hits=hits, considered=len(pool), held_back=len(held),
                             min_relevance=threshold, order=order, findings=[f.to_data() for f in findings])
 

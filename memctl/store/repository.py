@@ -107,6 +107,11 @@ class Memories(Protocol):
         """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
         ...
 
+    def command(self) -> AbstractContextManager[None]:
+        """One command's reads (re-entrant): they see one consistent state of the store (a folder is
+        checked at the command's first read, and again only after this process wrote)."""
+        ...
+
 
 class MemoryWrites(Protocol):
     """Writing memories under the write lock: create, rewrite, archive, restore, and undo."""
@@ -172,12 +177,14 @@ class Journal(Protocol):
         ...
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        """Automatic writes within (since, until]: of `owner`'s session (the session's owner, e.g.
+        users/alice: the same session name of someone else is not it), or (session None) of `owner`
+        with no session."""
         ...
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on
-        (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since`
+        on (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
         ...
 
 
@@ -320,6 +327,11 @@ class SearchIndex(Protocol):
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: cached vectors only)."""
+        ...
+
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The write path's model (its identity) and the cosine of each pair of texts, both embedded as
+        documents (the write decision compares statements' frames so)."""
         ...
 
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:

@@ -107,7 +107,7 @@ def test_usage_is_recorded_in_the_cache_not_the_file(filled: MemoryStore) -> Non
     hits = filled.recall("jazz", k=1).hits
     assert filled.repo.usage()[hits[0].id]["count"] == 1
     filled.recall("jazz", k=1, users=["bob"], session="s1")
-    assert filled.repo.usage()[hits[0].id]["sessions"] == ["s1"]
+    assert filled.repo.usage()[hits[0].id]["sessions"] == ["users/bob/s1"]  # bob's s1, never another's s1
     assert {p: p.read_bytes() for p in filled.root.rglob("*.md")} == before
 
 

@@ -98,14 +98,16 @@ def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
 
 def access_sql(access: Access, params: dict[str, Any]) -> str:
     """What the actor may read (access.can_read): their own personal memories; in a project, what
-    its visibility allows (public, members of a managed project, owner_only for the author)."""
+    its visibility allows (public, members of a managed project, owner_only or an unknown value
+    for the author)."""
     managed = [name for name, _ in access.members]
     params.update(f_actor=access.actor, f_managed=managed,
                   f_member_of=[name for name, people in access.members if access.actor in dict(people)])
     is_managed = "COALESCE(m.project = ANY(%(f_managed)s), FALSE)"
     visibility = f"COALESCE(NULLIF(m.visibility, ''), CASE WHEN {is_managed} THEN 'members' ELSE 'public' END)"
-    project_rule = (f"CASE {visibility} WHEN 'owner_only' THEN COALESCE(m.author = %(f_actor)s, FALSE) "
+    # Any value but public and members (owner_only, or one the rules do not know) is the author's only.
+    project_rule = (f"CASE {visibility} WHEN 'public' THEN TRUE "
                     f"WHEN 'members' THEN (NOT {is_managed}) OR COALESCE(m.project = ANY(%(f_member_of)s), FALSE) "
-                    "ELSE TRUE END")
+                    "ELSE COALESCE(m.author = %(f_actor)s, FALSE) END")
     return (f"(CASE WHEN m.owner LIKE 'users/%%' THEN COALESCE(m.\"user\" = %(f_actor)s, FALSE) "
             f"ELSE {project_rule} END)")
