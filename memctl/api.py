@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
@@ -78,6 +79,25 @@ def _acting(method: F) -> F:
     return cast(F, wrapper)
 
 
+def _commands(cls: type) -> type:
+    """Every public method of `cls` is one command of its repository: its reads share one snapshot
+    of the folder (a slow machine never makes one recall walk 10,000 files again and again)."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, _command(member))
+    return cls
+
+
+def _command(method: F) -> F:
+    @functools.wraps(method)
+    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
+        with self.repo.command():
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+@_commands
 @check_keywords
 class MemoryStore:
     """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""
@@ -305,6 +325,16 @@ class MemoryStore:
         if not self._visible(memory):
             raise NotFound(f"no memory with id {memory_id!r}")
         return memory
+
+    def by_key(self, key: str, *, user: str | None = None, project: str | None = None) -> Memory | None:
+        """The active memory with this `key` that lives in `user`'s folder (their own, not their
+        projects') or in `project`'s, the newest if several; None when there is none. A filter on the
+        catalog (a folder) or in SQL (PostgreSQL): only the match is loaded."""
+        if (user is None) == (project is None):
+            raise UsageError("by_key takes a user or a project (one of them)")
+        flt = self._scope([user], [project], scopes=("user",) if user else ("project",), fields=(("key", (key,)),))
+        found = self.repo.select(flt, clock.now(), "created", True, 1)
+        return found[0] if found else None
 
     def active(self) -> list[Memory]:
         """Active memories that have not expired (those the actor may see)."""

@@ -30,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"core", "store", "search", "services"},
     "agents": {"core", "api", "store"},  # store: the lean server record and directory lookup (docs/architecture.md)
     "cli": {"core", "api", "agents", "store"},  # store: the lean lookups of the fast paths (docs/architecture.md)
+    "integrations": {"core", "api", "agents"},  # framework adapters beside agents/: agents' tool registry, no store
     "top": {"api", "cli"},
 }
 # Packages that may open, create, move or delete files, and why.

@@ -213,7 +213,9 @@ def test_speed_json_shape() -> None:
         "server_search_p50_ms", "forwarded_recall_p50_ms"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
-    assert set(size["build_s"]) == {"catalog", "keyword", "vectors", "total"}
+    assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
+    assert size["build_cpu_s"]["total"] > 0 and len(size["load_average"]) == 3
+    assert size["single_model_build"] is None  # the hashing embedder has no second model to compare
     assert set(size["incremental_sync_s"]) == {"catalog", "keyword", "vectors", "total"}
     for group in ("warm_ms", "fresh_s"):
         assert set(size[group]) == {"keyword", "hybrid"}

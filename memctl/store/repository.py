@@ -107,6 +107,11 @@ class Memories(Protocol):
         """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
         ...
 
+    def command(self) -> AbstractContextManager[None]:
+        """One command's reads (re-entrant): they see one consistent state of the store (a folder is
+        checked at the command's first read, and again only after this process wrote)."""
+        ...
+
 
 class MemoryWrites(Protocol):
     """Writing memories under the write lock: create, rewrite, archive, restore, and undo."""

@@ -104,6 +104,10 @@ class PostgresRepository:
         with translate(self.url), pool(self.url).connection() as conn:
             yield conn
 
+    def command(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to hold: every read asks the database, which is always current."""
+        return contextlib.nullcontext()
+
     @contextlib.contextmanager
     def locked(self, timeout: float = 30.0) -> Iterator[None]:
         """A transaction: what happens inside commits together or not at all (re-entrant). Locks are
