@@ -110,8 +110,8 @@ def cases(pkg: Any, url: str) -> list[tuple[str, int, Any]]:
                 (name, 403, call("alice", memory_id, client=foreign, **extra)),
                 (name, 404, call("alice", "abcdef12", client=good, **extra))]
     update = ops["update"].sync_detailed
-    out += [("update", 413, update("alice", memory_id, client=good, body=change(content=BIG))),
-            ("update", 422, update("alice", memory_id, client=good, body=change(content=CARD))),
+    out += [("update", 413, update("alice", memory_id, client=good, body=change(body=BIG))),
+            ("update", 422, update("alice", memory_id, client=good, body=change(body=CARD))),
             ("update", 200, update("alice", memory_id, client=good, body=change(tags=["travel"]))),
             ("show", 200, ops["show"].sync_detailed("alice", memory_id, client=good)),
             ("forget", 200, ops["forget"].sync_detailed("alice", memory_id, client=good))]

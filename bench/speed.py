@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
 import resource
 import statistics
 import subprocess
@@ -115,17 +117,57 @@ def timed(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def build(root: Path) -> dict[str, float]:
-    """A full index build from nothing, phase by phase (what `memctl reindex` does)."""
+def cpu_timed(action: Callable[[], Any]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process: every thread, user and system) `action` takes.
+    On a shared machine the wall time says how busy it was; the CPU time what the work cost."""
+    start, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def build(root: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """A full index build from nothing, phase by phase (what `memctl reindex` does): wall and CPU s."""
     from memctl.api import MemoryStore
 
     store = MemoryStore(root)
-    out = {"catalog": timed(lambda: store.repo.snapshot(refresh=True))}
     engines = engines_of(store)  # each engine syncs from the snapshot's file hashes
-    out["keyword"] = timed(lambda: engines[0].sync_keyword(force=True))
-    out["vectors"] = timed(lambda: [e.sync_vectors() for e in engines])
-    out["total"] = sum(out.values())
-    return out
+    phases = {"catalog": lambda: store.repo.snapshot(refresh=True),
+              "keyword": lambda: engines[0].sync_keyword(force=True),
+              "vectors": lambda: [e.sync_vectors() for e in engines]}
+    wall, cpu = {}, {}
+    for name, action in phases.items():
+        wall[name], cpu[name] = cpu_timed(action)
+    wall["total"], cpu["total"] = sum(wall.values()), sum(cpu.values())
+    return wall, cpu
+
+
+def drop_caches(root: Path) -> None:
+    """Remove this user's caches of the folder (keyword index, vectors, catalog): the next build is a first one."""
+    import shutil
+
+    from memctl.store.cachedir import folder_cache
+
+    shutil.rmtree(folder_cache(root), ignore_errors=True)
+
+
+def single_model_build(root: Path) -> dict[str, float]:
+    """`memctl reindex` from empty caches with `second_model = "none"` (the shipped model alone), as a
+    new process: wall and CPU seconds (its start-up included), for the default build to be compared with."""
+    config = root / "memctl.toml"
+    text = config.read_text()
+    config.write_text(re.sub(r'(?m)^second_model = ".*"$', 'second_model = "none"', text))
+    drop_caches(root)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "memctl", "-d", str(root), "reindex"], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    config.write_text(text)
+    drop_caches(root)
+    if proc.returncode != 0:
+        raise RuntimeError(f"memctl reindex exited {proc.returncode}: {proc.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
 
 
 def engines_of(store: Any) -> list[Any]:
@@ -253,7 +295,8 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
         if embedder != "default":
             text = text.replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"')
         config.write_text(text)
-        built = build(root)
+        single = single_model_build(root) if second != "none" else None
+        built, built_cpu = build(root)
         store = MemoryStore(root)
         warm = warm_latency(store, queries(warm_queries))
         edit_one(root)
@@ -261,10 +304,18 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
         fresh, rss = fresh_latency(root, queries(fresh_runs, seed=13))
         served, rss["forwarded"] = served_latency(root, queries(warm_queries, seed=17), queries(fresh_runs, seed=19))
     rss["warm"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    return {"memories": size, "generate_s": round(generated, 2),
+    return {"memories": size, "generate_s": round(generated, 2), "load_average": _load(),
             "build_s": {k: round(v, 3) for k, v in built.items()},
+            "build_cpu_s": {k: round(v, 3) for k, v in built_cpu.items()},
+            "single_model_build": single,
+            "build_cpu_ratio": round(built_cpu["total"] / single["cpu_s"], 2) if single and single["cpu_s"] else None,
             "incremental_sync_s": {k: round(v, 4) for k, v in synced.items()},
             "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss}
+
+
+def _load() -> list[float]:
+    """The machine's load average (1, 5, 15 minutes): every figure here depends on it."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def check_targets(result: dict[str, Any]) -> dict[str, bool]:
@@ -299,6 +350,12 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("build: catalog / keyword / vectors (s)",
      lambda r: "{catalog:.2f} / {keyword:.2f} / {vectors:.2f}".format(**r["build_s"])),
     ("build total (s)", lambda r: f"{r['build_s']['total']:.2f}"),
+    ("build CPU: catalog / keyword / vectors / total (s)",
+     lambda r: "{catalog:.2f} / {keyword:.2f} / {vectors:.2f} / {total:.2f}".format(**r["build_cpu_s"])),
+    ("build, shipped model alone: CPU / wall (s)",
+     lambda r: "{cpu_s:.2f} / {wall_s:.2f}".format(**r["single_model_build"]) if r["single_model_build"] else "-"),
+    ("build CPU, as configured / model alone", lambda r: f"{r['build_cpu_ratio']:.2f}x" if r["build_cpu_ratio"] else "-"),
+    ("load average while measuring (1 / 5 / 15 min)", lambda r: " / ".join(f"{x:.1f}" for x in r["load_average"])),
     ("incremental sync after 1 edit (s)",
      lambda r: _mark(r, "incremental_sync_s", f"{r['incremental_sync_s']['total']:.3f}")),
     ("warm keyword p50 / p95 (ms)", lambda r: "{p50:.1f} / {p95:.1f}".format(**r["warm_ms"]["keyword"])),

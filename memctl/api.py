@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
@@ -19,9 +20,20 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar, cast
 from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
-from memctl.core.declare import check_keywords, declared, request_of, unknown_argument
+from memctl.core.byid import EditRequest, ForgetRequest, HistoryRequest, RestoreRequest, ShowRequest
+from memctl.core.declare import check_keywords, declared, declared_filters, request_of, unknown_argument
 from memctl.core.models import JournalEntry, Memory, id_arg, name_arg
-from memctl.core.requests import AddRequest, ContextRequest, GateRequest, ListRequest, RecallRequest, StructureRequest
+from memctl.core.requests import (
+    AddRequest,
+    CheckRequest,
+    ContextRequest,
+    GateRequest,
+    ListRequest,
+    QueryRequest,
+    RecallRequest,
+    StatsRequest,
+    StructureRequest,
+)
 from memctl.errors import Forbidden, NoDirectory, NotFound, StoreError, UsageError
 from memctl.store.backends import STORE_ENV, database_config, open_repository, resolve_layout
 from memctl.store.directory import find_root, init_directory, read_config, read_config_file
@@ -44,7 +56,6 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.structure import StructureReport
     from memctl.services.transcripts import ExtractResult, Message, TranscriptService
     from memctl.services.write import WriteResult, WriteService
-    from memctl.store.filerepo import FileRepository
     from memctl.store.filters import MemoryFilter
     from memctl.store.kinds import KindFiles
     from memctl.store.repository import SearchIndex
@@ -68,6 +79,25 @@ def _acting(method: F) -> F:
     return cast(F, wrapper)
 
 
+def _commands(cls: type) -> type:
+    """Every public method of `cls` is one command of its repository: its reads share one snapshot
+    of the folder (a slow machine never makes one recall walk 10,000 files again and again)."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, _command(member))
+    return cls
+
+
+def _command(method: F) -> F:
+    @functools.wraps(method)
+    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
+        with self.repo.command():
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+@_commands
 @check_keywords
 class MemoryStore:
     """One memory directory (or a database with no folder: `on_database`): everything memctl can do with it."""
@@ -113,7 +143,10 @@ class MemoryStore:
         store = cls(None, config, **kwargs)
         store._config_file = config_path
         try:
-            cast(Any, store.repo).ping()
+            from memctl.store.repository import Pingable
+
+            if isinstance(store.repo, Pingable):
+                store.repo.ping()
         except StoreError as exc:
             raise UsageError(exc.message, code=exc.code) from None
         return store
@@ -156,14 +189,15 @@ class MemoryStore:
     def _search_with(self, embedder: "Callable[[], Embedder]", vectors: str) -> "ModelSearch":
         """One model's search: the store's own when it has one (a database searches in SQL and keys
         its vectors by the model's identity), else the engine over the folder's caches."""
-        native = getattr(self.repo, "search_index", None)
-        if native is not None:
+        from memctl.store.repository import NativeSearch
+
+        if isinstance(self.repo, NativeSearch):
             from memctl.search.native import keyword_spec
 
-            return cast("ModelSearch", native(embedder, keyword_spec()))
+            return cast("ModelSearch", self.repo.search_index(embedder, keyword_spec()))
         from memctl.search.engine import Engine
 
-        return Engine(cast("FileRepository", self.repo), embedder, vectors=vectors)
+        return Engine(self.repo, embedder, vectors=vectors)
 
     def _make_embedder(self) -> "Embedder":
         if self._embedder is not None:
@@ -283,6 +317,7 @@ class MemoryStore:
         return refreshed
 
     # -- reading ---------------------------------------------------------------------------
+    @declared(ShowRequest)
     def get(self, memory_id: str) -> Memory:
         """A memory by id or unique id prefix (at least 4 characters); one the actor may not see is
         not found."""
@@ -290,6 +325,16 @@ class MemoryStore:
         if not self._visible(memory):
             raise NotFound(f"no memory with id {memory_id!r}")
         return memory
+
+    def by_key(self, key: str, *, user: str | None = None, project: str | None = None) -> Memory | None:
+        """The active memory with this `key` that lives in `user`'s folder (their own, not their
+        projects') or in `project`'s, the newest if several; None when there is none. A filter on the
+        catalog (a folder) or in SQL (PostgreSQL): only the match is loaded."""
+        if (user is None) == (project is None):
+            raise UsageError("by_key takes a user or a project (one of them)")
+        flt = self._scope([user], [project], scopes=("user",) if user else ("project",), fields=(("key", (key,)),))
+        found = self.repo.select(flt, clock.now(), "created", True, 1)
+        return found[0] if found else None
 
     def active(self) -> list[Memory]:
         """Active memories that have not expired (those the actor may see)."""
@@ -310,7 +355,7 @@ class MemoryStore:
         q = request_of(ListRequest, locals(), "list")
         flt = self._scope([q.user], [q.project], q.session, status=q.status or "all", expired=True,
                           types=(q.type,) if q.type else (), tags=(q.tag,) if q.tag else (),
-                          subtypes=(q.subtype,) if q.subtype else ())
+                          fields=declared_filters(q))
         if q.sort != "importance":
             return self.repo.select(flt, clock.now(), q.sort, q.newest_first, q.limit, q.offset)
         out = self._sorted(self.repo.select(flt, clock.now()), q.sort)
@@ -362,16 +407,18 @@ class MemoryStore:
 
         return importance_scores(self.repo, self.search, self.config, memories)
 
+    @declared(ShowRequest)
     def show(self, memory_id: str) -> dict[str, Any]:
         """One memory as JSON-ready data, with its importance score."""
-        memory = self.get(memory_id)
+        memory = self.get(request_of(ShowRequest, locals(), "show").memory_id)
         data = memory.to_public()
         data["importance_score"] = round(self.importance_scores([memory]).get(memory.id, 0.0), 4)
         return data
 
+    @declared(HistoryRequest)
     def history(self, memory_id: str) -> List[JournalEntry]:
         """Every journal entry about this memory, oldest first."""
-        id_arg(memory_id)
+        memory_id = request_of(HistoryRequest, locals(), "history").memory_id
         try:
             memory_id = self.get(memory_id).id
         except NotFound:
@@ -379,17 +426,19 @@ class MemoryStore:
                 raise  # an actor sees the history of memories they may see, nothing else
         return self.repo.history(memory_id)
 
+    @declared(StatsRequest)
     def stats(self, *, user: str | None = None, project: str | None = None) -> dict[str, Any]:
         """Counts by status, type, scope and owner (of the user's and the project's memories, when
         given: whose memories as everywhere, store/filters.py); broken files."""
         from memctl.services.maintenance import stats
 
-        return stats(self.repo, self._scope([user], [project]))
+        q = request_of(StatsRequest, locals(), "stats")
+        return stats(self.repo, self._scope([q.user], [q.project]))
 
     @declared(RecallRequest)
     def recall(self, query: str, *, users: Sequence[str] = (), projects: Sequence[str] = (), session: str | None = None,
                types: Sequence[str] = (), subtypes: Sequence[str] = (), tags: Sequence[str] = (),
-               since: "datetime | str | None" = None,
+               sources: Sequence[str] = (), since: "datetime | str | None" = None,
                until: "datetime | str | None" = None, status: str = "active", k: int | None = None,
                mode: str | None = None, scopes: Sequence[str] = (), min_relevance: float | None = None,
                record_usage: bool = True) -> "RecallResult":
@@ -407,18 +456,23 @@ class MemoryStore:
                                     fmt=q.format)
 
     # -- typed memories ------------------------------------------------------------------------
-    def query(self, op: str, kind: str, *, where: Iterable[str] = (), field: str | None = None,
+    @declared(QueryRequest)
+    def query(self, op: str, kind: str, *, where: Sequence[str] = (), field: str | None = None,
               user: str | None = None, project: str | None = None, at: str | None = None) -> "QueryResult":
         """An exact answer over typed fields: count, sum, latest, earliest or list of the `kind`
         memories matching every `where` condition (`departs in 2025`, `international = true`);
-        `field` is what sum adds and latest/earliest order by; `at` (a day) is what `today` means."""
-        return self._queries.query(op, kind, list(where), field, user, project, _day(at))
+        `field` is what sum adds and latest/earliest order by; `at` (a day) is what `today` means
+        (core/requests.py: QueryRequest)."""
+        q = request_of(QueryRequest, locals(), "query")
+        return self._queries.query(q.op, q.kind, q.where, q.field, q.user, q.project, _day(q.at))
 
+    @declared(CheckRequest)
     def check(self, *, user: str | None = None, project: str | None = None, at: str | None = None) -> "CheckReport":
         """Run every check (shipped, checks/*.toml, [checks]) on `at` (a day; default today) over the
         memories of the user and the project (whose memories: store/filters.py), else everyone's the
         actor may see: the findings, and the rules that could not be read (`file:line: what`)."""
-        return self._checks.check(_day(at), user, project)
+        q = request_of(CheckRequest, locals(), "check")
+        return self._checks.check(_day(q.at), q.user, q.project)
 
     @_acting
     @declared(StructureRequest)
@@ -545,38 +599,52 @@ class MemoryStore:
         return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
     @_acting
+    @declared(EditRequest)
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None, *,
-             agent: bool = False) -> Memory:
-        """Change fields (`field=value`, YAML-typed) and/or the body; validated before saving and
-        through the gate (a person's edit; `agent`: an agent's correction, memory_update, whose new
-        text is also a claim at the memory's confidence). Refused (exit 3) as the gate words it."""
-        memory = self._editor.edit(id_arg(memory_id), sets, body, agent)
+             type: str | None = None, subtype: str | None = None, confidence: float | None = None,
+             key: str | None = None, tags: Sequence[str] | None = None, importance: float | None = None,
+             expires: str | None = None, visibility: str | None = None, agent: bool = False) -> Memory:
+        """Change fields (the typed ones, and any other in `sets`: `field=value`, YAML-typed) and/or the
+        body; validated before saving and through the gate (a person's edit; `agent`: an agent's
+        correction, memory_update, whose new text is also a claim at the memory's confidence).
+        Refused (exit 3) as the gate words it (core/byid.py: EditRequest)."""
+        q = request_of(EditRequest, locals(), "edit")
+        memory = self._editor.edit(q.memory_id, q.changes(), q.body, q.agent)
         self._changed()
         return memory
 
     @_acting
-    def forget(self, memory_id: str, reason: str | None = None) -> Memory:
-        """Archive a memory with status forgotten; `restore` brings it back."""
-        return self.forget_all(memory_id, reason)[0]
+    @declared(ForgetRequest)
+    def forget(self, memory_id: str, *, reason: str | None = None, with_parts: bool = False) -> Memory:
+        """Archive a memory with status forgotten (`with_parts`: its active parts too); `restore`
+        brings it back."""
+        return self.forget_all(memory_id, reason=reason, with_parts=with_parts)[0]
 
     @_acting
-    def forget_all(self, memory_id: str, reason: str | None = None, with_parts: bool = False) -> List[Memory]:
-        """Forget a memory and, `with_parts`, the active memories that are part of it (a trip's bookings)."""
+    @declared(ForgetRequest)
+    def forget_all(self, memory_id: str, *, reason: str | None = None, with_parts: bool = False) -> List[Memory]:
+        """Forget a memory and, `with_parts`, the active memories that are part of it (a trip's
+        bookings): every memory forgotten, the one named first."""
+        q = request_of(ForgetRequest, locals(), "forget")
         try:
-            return self._editor.forget(id_arg(memory_id), reason, with_parts)
+            return self._editor.forget(q.memory_id, q.reason, q.with_parts)
         finally:
             self._changed()
 
     @_acting
-    def restore(self, memory_id: str) -> Memory:
+    @declared(RestoreRequest)
+    def restore(self, memory_id: str, *, with_parts: bool = False) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
-        return self.restore_all(memory_id)[0]
+        return self.restore_all(memory_id, with_parts=with_parts)[0]
 
     @_acting
-    def restore_all(self, memory_id: str, with_parts: bool = False) -> List[Memory]:
-        """Restore a memory and, `with_parts`, its forgotten parts."""
+    @declared(RestoreRequest)
+    def restore_all(self, memory_id: str, *, with_parts: bool = False) -> List[Memory]:
+        """Restore a memory and, `with_parts`, its forgotten parts: every memory restored, the one
+        named first."""
+        q = request_of(RestoreRequest, locals(), "restore")
         try:
-            return self._editor.restore(id_arg(memory_id), with_parts)
+            return self._editor.restore(q.memory_id, q.with_parts)
         finally:
             self._changed()
 
@@ -590,6 +658,10 @@ class MemoryStore:
     def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> "Message":
         """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
         return self._transcripts.log(user, session, content, role, keep_secrets)
+
+    def transcript(self, user: str, session: str) -> "List[Message]":
+        """The messages of a session's transcript, oldest first (none when it has none yet)."""
+        return self._transcripts.messages(user, session)
 
     @_acting
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
@@ -710,9 +782,10 @@ class MemoryStore:
     def warm_up(self) -> None:
         """Load the model and bring the caches up to date (servers do this before serving); a folder
         store then follows changes on disk by the kernel's notices instead of stat scans."""
-        watch = getattr(self.repo, "watch", None)
-        if watch is not None:
-            watch()
+        from memctl.store.repository import Watchable
+
+        if isinstance(self.repo, Watchable):
+            self.repo.watch()
         self.search.warm_up()
 
     def flush(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from datetime import datetime, timedelta, timezone
 
 from memctl.errors import UsageError
@@ -60,3 +61,9 @@ def now() -> datetime:
 def format_timestamp(value: datetime) -> str:
     """Canonical file form: UTC, seconds, trailing Z."""
     return value.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def monotonic() -> float:
+    """Seconds on a clock that only moves forward (time.monotonic; tests replace it to make a slow
+    machine: how often caches are re-checked must not depend on how fast the steps run)."""
+    return time.monotonic()

@@ -42,14 +42,16 @@ class LayoutSettings(_Section):
 
 class StoreSettings(_Section):
     """Where the memories are kept: this folder's files (empty), or a PostgreSQL database (a
-    `postgresql://` URL; MEMCTL_STORE overrides it). See store/backends.py."""
+    `postgresql://` URL) or a backend plugin's store (its scheme); MEMCTL_STORE overrides it. See
+    store/backends.py."""
 
     url: str = ""
 
     @model_validator(mode="after")
     def _known_scheme(self) -> "StoreSettings":
-        if self.url and not self.url.startswith(("postgresql://", "postgres://")):
-            raise ValueError("url must be empty (this folder) or a postgresql:// URL")
+        if self.url and "://" not in self.url:
+            raise ValueError("url must be empty (this folder) or a store URL: postgresql://..., or the scheme of "
+                             "an installed backend plugin")
         return self
 
 
@@ -182,7 +184,7 @@ def parse_config(text: str, where: str = "memctl.toml") -> Config:
     """Validate the text of a memctl.toml (`where` names it in errors)."""
     try:
         data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # a TOMLDecodeError, or int()'s refusal of a number of thousands of digits
         raise ConfigError(f"{where}: not valid TOML ({exc})") from None
     try:
         return Config.model_validate(data)
@@ -217,8 +219,8 @@ project = ""
 
 [store]
 # Where memories are kept: "" (the files of this folder) or a PostgreSQL database with pgvector,
-# url = "postgresql://host/dbname" (MEMCTL_STORE overrides it). Keep passwords out of this file:
-# libpq reads PGPASSWORD and ~/.pgpass.
+# url = "postgresql://host/dbname" (MEMCTL_STORE overrides it), or the store of an installed backend
+# plugin, by its URL scheme. Keep passwords out of this file: libpq reads PGPASSWORD and ~/.pgpass.
 url = ""
 
 [gate]
@@ -271,7 +273,8 @@ parts_min_share = 0.75
 min_relevance = 0.55
 
 [embedding]
-# The shipped offline model, or any fastembed model name (needs network on first use).
+# The shipped offline model, an installed embedder plugin's name, or any fastembed model name
+# (needs network on first use).
 model = "memctl/all-MiniLM-L6-v2-int8"
 batch_size = 32
 # A second model recall fuses with the first and BM25 (recall only; the write path uses `model`):

@@ -213,7 +213,9 @@ def test_speed_json_shape() -> None:
         "server_search_p50_ms", "forwarded_recall_p50_ms"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
-    assert set(size["build_s"]) == {"catalog", "keyword", "vectors", "total"}
+    assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
+    assert size["build_cpu_s"]["total"] > 0 and len(size["load_average"]) == 3
+    assert size["single_model_build"] is None  # the hashing embedder has no second model to compare
     assert set(size["incremental_sync_s"]) == {"catalog", "keyword", "vectors", "total"}
     for group in ("warm_ms", "fresh_s"):
         assert set(size[group]) == {"keyword", "hybrid"}
@@ -231,6 +233,13 @@ def test_serve_load_loses_no_add() -> None:
     assert all(set(r) == {"count", "p50", "p95"} for r in out["routes"].values())
     assert out["adds_accepted"] == out["routes"]["add"]["count"] > 0 and out["adds_lost"] == 0
     assert out["throughput_rps"] > 0 and set(out["statuses"]) == {"200", "201"}
+
+
+def test_hooks_bench_times_the_prompt_hook_with_and_without_a_server() -> None:
+    out = run_script("hooks", "--memories", "40", "--runs", "2")
+    assert out["memories"] == 40 and set(out) >= {"no_server", "warm_server", "warm_target_met"}
+    assert all(out[k]["p50_ms"] > 0 and set(out[k]) == {"p50_ms", "p95_ms", "printed"}
+               for k in ("no_server", "warm_server"))
 
 
 def test_serve_load_on_postgres_with_two_servers_loses_no_add(pg_url: str) -> None:

@@ -31,8 +31,9 @@ from fastapi import Body, Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, create_model
 from starlette.exceptions import HTTPException
+from starlette.routing import Route
 
 from memctl._version import __version__
 from memctl.agents import commands, schemas
@@ -40,9 +41,10 @@ from memctl.agents.guard import Access, allowed_methods, authenticate, failure, 
 from memctl.agents.openapi import operation_id, responses, tidy
 from memctl.agents.surfaces import query_arguments, query_parameters, rest_body
 from memctl.agents.tools import TOOLS, Caller, InvalidArguments, parse_arguments, run_tool
+from memctl.core.byid import EditRequest, ForgetRequest
 from memctl.core.envelope import envelope
 from memctl.core.models import name_arg
-from memctl.core.requests import AddRequest, ContextRequest, ListRequest, RecallRequest
+from memctl.core.requests import AddRequest, ContextRequest, ListRequest, QueryRequest, RecallRequest
 from memctl.errors import EXIT_NOT_FOUND, EXIT_REFUSED, EXIT_USAGE, Forbidden, MemctlError, NotFound
 
 log = logging.getLogger("memctl.agents.http")
@@ -59,34 +61,13 @@ class HealthOut(BaseModel):
     root: Optional[str] = Field(description="The memory directory served (null: a database with no folder).")
 
 
-class QueryIn(BaseModel):
-    """An exact question over typed facts (memctl query): the owner comes from the path."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    op: str = Field(description="count, sum, latest, earliest or list.")
-    kind: str = Field(description="The kind asked about: trip, expense, passport...")
-    where: list[str] = Field(default_factory=list, description="Conditions that must all hold: 'departs in 2025'.")
-    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
-
-
-class MemoryChange(BaseModel):
-    """The fields a PUT changes; user, project and session may be given only as they are."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    content: Optional[str] = None
-    type: Optional[str] = None
-    subtype: Optional[str] = None
-    confidence: Optional[float] = Field(None, ge=0.0, le=1.0)
-    key: Optional[str] = None
-    tags: Optional[list[str]] = None
-    importance: Optional[float] = Field(None, ge=0.0, le=1.0)
-    expires: Optional[str] = None
-    visibility: Optional[str] = Field(None, description="public, members or owner_only.")
-    user: Optional[str] = None
-    project: Optional[str] = None
-    session: Optional[str] = None
+def change_body() -> type[BaseModel]:
+    """A PUT's body: the edit request's REST fields, and the owner's names, which may be given only
+    as they are (a memory never moves to another owner)."""
+    fixed: Any = {name: (Optional[str], Field(None, description=f"The memory's {name}, unchanged (or refused)."))
+                  for name in ("user", "project", "session")}
+    model: type[BaseModel] = create_model("MemoryChange", __base__=rest_body(EditRequest, ("memory_id",)), **fixed)
+    return model
 
 
 class Served:
@@ -180,9 +161,7 @@ def owner_routes(app: FastAPI, kind: str) -> None:
                 responses=responses(schemas.ListOut, 400, 403))
     def list_memories(name: Name, request: Request, app: Shared, caller: Authenticated) -> JSONResponse:
         def arguments() -> dict[str, Any]:
-            given = query_arguments(ListRequest, request.query_params, "list", owner)
-            given["memory_type"] = given.pop("type", None)
-            return {**given, kind: name}
+            return {**query_arguments(ListRequest, request.query_params, "list", owner), kind: name}
         return app.tool("memory_list", arguments, caller, "list")
 
     body_model = rest_body(AddRequest)
@@ -206,10 +185,12 @@ def owner_routes(app: FastAPI, kind: str) -> None:
             return {**query_arguments(RecallRequest, request.query_params, "search", drop), f"{kind}s": [name]}
         return app.tool("memory_search", arguments, caller, "search")
 
+    query_body = rest_body(QueryRequest, owner)
+
     @router.post("/query", name="query", summary=f"Count, add up or pick a {kind}'s typed facts exactly",
                  responses=responses(schemas.QueryOut, 400, 403))
-    def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[QueryIn, Body()]) -> JSONResponse:
-        return app.tool("memory_query", {**body.model_dump(exclude_none=True), kind: name}, caller, "query")
+    def query(name: Name, app: Shared, caller: Authenticated, body: Annotated[query_body, Body()]) -> JSONResponse:  # type: ignore[valid-type]
+        return app.tool("memory_query", {**body.model_dump(exclude_none=True), kind: name}, caller, "query")  # type: ignore[attr-defined]
 
     @router.get("/tree", name="tree", summary=f"A {kind}'s memories by type and subtype",
                 responses=responses(schemas.TreeOut, 400))
@@ -226,30 +207,38 @@ def owner_routes(app: FastAPI, kind: str) -> None:
     def show(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated) -> JSONResponse:
         return app.answer("show", lambda store: {"memory": store.show(owned(store, kind, name, memory_id).id)}, caller)
 
+    by_id = ("memory_id",)  # the path names the memory
+    change = change_body()
+
     @router.put("/{memory_id}", name="update", summary="Change the fields the body names",
                 responses=responses(schemas.MemoryOut, 400, 403, 404, 413, 422))
     def update(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
-               body: Annotated[MemoryChange, Body()]) -> JSONResponse:
+               body: Annotated[change, Body()]) -> JSONResponse:  # type: ignore[valid-type]
         def work(store: Any) -> dict[str, Any]:
             memory = owned(store, kind, name, memory_id)
-            fields = body.model_dump(exclude_none=True)
+            fields = body.model_dump(exclude_none=True)  # type: ignore[attr-defined]
             for owner in ("user", "project", "session"):
                 if owner in fields and fields.pop(owner) != getattr(memory, owner):
                     raise InvalidArguments(f"{owner} cannot be changed", code="immutable_field")
-            fields["memory_type"] = fields.pop("type", None)
-            tool = TOOLS["memory_update"]
-            return run_tool(store, tool, parse_arguments(tool, store.config, {**fields, "id": memory.id}), caller)
+            return _tool(store, "memory_update", {**fields, "memory_id": memory.id}, caller)
         return app.answer("update", work, caller)
 
     @router.delete("/{memory_id}", name="forget", summary="Forget a memory (archived; `memctl restore` brings it back)",
+                   openapi_extra={"parameters": query_parameters(ForgetRequest, by_id)},
                    responses=responses(schemas.MemoryOut, 400, 403, 404))
-    def forget(name: Name, memory_id: MemoryIdPath, app: Shared, caller: Authenticated,
-               reason: Optional[str] = None) -> JSONResponse:
+    def forget(name: Name, memory_id: MemoryIdPath, request: Request, app: Shared,
+               caller: Authenticated) -> JSONResponse:
         def work(store: Any) -> dict[str, Any]:
+            given = query_arguments(ForgetRequest, request.query_params, "forget", by_id)
             memory = owned(store, kind, name, memory_id)
-            return run_tool(store, TOOLS["memory_forget"], parse_arguments(
-                TOOLS["memory_forget"], store.config, {"id": memory.id, "reason": reason}), caller)
+            return _tool(store, "memory_forget", {**given, "memory_id": memory.id}, caller)
         return app.answer("forget", work, caller)
+
+
+def _tool(store: Any, name: str, arguments: dict[str, Any], caller: Caller) -> dict[str, Any]:
+    """An agent tool's answer to arguments a route read (checked against the tool's model)."""
+    tool = TOOLS[name]
+    return run_tool(store, tool, parse_arguments(tool, store.config, arguments), caller)
 
 
 def general_routes(app: FastAPI) -> None:
@@ -334,10 +323,16 @@ class _Routes:
 
 def create_app(store: Any, access: Access = Access()) -> FastAPI:
     """The FastAPI app over `store` (wrap it in guard.HttpEdges to serve it: body limits, HEAD, OPTIONS)."""
+    from memctl.agents.mcp_http import PATH, McpEndpoint
+
+    served = Served(store, access)
+    mcp = McpEndpoint(served)  # MCP over streamable HTTP; its session manager lives as long as the app
     app = FastAPI(title="memctl", version=__version__, summary="Readable long-term memory for AI agents",
-                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`.",
-                  generate_unique_id_function=operation_id)
-    app.state.served = Served(store, access)
+                  description="Every answer is the JSON envelope `{version, command, ok, data, errors}`; "
+                              f"MCP (streamable HTTP) is at {PATH}.",
+                  generate_unique_id_function=operation_id, lifespan=lambda _app: mcp.running())
+    app.router.routes.append(Route(PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
+    app.state.served = served
     generate = app.openapi
     app.openapi = lambda: tidy(generate())  # type: ignore[method-assign]
     app.state.access = access

@@ -19,14 +19,19 @@ import threading
 from typing import Any, BinaryIO, Callable
 
 import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from memctl._version import __version__
 from memctl.agents import prompts
+from memctl.agents.mcp_sdk import (
+    Server,
+    SessionMessage,
+    dump_message,
+    make_server,
+    parse_message,
+    protocol_error,
+    types,
+)
 from memctl.agents.stdio import LineProtocol, claim_stdio
 from memctl.agents.tools import TOOLS, Caller, parse_arguments, run_tool
 from memctl.config import Config
@@ -46,11 +51,18 @@ class MemoryTools:
     warm between calls, and a missing directory is an error per call, not a server that cannot
     start). Calls run one at a time: the store is not thread-safe."""
 
-    def __init__(self, opener: Callable[[], Any], caller: Caller = Caller()) -> None:
+    def __init__(self, opener: Callable[[], Any], caller: Caller = Caller(), lock: Any = None,
+                 acting: Callable[[], tuple[Any, Caller]] | None = None) -> None:
         self.opener = opener
         self.caller = caller
         self._store: Any = None
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
+        self._acting = acting  # HTTP: the store as the request's actor and its caller, per request
+
+    def acting(self) -> tuple[Any, Caller]:
+        """The store to run a call on and who calls (stdio: the one store and caller of the server)."""
+        store = self.store()
+        return self._acting() if self._acting is not None else (store, self.caller)
 
     def store(self) -> Any:
         """The open store (opened now if it is not yet)."""
@@ -68,20 +80,20 @@ class MemoryTools:
         """Every tool with its schemas (the configured types as the memory_type enum) and annotations."""
         with self._lock:
             config = self._config()
-        return [types.Tool(name=t.name, title=t.title, description=t.description,
-                           input_schema=t.input_schema(config), output_schema=t.output_schema(),
-                           annotations=types.ToolAnnotations(**_snake(t.annotations())))
+        return [types.Tool.model_validate({"name": t.name, "title": t.title, "description": t.description,
+                                           "inputSchema": t.input_schema(config), "outputSchema": t.output_schema(),
+                                           "annotations": t.annotations()})
                 for t in TOOLS.values()]
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Run a tool; its data as JSON text and as structuredContent, or an isError result."""
         tool = TOOLS.get(name)
         if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
+            raise protocol_error(types.INVALID_PARAMS, f"unknown tool {name!r} (tools: {', '.join(TOOLS)})")
         try:
             with self._lock:
-                store = self.store()
-                data = run_tool(store, tool, parse_arguments(tool, store.config, arguments), self.caller)
+                store, caller = self.acting()
+                data = run_tool(store, tool, parse_arguments(tool, store.config, arguments), caller)
         except MemctlError as exc:
             return error_result(f"{exc.code}: {exc.message}")
         except Exception as exc:  # a bug costs one call, not the agent's whole memory server
@@ -90,12 +102,12 @@ class MemoryTools:
         finally:
             self._log_warnings()
         text = types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))
-        return types.CallToolResult(content=[text], structured_content=data)
+        return types.CallToolResult.model_validate({"content": [text], "structuredContent": data})
 
     def resources(self) -> list[types.Resource]:
         """Each user's and project's MEMORY.md."""
         with self._lock:
-            owners = self.store().owners()
+            owners = self.acting()[0].owners()
         return [types.Resource(uri=f"memctl://{owner}/MEMORY.md", name=f"{owner}/MEMORY.md",
                                title=f"{owner.split('/', 1)[1]}'s MEMORY.md", mime_type="text/markdown",
                                description="The memory index: a profile and one line per memory, by type.")
@@ -105,17 +117,17 @@ class MemoryTools:
         """The text of a MEMORY.md resource, rendered from the memories as they are now."""
         match = _RESOURCE.fullmatch(uri)
         if match is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri!r} (memctl://users/NAME/MEMORY.md "
+            raise protocol_error(RESOURCE_NOT_FOUND, f"no resource {uri!r} (memctl://users/NAME/MEMORY.md "
                                                "or memctl://projects/NAME/MEMORY.md)")
         kind, name = match.groups()
         try:
             with self._lock:
-                store = self.store()
+                store = self.acting()[0]
                 if f"{kind}/{name}" not in store.owners():
-                    raise MCPError(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
+                    raise protocol_error(RESOURCE_NOT_FOUND, f"no memories of {kind[:-1]} {name!r}")
                 text: str = store.memory_md(**{kind[:-1]: name})
         except MemctlError as exc:
-            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+            raise protocol_error(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         return text
 
     def prompts(self) -> list[types.Prompt]:
@@ -129,9 +141,9 @@ class MemoryTools:
         """One prompt as the user message it stands for; an unknown prompt or a bad argument is -32602."""
         try:
             with self._lock:
-                text = prompts.render(name, arguments, self.store(), self.caller)
+                text = prompts.render(name, arguments, *self.acting())
         except MemctlError as exc:
-            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+            raise protocol_error(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         finally:
             self._log_warnings()
         message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
@@ -145,46 +157,42 @@ class MemoryTools:
 
 def error_result(text: str) -> types.CallToolResult:
     """A tool result the model reads as a failure, with one line saying why."""
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def _snake(hints: dict[str, Any]) -> dict[str, Any]:
-    return {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in hints.items()}
+    return types.CallToolResult.model_validate({"content": [{"type": "text", "text": text}], "isError": True})
 
 
 def build_server(tools: MemoryTools) -> Server[Any]:
     """The SDK's low-level server with memctl's handlers (store work runs in a worker thread)."""
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=await anyio.to_thread.run_sync(tools.list_tools))
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(params: types.CallToolRequestParams) -> types.CallToolResult:
         return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
 
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    async def list_resources(params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(tools.resources))
 
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=f"memctl://{kind}/{{name}}/MEMORY.md", name=f"{kind}-memory-md",
-                                   title=f"A {kind[:-1]}'s MEMORY.md", mime_type="text/markdown")
-            for kind in ("users", "projects")])
+    async def list_templates(params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": [
+            {"uriTemplate": f"memctl://{kind}/{{name}}/MEMORY.md", "name": f"{kind}-memory-md",
+             "title": f"A {kind[:-1]}'s MEMORY.md", "mimeType": "text/markdown"}
+            for kind in ("users", "projects")]})
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         text = await anyio.to_thread.run_sync(tools.read, str(params.uri))
-        return types.ReadResourceResult(contents=[
-            types.TextResourceContents(uri=params.uri, text=text, mime_type="text/markdown")])
+        return types.ReadResourceResult.model_validate({"contents": [
+            {"uri": str(params.uri), "text": text, "mimeType": "text/markdown"}]})
 
-    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    async def list_prompts(params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=tools.prompts())
 
-    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(params: types.GetPromptRequestParams) -> types.GetPromptResult:
         return await anyio.to_thread.run_sync(tools.prompt, params.name, params.arguments)
 
-    return Server("memctl", version=__version__, title="memctl memory", instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-                  on_list_resource_templates=list_templates, on_read_resource=read_resource,
-                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
+    return make_server("memctl", __version__, title="memctl memory", instructions=INSTRUCTIONS, handlers={
+        "tools/list": list_tools, "tools/call": call_tool, "resources/list": list_resources,
+        "resources/templates/list": list_templates, "resources/read": read_resource,
+        "prompts/list": list_prompts, "prompts/get": get_prompt})
 
 
 def serve_stdio(opener: Callable[[], Any], caller: Caller = Caller()) -> int:
@@ -218,7 +226,7 @@ async def _serve(server: Server[Any], wire_in: BinaryIO, wire_out: BinaryIO) -> 
 
     async def submit(item: dict[str, Any]) -> None:
         try:
-            message = types.jsonrpc_message_adapter.validate_python(item, by_name=False)
+            message = parse_message(item)
         except ValidationError as exc:
             raise ValueError(f"not an MCP message: {exc.errors()[0]['msg']}") from None
         await to_server.send(SessionMessage(message))
@@ -232,7 +240,7 @@ async def _serve(server: Server[Any], wire_in: BinaryIO, wire_out: BinaryIO) -> 
     async def relay() -> None:
         async with from_server:
             async for sent in from_server:
-                await protocol.outbound(sent.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
+                await protocol.outbound(dump_message(sent.message))
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(read)

@@ -1,25 +1,21 @@
-"""The agent tools' arguments and results as pydantic models: their JSON Schemas are what MCP lists.
+"""The agent tools' results as pydantic models, and what binds their arguments to a directory.
 
-Argument models are bound to a directory's settings (`bind`): `memory_type` becomes an enum of the
+The tools' arguments derive from the capabilities' request models (core/requests.py, core/byid.py;
+agents/surfaces.py: argument_model); `bind` makes their `type` (a search's `types`) an enum of the
 configured types, with the preset's default type where a tool has one, so an agent sees
-`user, feedback, project, reference` under the claude preset instead of guessing `fact`. Names
-(user, project, session) are checked like path components. Result models describe the data each
-tool returns (the CLI's --json shapes) for MCP's outputSchema.
+`user, feedback, project, reference` under the claude preset instead of guessing `fact`.
+`FieldValue` is memory_add's name/value pair. Result models describe the data each tool returns
+(the CLI's --json shapes) for MCP's outputSchema and the OpenAPI responses.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from memctl.core.models import FIELD_ORDER, TIME_FIELDS, Hit, Memory, check_name
+from memctl.core.models import FIELD_ORDER, TIME_FIELDS, Hit, Memory
 from memctl.core.requests import Listed
-
-
-def _name(what: str) -> Any:
-    return AfterValidator(lambda value: value if value is None else check_name(value, what))
 
 
 def _not_blank(value: str) -> str:
@@ -28,22 +24,7 @@ def _not_blank(value: str) -> str:
     return value
 
 
-def _memory_id(value: str) -> str:
-    if not re.fullmatch(r"[0-9a-f]{4,32}", value):
-        raise ValueError("must be a memory id: 4 to 32 lowercase hex characters, as search and list return it")
-    return value
-
-
-Scope = Literal["user", "project", "session"]
 Text = Annotated[str, AfterValidator(_not_blank)]
-MemoryId = Annotated[str, AfterValidator(_memory_id), Field(description="The memory's id (or a unique prefix).")]
-UserName = Annotated[Optional[str], _name("user"), Field(description="Whose memories: a user name (default: the server's --user).")]
-ProjectName = Annotated[Optional[str], _name("project"), Field(description="A project name (default: the server's --project).")]
-SessionName = Annotated[Optional[str], _name("session"), Field(description="The current conversation id; session memories are short-term.")]
-Tags = Annotated[list[str], Field(description="Tags, e.g. [\"travel\"].")]
-Visibility = Annotated[Optional[Literal["public", "members", "owner_only"]], Field(
-    description="Who may see it: public (anyone), members (of a managed project: the default there) or "
-                "owner_only (its author only; never in a shared MEMORY.md). Default: by its folder.")]
 
 
 class Arguments(BaseModel):
@@ -58,49 +39,6 @@ class FieldValue(Arguments):
 
     name: Text = Field(description="The field's name, e.g. expires, departs, amount.")
     value: Union[bool, int, float, str] = Field(description="Its value, e.g. \"2026-04-02\", \"120 EUR\", true.")
-
-
-class UpdateArgs(Arguments):
-    id: MemoryId
-    content: Optional[Text] = Field(None, description="The new text (checked by the gate: no secrets).")
-    memory_type: Optional[str] = Field(None, description="A new type.")
-    subtype: Optional[str] = Field(None, description="A new subtype.")
-    confidence: Optional[float] = Field(None, ge=0.0, le=1.0, description="A new confidence, 0..1.")
-    key: Optional[str] = Field(None, description="A new key.")
-    tags: Optional[list[str]] = Field(None, description="The new tags (replacing the old ones).")
-    visibility: Visibility = None
-    importance: Optional[float] = Field(None, ge=0.0, le=1.0, description="Explicit importance (1 pins it).")
-    expires: Optional[str] = Field(None, description="When it stops being true (ISO date or time).")
-
-
-class ForgetArgs(Arguments):
-    id: MemoryId
-    reason: Optional[str] = Field(None, description="Why it is forgotten (kept with the archived memory).")
-
-
-class ListArgs(Arguments):
-    user: UserName = None
-    project: ProjectName = None
-    session: SessionName = None
-    memory_type: Optional[str] = Field(None, description="Only memories of this type.")
-    subtype: Optional[str] = Field(None, description="Only memories of this subtype.")
-    tag: Optional[str] = Field(None, description="Only memories with this tag.")
-    status: Literal["active", "superseded", "merged", "expired", "forgotten", "archived", "all"] = Field(
-        "active", description="active (in force), an archived status, or all.")
-    limit: int = Field(50, ge=0, le=1000, description="At most this many (0: all).")
-    offset: int = Field(0, ge=0, description="Skip this many first (for paging).")
-
-
-class QueryArgs(Arguments):
-    op: Literal["count", "sum", "latest", "earliest", "list"] = Field(
-        description="count, sum (of field), latest or earliest (by field), list.")
-    kind: Text = Field(description="The kind asked about: trip, expense, passport...")
-    where: list[str] = Field(default_factory=list, description=(
-        "Conditions that must all hold, e.g. 'departs in 2025', 'international = true', "
-        "'amount > 100 EUR', 'expires within 90 days'."))
-    field: Optional[str] = Field(None, description="What sum adds and latest/earliest order by.")
-    user: UserName = None
-    project: ProjectName = None
 
 
 def bind(model: type[BaseModel], types: tuple[str, ...], default_type: str | None) -> type[BaseModel]:
@@ -174,6 +112,8 @@ class SearchOut(Out):
     hits: list[HitOut] = Field(description="Best first; empty when nothing relevant is stored.")  # type: ignore[valid-type]
     held_back: int = Field(0, description="Hits of the top k held back below min_relevance.")
     min_relevance: float = Field(0.0, description="The calibrated relevance a hit needed.")
+    order: Optional[Literal["newest", "oldest"]] = Field(None, description="Set when the query asks when (last, "
+                                                          "first...): the hits on topic come first in this order of their date.")
     findings: list[Record] = Field(default_factory=list, description="Checks the hits take part in.")
 
 
@@ -228,6 +168,8 @@ class ContextOut(Out):
     truncated: bool
     note: Optional[str] = None
     explain: list[Record] = Field(default_factory=list, description="The rules that fired.")
+    constraints: list[Record] = Field(default_factory=list, description="Constraints that came with the request "
+                                                                         "(id, why: the domains they bite in).")
     warnings: int = 0
     held_back: int = Field(0, description="Recalled but below [recall] min_relevance: not in the block.")
 

@@ -105,9 +105,10 @@ def serve(store: Any, host: str, port: int, token: str | None, access_defaults: 
 
 
 def make_server(app: Any) -> uvicorn.Server:
-    """uvicorn for the app, behind guard.HttpEdges: h11 (strict parsing, chunked bodies), no lifespan,
-    and no logging setup of its own (memctl's logger reports; uvicorn's stay quiet)."""
-    config = uvicorn.Config(HttpEdges(app), http="h11", loop="asyncio", lifespan="off", log_config=None,
+    """uvicorn for the app, behind guard.HttpEdges: h11 (strict parsing, chunked bodies), the app's
+    lifespan (MCP's session manager runs in it), and no logging setup of its own (memctl's logger
+    reports; uvicorn's stay quiet)."""
+    config = uvicorn.Config(HttpEdges(app), http="h11", loop="asyncio", lifespan="on", log_config=None,
                             log_level="warning", access_log=False, server_header=False)
     return uvicorn.Server(config)
 

@@ -124,7 +124,8 @@ def rest_body(request: type[BaseModel], drop: tuple[str, ...] = ()) -> type[Base
             continue
         copy = FieldInfo.merge_field_infos(info, validation_alias=AliasChoices(name, *reverse.get(name, [])))
         fields[name] = (info.annotation, copy)
-    model: type[BaseModel] = create_model(request.__name__.removesuffix("Request") + "Body", __doc__=request.__doc__,
+    name = request.__name__.removesuffix("Request") + "Body" + "".join(d.title().replace("_", "") for d in drop)
+    model: type[BaseModel] = create_model(name, __doc__=request.__doc__,
                                           __config__=ConfigDict(extra="forbid", validate_by_name=True,
                                                                 validate_by_alias=True), **fields)
     return model

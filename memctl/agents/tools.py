@@ -9,7 +9,6 @@ believed (agents' writes count as automatic, `ai`, for the rate limit unless the
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Optional, Union
@@ -17,15 +16,10 @@ from typing import Annotated, Any, Callable, Literal, Optional, Union
 from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, create_model
 
 from memctl.agents import schemas
-from memctl.agents.schemas import (
-    ForgetArgs,
-    ListArgs,
-    QueryArgs,
-    UpdateArgs,
-)
 from memctl.agents.surfaces import argument_model, canonical
+from memctl.core.byid import EditRequest, ForgetRequest
 from memctl.core.envelope import to_jsonable
-from memctl.core.requests import AddRequest, ContextRequest, RecallRequest
+from memctl.core.requests import AddRequest, ContextRequest, ListRequest, QueryRequest, RecallRequest
 from memctl.errors import Refused, UsageError
 
 
@@ -243,39 +237,45 @@ def _context(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
     return data
 
 
-_SETTABLE = (("memory_type", "type"), ("subtype", "subtype"), ("confidence", "confidence"), ("key", "key"),
-             ("tags", "tags"), ("importance", "importance"), ("expires", "expires"), ("visibility", "visibility"))
+def _given(a: BaseModel) -> dict[str, Any]:
+    """The arguments a call gave, by their declared names (the request's fields)."""
+    return {k: v for k, v in a.model_dump(exclude_unset=True).items() if v is not None}
 
 
-def _update(store: Any, a: UpdateArgs, caller: Caller) -> dict[str, Any]:
-    memory = store.get(a.id)
-    # JSON is YAML, so each value keeps its type through the edit's YAML reading
-    sets = {name: json.dumps(getattr(a, attr)) for attr, name in _SETTABLE if getattr(a, attr) is not None}
-    if a.content is None and not sets:
-        raise UsageError("memory_update: nothing to change: give content or a field to set", code="nothing_to_change")
-    return {"memory": store.edit(memory.id, sets, a.content, agent=True).to_public()}
+def _update(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    arguments = _given(a)
+    if len(arguments) == 1:  # the id alone
+        raise UsageError("memory_update: nothing to change: give body (content) or a field to set",
+                         code="nothing_to_change")
+    memory = store.get(a.memory_id)
+    return {"memory": store.edit(**{**arguments, "memory_id": memory.id}, agent=True).to_public()}
 
 
-def _forget(store: Any, a: ForgetArgs, caller: Caller) -> dict[str, Any]:
-    return {"memory": store.forget(a.id, a.reason).to_public()}
+def _forget(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    return {"memory": store.forget(**_given(a)).to_public()}
 
 
-def _list(store: Any, a: ListArgs, caller: Caller) -> dict[str, Any]:
-    user, project = a.user, a.project
-    if not (user or project or a.session):
-        user, project = (caller.defaults.user, None) if caller.defaults.user else (None, caller.defaults.project)
-    memories = store.list(user=user, project=project, session=a.session, type=a.memory_type, subtype=a.subtype,
-                          tag=a.tag, status=a.status, sort="updated", newest_first=True, offset=a.offset,
-                          limit=a.limit)
+LIST_LIMIT = 50  # memory_list's page when the call says none (an agent's context is small)
+
+
+def _list(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    arguments = {"limit": LIST_LIMIT, **_given(a)}
+    if not (a.user or a.project or a.session):
+        arguments.update(_default_owner(caller.defaults))
+    memories = store.list(**arguments, sort="updated", newest_first=True)
     return {"count": len(memories), "memories": [m.to_public() for m in memories]}
 
 
-def _query(store: Any, a: QueryArgs, caller: Caller) -> dict[str, Any]:
-    user, project = a.user, a.project
-    if not (user or project):  # one owner, as for list: the default user, else the default project
-        user, project = (caller.defaults.user, None) if caller.defaults.user else (None, caller.defaults.project)
-    data: dict[str, Any] = store.query(a.op, a.kind, where=a.where, field=a.field, user=user,
-                                       project=project).to_data()
+def _default_owner(d: Defaults) -> dict[str, Any]:
+    """One owner for a call naming none: the server's default user, else its default project."""
+    return {"user": d.user} if d.user else {"project": d.project} if d.project else {}
+
+
+def _query(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    arguments = _given(a)
+    if not (a.user or a.project):  # one owner, as for list
+        arguments.update(_default_owner(caller.defaults))
+    data: dict[str, Any] = store.query(**arguments).to_data()
     return data
 
 
@@ -298,16 +298,18 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("memory_update", "Correct a memory",
          "Correct a stored memory: new text or new fields (type, tags, key, confidence, importance, expiry). "
          "Use it when the user corrects something you remembered; the previous text stays in the history.",
-         UpdateArgs, schemas.MemoryOut, _update, destructive=True, idempotent=True),
+         argument_model(EditRequest, "mcp"), schemas.MemoryOut, _update, destructive=True, idempotent=True,
+         request=EditRequest),
     Tool("memory_forget", "Forget a memory",
          "Forget a memory that is wrong or that the user asked you to forget. It is archived, not deleted, "
          "and can be restored by a person.",
-         ForgetArgs, schemas.MemoryOut, _forget, destructive=True),
+         argument_model(ForgetRequest, "mcp"), schemas.MemoryOut, _forget, destructive=True, request=ForgetRequest),
     Tool("memory_list", "List memories",
-         "List stored memories, newest first, optionally only one user's, one project's, one type or one tag.",
-         ListArgs, schemas.ListOut, _list, read_only=True),
+         f"List stored memories, newest first (at most {LIST_LIMIT} unless limit says; 0: all), optionally only one "
+         "user's, one project's, one type, subtype or tag.",
+         argument_model(ListRequest, "mcp"), schemas.ListOut, _list, read_only=True, request=ListRequest),
     Tool("memory_query", "Count or add up typed facts",
          "Answer exactly from typed facts instead of counting or adding up recalled text: how many trips in "
          "2025, the total spent, the latest passport. Returns the value and the memories it used.",
-         QueryArgs, schemas.QueryOut, _query, read_only=True),
+         argument_model(QueryRequest, "mcp"), schemas.QueryOut, _query, read_only=True, request=QueryRequest),
 )}

@@ -6,6 +6,7 @@ order `--help` lists them. A command parses its arguments, calls one MemoryStore
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, List, Optional
@@ -185,6 +186,7 @@ class State:
         self.now: Optional[str] = None
         self.actor: Optional[str] = None
         self.stores: list[MemoryStore] = []
+        self.command: contextlib.ExitStack | None = None  # the running command's stores' reads (run)
 
 
 STATE = State()
@@ -259,21 +261,26 @@ def open_store() -> "MemoryStore":
 
     store = MemoryStore.open(STATE.dir, actor=STATE.actor)
     STATE.stores.append(store)
+    if STATE.command is not None:  # one CLI command is one command of the store: one folder scan
+        STATE.command.enter_context(store.repo.command())
     return store
 
 
 def run(command: str, as_json: bool, action: Callable[[], Any], human: Callable[[Any], None],
         quiet: bool = False) -> None:
     """Run an action; render its result or its error in the one output contract."""
-    try:
-        data = action()
-    except MemctlError as exc:
-        render.error(command, as_json, exc.code, exc.message, exc.data)
-        raise typer.Exit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    finally:
-        _flush_warnings()
+    with contextlib.ExitStack() as scope:
+        STATE.command = scope
+        try:
+            data = action()
+        except MemctlError as exc:
+            render.error(command, as_json, exc.code, exc.message, exc.data)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+        finally:
+            _flush_warnings()
+            STATE.command = None
     render.result(command, as_json, data, human, quiet)
 
 

@@ -49,7 +49,7 @@ def _parameter(field: str, info: FieldInfo) -> inspect.Parameter:
                                  annotation=Annotated[Optional[kind], marker], default=None)
     names = spelled.cli or (f"--{field.replace('_', '-')}",)
     bounds = _bounds(info) if kind in (int, float) else {}
-    default = None if many or info.default is None else info.default
+    default = None if many or info.is_required() or info.default is None else info.default
     if kind is bool and default is None:  # three states: --flag, --no-flag, or the setting's
         marker = typer.Option(f"{names[0]}/--no-{names[0][2:]}", help=help_text)
         return inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Optional[bool], marker],

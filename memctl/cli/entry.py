@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if os.environ.get("_MEMCTL_COMPLETE") or argv[:1] == ["--show-completion"]:
         sys.exit(_completion(argv))
+    if _is_hook(argv):  # Claude Code waits for it on every prompt: no typer, and it never fails
+        from memctl.cli.claude_hooks import run
+
+        sys.exit(run(argv))
     from memctl.cli.forward import fast_path
 
     try:
@@ -28,6 +32,12 @@ def main(argv: list[str] | None = None) -> None:
     from memctl.cli.main import main as run_app
 
     run_app(argv)
+
+
+def _is_hook(argv: list[str]) -> bool:
+    """`[-d DIR] hooks run claude ...`: the command line of an installed hook."""
+    words = argv[2:] if argv[:1] in (["-d"], ["--dir"]) else argv
+    return words[:3] == ["hooks", "run", "claude"]
 
 
 def _completion(argv: list[str]) -> int:

@@ -19,6 +19,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Many at once", "bulk", ("import", "export", "log", "extract")),
     ("Upkeep", "maintain", ("dedupe", "conflicts", "compact", "index", "reindex", "doctor")),
     ("Agents", "servers", ("mcp", "serve")),
+    ("Agents", "hooks", ("hooks",)),
     ("Setup", "setup", ("init", "config", "git")),
 )
 

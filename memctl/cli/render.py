@@ -27,8 +27,9 @@ def hits(data: dict[str, Any], args: dict[str, Any]) -> None:
         output.note(f"no memories found for {data['query']!r} ({data['considered']} considered"  # stderr: stdout
                     + (f"; {note})" if note else ")"))  # stays the hits alone, none here
         return
-    cols = ["score", "id", "type", "owner", "content", "relevance"] + (["explain"] if explain else [])
-    rows = [_hit_row(h, explain) for h in data["hits"]]
+    dated = bool(data.get("order"))  # the query asked when: each hit's day, in that order
+    cols = ["score", "id", "type", "owner", *(["date"] if dated else []), "content", "relevance"] + (["explain"] if explain else [])
+    rows = [_hit_row(h, explain, dated) for h in data["hits"]]
     output.rows(cols, rows, title=f"recall: {output.short(data['query'], 60)} ({data['mode']})")
     for finding in data.get("findings") or ():  # checks the hits take part in: the linked hits say why
         output.note(f"{finding['severity']}: {finding['message']}")
@@ -36,15 +37,18 @@ def hits(data: dict[str, Any], args: dict[str, Any]) -> None:
         output.note(note)
 
 
-def _hit_row(h: dict[str, Any], explain: bool) -> list[Any]:
+def _hit_row(h: dict[str, Any], explain: bool, dated: bool = False) -> list[Any]:
     owner = h.get("project") if h["scope"] == "project" else h.get("user")
     marks = "".join(f"[{m}] " for m in (("linked to " + h["linked_to"]) if h.get("linked_to") else None,
+                                         "constraint" if h.get("constraint") else None,
                                          None if h.get("in_force", True) else h.get("state")) if m)
-    score = "linked" if h.get("linked_to") else f"{h['score']:.3f}"
+    score = "linked" if h.get("linked_to") or h.get("constraint") else f"{h['score']:.3f}"
     relevance = "" if h.get("relevance") is None else f"{h['relevance']:.2f}"
-    row = [score, h["id"], h["type"], owner, marks + output.short(h["content"], 100), relevance]
+    row = [score, h["id"], h["type"], owner, *([h.get("date") or ""] if dated else []),
+           marks + output.short(h["content"], 100), relevance]
     if explain:
-        row.append(", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items()))
+        why = [f"rides along: {h['constraint']}"] if h.get("constraint") else []
+        row.append(", ".join([*why, *(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items())]))
     return row
 
 
@@ -54,6 +58,8 @@ def context_block(data: dict[str, Any], args: dict[str, Any]) -> None:
     if args.get("explain"):
         for rule in data["explain"] or [{"name": "none", "matched": "", "description": "no rule fired"}]:
             output.warn(f"rule {rule['name']}: {rule['description']} (matched {rule['matched']!r})")
+        for along in data.get("constraints") or ():
+            output.warn(f"constraint {along['id']} rides along: {along['why']}")
         output.warn(f"{data['tokens']}/{data['budget']} tokens, {len(data['items'])} memories, "
                     f"{data['held_back']} held back below min_relevance")
 

@@ -9,7 +9,9 @@ MEMCTL_ACTOR, or the authenticated user of a server request):
   owners change everything; people who are not members see only `public` memories;
 - a project without a members table is open: everyone reads and writes, as before roles existed;
 - `visibility`: `public` (anyone who can read the directory), `members` (the default in a managed
-  project: members only), `owner_only` (only the memory's author).
+  project: members only), `owner_only` (only the memory's author). Any other value (`private`,
+  `Owner_Only`, another tool's word) fails closed: the memory is treated as `owner_only`, and
+  `unknown_visibility` lets doctor and the command that met it say so.
 
 The rules work on plain field dicts (catalog records, database rows) as well as on memories, so
 the stores can filter before anything is validated or leaves the database.
@@ -57,6 +59,25 @@ def access_view(memory: Any) -> dict[str, Any]:
             "visibility": memory.visibility, "author": memory.author}
 
 
+def unknown_visibility(value: Any) -> bool:
+    """True for a visibility the rules do not know (none at all is the folder's default, not unknown)."""
+    return value is not None and value != "" and value not in VISIBILITIES
+
+
+def visibility_problem(path: str, value: Any) -> str:
+    """What doctor and a command that met one say about an unknown visibility."""
+    return (f"{path}: unknown visibility {value!r}: only its author sees it "
+            f"(use {', '.join(VISIBILITIES)})")
+
+
+def effective_visibility(value: Any, managed: bool) -> str:
+    """The visibility the rules apply: the folder's default when none is given (members in a managed
+    project, else public), owner_only for a value they do not know (fail closed)."""
+    if value is None or value == "":
+        return "members" if managed else "public"
+    return value if value in VISIBILITIES else "owner_only"
+
+
 def _owner(record: Mapping[str, Any]) -> tuple[str, str | None]:
     """("user", name) for a personal memory, ("project", name) for a project one."""
     scope = record.get("scope", "user")
@@ -72,7 +93,7 @@ def can_read(access: Access | None, record: Mapping[str, Any]) -> bool:
     kind, name = _owner(record)
     if kind == "user":
         return name == access.actor
-    visibility = record.get("visibility") or ("members" if access.managed(name) else "public")
+    visibility = effective_visibility(record.get("visibility"), access.managed(name))
     if visibility == "owner_only":
         return record.get("author") == access.actor
     if visibility == "members" and access.managed(name):

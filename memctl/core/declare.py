@@ -35,7 +35,7 @@ class Spelled:
     metavar: str | None = None
     aliases: tuple[str, ...] = ()  # other names MCP and REST accept (the seeds' names)
     surfaces: frozenset[str] = SURFACES
-    filter: str | None = None  # recall and list: the memory field it filters on (one of the values)
+    filter: str | None = None  # recall and list: the memory field whose value must be one of those given
     complete: str | None = None  # what completes its value: ids, users, projects, types, config_keys, files
     choices: tuple[str, ...] = ()  # the values it takes (completion, help, MCP enum)
 
@@ -160,6 +160,17 @@ def _same_default(where: str, param: inspect.Parameter, info: FieldInfo) -> None
     mine = list(param.default) if isinstance(param.default, tuple) else param.default
     if info.is_required() or mine != default:
         raise TypeError(f"{where}: {param.name} defaults to {param.default!r}, its field to {default!r}")
+
+
+def declared_filters(request: BaseModel) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The filters a request's values ask for: (memory field, values) of every field declared with
+    `Spelled(filter=FIELD)` and given (store/filters.py MemoryFilter.fields reads them generically)."""
+    out = []
+    for name, info in type(request).model_fields.items():
+        target, values = spelled_of(info).filter, getattr(request, name)
+        if target and values:
+            out.append((target, tuple(values) if isinstance(values, (list, tuple)) else (values,)))
+    return tuple(out)
 
 
 def request_of(model: type[M], given: dict[str, Any], what: str) -> M:

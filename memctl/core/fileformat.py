@@ -3,7 +3,9 @@
 A memory file may come from anyone (the directory is shared through git), so parsing is contained:
 no YAML aliases (an alias bomb expands a few hundred bytes into gigabytes), nesting at most
 MAX_DEPTH levels (deep brackets would exhaust the stack), a frontmatter of at most
-MAX_FRONTMATTER_BYTES, and only YAML's plain types (SafeLoader: no tags that build objects).
+MAX_FRONTMATTER_BYTES, only YAML's plain types (SafeLoader: no tags that build objects), and every
+value within LIMITS, checked on the composed node before it is converted (a number of 5,000 digits
+makes int() itself raise; a list of 30,000 tags would be read on every recall).
 """
 
 from __future__ import annotations
@@ -22,11 +24,36 @@ from memctl.errors import InvalidMemory
 
 MAX_DEPTH = 32
 MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_NUMBER_CHARS = 100  # the text of one number (digits, sign, point, exponent, underscores)
+MAX_STRING_CHARS = 8 * 1024  # one text value or key
+MAX_ITEMS = 1024  # the items of one list, the keys of one mapping
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+class ValueTooLarge(yaml.constructor.ConstructorError):
+    """A frontmatter value over the limits (a YAMLError, so every reader of frontmatter refuses it)."""
+
+
+def _check_node(node: yaml.Node | None) -> None:
+    """Refuse a composed value over the limits, before anything converts it."""
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
+            problem = f"a number of {len(node.value)} characters (at most {MAX_NUMBER_CHARS})"
+        elif len(node.value) > MAX_STRING_CHARS:
+            problem = f"a text of {len(node.value)} characters (at most {MAX_STRING_CHARS})"
+        else:
+            return
+    elif isinstance(node, (yaml.SequenceNode, yaml.MappingNode)) and len(node.value) > MAX_ITEMS:
+        what = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+        problem = f"a {what} of {len(node.value)} items (at most {MAX_ITEMS})"
+    else:
+        return
+    raise ValueTooLarge(None, None, problem, node.start_mark)
 
 
 class _Loader(yaml.SafeLoader):
     """SafeLoader that keeps timestamps as strings (unknown keys round-trip verbatim), refuses
-    aliases and anchors, and refuses nesting deeper than MAX_DEPTH."""
+    aliases and anchors, nesting deeper than MAX_DEPTH and values over the limits (_check_node)."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.events.AliasEvent):
@@ -41,7 +68,9 @@ class _Loader(yaml.SafeLoader):
             if self._depth > MAX_DEPTH:
                 raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
                                                   event.start_mark)
-            return super().compose_node(parent, index)
+            node = super().compose_node(parent, index)
+            _check_node(node)
+            return node
         finally:
             self._depth -= 1
 
@@ -118,6 +147,15 @@ def refuse_conflicts(text: str, label: str) -> None:
         raise InvalidMemory(f"{label}: unresolved git merge conflict at {where(regions)} (<<<<<<< / >>>>>>> lines)")
 
 
+def _yaml_problem(exc: yaml.YAMLError, label: str, detail: bool = True) -> str:
+    """One line saying why a frontmatter does not read, and where."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) if detail else None
+    at = f" at line {mark.line + 1}" if mark else ""
+    what = "frontmatter value over the limits" if isinstance(exc, ValueTooLarge) else "malformed YAML frontmatter"
+    return f"{label}: {what}{at}" + (f": {problem}" if problem else "")
+
+
 def parse_memory(text: str, path: str | None = None) -> Memory:
     """Parse file text into a Memory; raise InvalidMemory with a one-line reason."""
     label = path or "memory"
@@ -126,10 +164,7 @@ def parse_memory(text: str, path: str | None = None) -> Memory:
     try:
         meta, body = frontmatter.parse(text, handler=_Handler())
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}" + (f": {problem}" if problem else "")) from None
+        raise InvalidMemory(_yaml_problem(exc, label)) from None
     except RecursionError:  # a last line of defence; MAX_DEPTH stops nesting long before this
         raise InvalidMemory(f"{label}: frontmatter nested too deeply") from None
     if not isinstance(meta, dict) or not meta:
@@ -166,9 +201,7 @@ def load_fields(front: str, label: str) -> dict[str, Any]:
     try:
         meta = yaml.load(front, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise InvalidMemory(f"{label}: malformed YAML frontmatter{where}") from None
+        raise InvalidMemory(_yaml_problem(exc, label, detail=isinstance(exc, ValueTooLarge))) from None
     if meta is None:
         return {}
     if not isinstance(meta, dict):

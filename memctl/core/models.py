@@ -60,6 +60,14 @@ def name_arg(value: str, what: str) -> str:
         raise UsageError(str(exc), code="bad_name") from None
 
 
+def session_key(session: str | None, owner: str | None) -> str | None:
+    """One session of one owner (`users/alice/chat1`) as usage records it; names have no `/`, so
+    the key is unambiguous. The bare session when no owner is known (one person's directory)."""
+    if session is None:
+        return None
+    return f"{owner}/{session}" if owner else session
+
+
 def id_arg(value: str) -> str:
     """An id argument: hex only, so it can never name a path outside the directory."""
     if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{4,32}", value):
@@ -212,6 +220,13 @@ class Memory(BaseModel):
             return f"projects/{self.project}"
         return f"users/{self.user}"
 
+    @property
+    def session_owner(self) -> str:
+        """Whose conversation a write made during a session belongs to: the memory's user, else its
+        project. Per-session state (the rate limit, extract's skip, usage) is keyed by this and the
+        session, so two people's sessions of the same name never share it."""
+        return f"users/{self.user}" if self.user else f"projects/{self.project}"
+
     def is_expired(self, at: datetime) -> bool:
         """True once `expires` has passed."""
         return self.expires is not None and self.expires <= at
@@ -252,10 +267,12 @@ class Hit(BaseModel):
     relevance: float | None = None  # calibrated, comparable across queries (policy/relevance.py)
     created: datetime | None = None
     occurred: str | None = None
+    date: str | None = None  # the day it happened (occurred, else updated): set when the query asks when
     state: str | None = None
     in_force: bool = True  # False: a state not in force, or past valid_until (ranked lower)
     part_of: str | None = None
     linked_to: str | None = None  # set on a hit that came along as a part (or the whole) of that hit
+    constraint: str | None = None  # set on a constraint that came along with the request: the domains it bites in
     components: dict[str, float] = Field(default_factory=dict)
     memory: Memory | None = Field(default=None, exclude=True)
 

@@ -34,8 +34,8 @@ def _time(value: Any) -> Any:
     return clock.parse_timestamp(value) if isinstance(value, str) else value
 
 
-def _not_blank(value: str) -> str:
-    if not value.strip():
+def _not_blank(value: str | None) -> str | None:
+    if value is not None and not value.strip():
         raise ValueError("must not be empty or blank")
     return value
 
@@ -83,10 +83,13 @@ class RecallRequest(Request):
                                                 aliases=("type", "memory_type", "category"), complete="types"), Field(
         description="Only memories of these types.", default_factory=list)]
     subtypes: Annotated[list[str], Listed, Spelled(cli=("--subtype",), metavar="SUBTYPE", aliases=("subtype", "subType"),
-                                                   filter="subtypes"), Field(
+                                                   filter="subtype"), Field(
         description="Only memories of these subtypes (a finer category: like, dislike, name...).", default_factory=list)]
     tags: Annotated[list[str], Listed, Spelled(cli=("--tag",), metavar="TAG", aliases=("tag",)), Field(
         description="Only memories with one of these tags.", default_factory=list)]
+    sources: Annotated[list[str], Listed, Spelled(cli=("--source",), metavar="SOURCE", aliases=("source",),
+                                                  filter="source"), Field(
+        description="Only memories stated by one of these sources: user, ai, auto, import...", default_factory=list)]
     since: Annotated[Optional[datetime], Time, Spelled(metavar="TIME"), Field(
         description="Occurred (else created) at or after this ISO date or time.")] = None
     until: Annotated[Optional[datetime], Time, Spelled(metavar="TIME"), Field(
@@ -223,7 +226,7 @@ class ListRequest(Request):
         description="created, updated, type, confidence, importance (most important first), id or user.")] = "created"
     limit: Annotated[int, Spelled(cli=("--limit", "-n"), metavar="N"), Field(
         ge=0, description="At most this many (0: all).")] = 0
-    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",)), Field(
+    subtype: Annotated[Optional[str], Spelled(metavar="SUBTYPE", aliases=("subType",), filter="subtype"), Field(
         description="Only memories of this subtype.")] = None
     offset: Annotated[int, Spelled(metavar="N"), Field(ge=0, description="Skip this many first (paging).")] = 0
     newest_first: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(description="Reverse the order (newest first by created).")] = False
@@ -272,3 +275,58 @@ class StructureRequest(Request):
                     "never run by a server.")] = None
     offline: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(
         description="Use the offline recognisers even when MEMCTL_LLM names a command.")] = False
+
+
+OPS = ("count", "sum", "latest", "earliest", "list")
+
+
+class QueryRequest(Request):
+    """query: an exact answer over typed fields (count, sum, latest, earliest or list of a kind)."""
+
+    codes: ClassVar[dict[str, str]] = {"op": "bad_query", "kind": "bad_kind", "user": "bad_name",
+                                       "project": "bad_name", "at": "bad_time"}
+
+    op: Annotated[str, OneOf(OPS, "query"), Spelled(cli=("",), metavar="OP", choices=OPS), Field(
+        description="count, sum (of field), latest or earliest (by field), list.")]
+    kind: Annotated[str, NotBlank, Spelled(cli=("--kind", "-k"), metavar="KIND", complete="kinds"), Field(
+        description="The kind asked about: trip, expense, passport...")]
+    where: Annotated[list[str], Listed, Spelled(cli=("--where", "-w"), metavar="CONDITION"), Field(
+        description="Conditions that must all hold: 'departs in 2025', 'international = true', "
+                    "'amount > 100 EUR', 'expires within 90 days'.", default_factory=list)]
+    field: Annotated[Optional[str], Spelled(cli=("--field", "-f"), metavar="FIELD"), Field(
+        description="What sum adds, and what latest/earliest/list order by (default: the kind's first date).")] = None
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users"),
+                    Field(description="Only this user's memories (default: the server's --user).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects"), Field(
+        description="Only this project's memories (default: the server's --project).")] = None
+    at: Annotated[Optional[str], Spelled(metavar="DATE"), Field(
+        description="The day `today` means (default: today).")] = None
+
+
+class CheckRequest(Request):
+    """check: run every check (shipped, checks/*.toml, [checks]) over the typed memories."""
+
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "at": "bad_time"}
+
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
+                                                          surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this user's memories (whose memories: store/filters.py).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this project's memories.")] = None
+    at: Annotated[Optional[str], Spelled(metavar="DATE", surfaces=LIBRARY_AND_CLI), Field(
+        description="The day `today` means (default: today).")] = None
+
+
+class StatsRequest(Request):
+    """stats: counts by status, type, scope and owner; broken files."""
+
+    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name"}
+
+    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
+                                                          surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this user's memories (whose memories: store/filters.py).")] = None
+    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
+                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
+        description="Only this project's memories.")] = None

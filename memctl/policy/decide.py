@@ -28,6 +28,7 @@ from memctl.policy.facts import (
     relations,
     same_subject,
 )
+from memctl.policy.pairs import reading
 from memctl.policy.statement import shares_slot, slot_relation
 from memctl.policy.when import absolute_dates
 
@@ -319,6 +320,7 @@ class Neighbor(BaseModel):
     cosine: float
     created: datetime | None = None
     confidence: float = 1.0
+    frame_cosine: float | None = None  # cosine of the two frames, values masked (policy/pairs.py); None: not read
 
 
 class Decision(BaseModel):
@@ -398,12 +400,25 @@ def decide(
         or announces_change_of(n.text, candidate.text)
         or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))]
     if best is None:
-        return Decision(action="add", similar=related_ids, conflicts_with=conflicts,
-                        reason=_add_reason(related_ids, conflicts))
+        return _by_model(candidate, ordered, related_ids, conflicts)
     old, action, reason = best
     return Decision(action=action, target=old.id, similar=related_ids,
                     conflicts_with=conflicts, reason=reason,
                     text=candidate.text if action == "update" else None)
+
+
+def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str], conflicts: list[str]) -> Decision:
+    """When no rule decides: the fitted pair model's reading of the neighbours whose frames were
+    compared (a repeat in other words is a NOOP of the closest one; a change is linked as a possible
+    conflict, never superseded on the model's word alone)."""
+    readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine))
+                for n in ordered if n.frame_cosine is not None and n.type == candidate.type and not n.key]
+    repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts), None)
+    if repeat is not None and not candidate.key:
+        return Decision(action="noop", target=repeat.id, similar=[i for i in related if i != repeat.id],
+                        conflicts_with=conflicts, reason=f"says what {repeat.id} says in other words (pair model)")
+    conflicts = [*conflicts, *(n.id for n, r in readings if r == "change" and n.id not in conflicts)]
+    return Decision(action="add", similar=related, conflicts_with=conflicts, reason=_add_reason(related, conflicts))
 
 
 def _add_reason(related: list[str], conflicts: list[str]) -> str:

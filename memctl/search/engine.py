@@ -279,6 +279,12 @@ class Engine:
         self.sync_vectors()
         return self.vectors.similarities(self.query_vector(text), list(ids))
 
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
+        from memctl.search.embedders import pair_cosines
+
+        return pair_cosines(self.embedder, pairs)
+
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair); with
         sync=False only vectors already cached are compared and the model is never loaded."""

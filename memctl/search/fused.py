@@ -72,6 +72,10 @@ class TwoModelSearch:
         """Cosines of the primary model."""
         return self.primary.similarities(text, ids)
 
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The primary model's (the write path's model)."""
+        return self.primary.text_similarities(pairs)
+
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Pairwise cosines of the primary model."""
         return self.primary.pair_similarities(ids, threshold, sync)

@@ -83,6 +83,9 @@ def looks_like_a_name(text: str, start: int, end: int) -> bool:
     return word[:1].isupper() and not opens_sentence
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
 def name_terms(text: str, common: Container[str] | None = None, speakers: bool = True) -> set[str]:
     """The stems of the words a text writes as names: capitalised where sentence case does not
     explain it ("What did Kevin watch?", "iOS"), or capitalised and not common English ("Caroline
@@ -94,7 +97,7 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     text = unicodedata.normalize("NFKC", text)
     out = set()
     for term, start, end in raw_terms(text, index=False):
-        word = text[start:end]
+        word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
         if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word):
             continue
         speaker = _speaker(text, start, end)

@@ -37,6 +37,7 @@ class VectorStore:
         self._clear()
 
     def _clear(self) -> None:
+        self._seen: tuple[int, int, int] | None = None  # meta.json as last read or written here
         self._matrix = np.zeros((0, self.dim), dtype=np.float32)
         self._ids: list[str] = []
         self._hashes: list[str] = []
@@ -65,10 +66,35 @@ class VectorStore:
             self._matrix, self._ids, self._hashes = loaded
             self._rows = {id_: row for row, id_ in enumerate(self._ids)}
 
+    def adopt(self, items: Mapping[str, str]) -> None:
+        """Take the vectors of `items` (id -> content hash) that this store lacks from the file on
+        disk, when another process has written it since this one last read or wrote it: processes
+        writing at once then embed each new memory once between them, not once each."""
+        if not items or self._signature() in (None, self._seen):
+            return
+        try:
+            loaded = self._read()
+        except (OSError, ValueError, KeyError, TypeError):  # torn by a writer right now: embed instead
+            return
+        if loaded is None:
+            return
+        matrix, ids, hashes = loaded
+        found = [row for row, (id_, content_hash) in enumerate(zip(ids, hashes)) if items.get(id_) == content_hash]
+        if found:
+            self.upsert([ids[row] for row in found], [hashes[row] for row in found], matrix[found])
+
+    def _signature(self) -> tuple[int, int, int] | None:
+        try:
+            st = (self.path / META_FILE).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
     def _read(self) -> tuple[np.ndarray, list[str], list[str]] | None:
         meta_path = self.path / META_FILE
         if not meta_path.exists():
             return None
+        self._seen = self._signature()  # before reading: a write racing the read is seen next time
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("meta.json is not an object")
@@ -138,6 +164,7 @@ class VectorStore:
         _atomic_write(self.path / MATRIX_FILE, lambda f: np.save(f, matrix, allow_pickle=False))
         payload = json.dumps(meta, separators=(",", ":")).encode("utf-8")
         _atomic_write(self.path / META_FILE, lambda f: f.write(payload))
+        self._seen = self._signature()
 
     def search(
         self, query: np.ndarray, k: int, allowed: Collection[str] | None = None
@@ -233,7 +260,11 @@ def sync_store(
         raise ValueError(f"embedder {embedder.identity} does not match store {store.identity}")
     stale = [id_ for id_ in store.ids if id_ not in hashes]
     store.remove(stale)
-    todo = sorted(store.missing(hashes))
+    todo = store.missing(hashes)
+    if todo:  # what another process embedded since: not embedded again
+        store.adopt({i: hashes[i] for i in todo})
+        todo = store.missing({i: hashes[i] for i in todo})
+    todo.sort()
     for start in range(0, len(todo), batch):
         ids = todo[start:start + batch]
         store.upsert(ids, [hashes[i] for i in ids], embedder.embed([text_of(i) for i in ids]))

@@ -20,7 +20,7 @@ from memctl.policy.checks import Finding, Rule, RuleError, compile_rule, evaluat
 from memctl.policy.validity import in_force
 from memctl.services.kinds import typed_memories
 from memctl.store.kinds import Declared, KindFiles
-from memctl.store.repository import Repository
+from memctl.store.repository import Memories
 
 
 class CheckReport(BaseModel):
@@ -40,7 +40,7 @@ class CheckReport(BaseModel):
 class CheckService:
     """Compile the directory's rules once, then evaluate them on demand."""
 
-    def __init__(self, repo: Repository, kinds: KindFiles, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Memories, kinds: KindFiles, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.kinds = kinds
         self.config = config

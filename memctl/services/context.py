@@ -3,13 +3,13 @@ recalled memories, rendered within a token budget."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from memctl import clock
 from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read
 from memctl.errors import UsageError
-from memctl.prompt.context import Format
+from memctl.prompt.context import ContextItem, Format
 from memctl.prompt.profile import Profile
 from memctl.services.memory_md import stable_importance
 from memctl.services.recall import RecallService, parse_query
@@ -17,6 +17,8 @@ from memctl.store.filters import scope_filter
 from memctl.store.repository import Repository
 
 if TYPE_CHECKING:
+    from memctl.core.models import Hit
+    from memctl.core.requests import RecallRequest
     from memctl.services.checks import CheckService
 
 FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
@@ -48,8 +50,10 @@ class ContextService:
         found.sort(key=lambda f: (f["rule"], tuple(f["memories"])) not in first)  # sorted() is stable
         return [(f["severity"], f["message"]) for f in found]
 
-    def profile(self, user: str | None, project: str | None, lines: int) -> Profile | None:
-        """The user's profile, then the project's (its headings marked with the project's name)."""
+    def profile(self, user: str | None, project: str | None, lines: int,
+                only: Collection[str] | None = None) -> Profile | None:
+        """The user's profile, then the project's (its headings marked with the project's name);
+        with `only`, of those memories alone (the ones a request found relevant)."""
         from memctl.policy.validity import in_force
         from memctl.prompt.profile import build_profile
 
@@ -59,19 +63,51 @@ class ContextService:
             if name:
                 folder = f"{'users' if kind == 'user' else 'projects'}/{name}"
                 members = [m for m in self.repo.active(now, owner=folder)
-                           if can_read(self.access, access_view(m)) and in_force(m, now, states)]
+                           if (only is None or m.id in only) and can_read(self.access, access_view(m))
+                           and in_force(m, now, states)]
                 parts.append(build_profile(kind, name, members, stable_importance(members),
                                            self.config.memory.language, lines))
         if len(parts) < 2:
             return parts[0] if parts else None
         mine, theirs = parts
         marked = [(f"{project}: {heading}", section) for heading, section in theirs.sections]
-        return mine.model_copy(update={"sections": [*mine.sections, *marked]})
+        return mine.model_copy(update={"sections": [*mine.sections, *marked], "ids": [*mine.ids, *theirs.ids]})
+
+    def _relevant_parts(self, query: str, hits: list[Hit], user: str | None, project: str | None,
+                        lines: int) -> tuple[Profile | None, list[ContextItem]]:
+        """The profile lines and the memories of the block: the profile holds only the memories the
+        request found (the constraints and linked memories stay memories, marked), the memories the
+        rest; identifiers (a passport's, a card's number) are withheld unless the request is about
+        them (policy/identifiers.py)."""
+        from memctl.policy.identifiers import withhold_identifiers
+        from memctl.prompt.context import items_from_hits
+
+        found = {h.id for h in hits if not h.constraint and not h.linked_to}
+        profile = self.profile(user, project, lines, only=found) if found else None
+        said = {i for ids in (profile.ids if profile is not None else []) for i in ids}
+        items = [item.model_copy(update={"content": withhold_identifiers(item.content, query)})
+                 for item in items_from_hits(hits) if item.id not in said]
+        if profile is not None:
+            sections = [(heading, [withhold_identifiers(line, query) for line in section])
+                        for heading, section in profile.sections]
+            profile = profile.model_copy(update={"sections": sections})
+        return profile, items
+
+    def _session_first(self, q: "RecallRequest", hits: list[Hit], held: int) -> tuple[list[Hit], int]:
+        """A query about the current work ("continue with that error"): this session's memories lead,
+        held back or not (the query points at them, not at their words), then the other hits in rank
+        order; and how many stay held back."""
+        mine = self.recaller.recall(q.model_copy(update={"scopes": ["session"], "min_relevance": 0.0, "record_usage": False}))
+        own = [h for h in mine.hits if h.session == q.session and not h.linked_to]
+        shown = {h.id for h in hits}
+        back = sum(1 for h in own if h.id not in shown)
+        first = {h.id for h in own}
+        return [*own, *(h for h in hits if h.id not in first)], max(held - back, 0)
 
     def build(self, query: str, *, user: str | None = None, project: str | None = None,
               session: str | None = None, budget: int = 800, fmt: str = "markdown", k: int = 12) -> dict[str, Any]:
         """The block for `query`: rules, profile and recalled memories, never over `budget` tokens."""
-        from memctl.prompt.context import explain_rules, items_from_hits, match_rules, plan_context, render_context
+        from memctl.prompt.context import explain_rules, match_rules, plan_context, render_context
 
         if budget < 1:
             raise UsageError("--budget must be a positive number of tokens", code="bad_budget")
@@ -84,10 +120,14 @@ class ContextService:
                                 "session": session, "k": k,
                                 "status": "history" if plan.include_history else "active"})
         result = self.recaller.recall(q)
-        profile = self.profile(user, project, plan.profile_lines_per_section)
-        block = render_context(query, profile, items_from_hits(result.hits), budget=budget, fmt=chosen,
-                               language=self.config.memory.language, warnings=self.findings(user, project, result.findings))
+        hits, held = result.hits, result.held_back
+        if plan.session_first and session:
+            hits, held = self._session_first(q, hits, held)
+        profile, items = self._relevant_parts(query, hits, user, project, plan.profile_lines_per_section)
+        block = render_context(query, profile, items, budget=budget, fmt=chosen, language=self.config.memory.language,
+                               warnings=self.findings(user, project, result.findings), ranked=[h.id for h in hits])
         data = block.model_dump(mode="json")
         data["explain"] = [r.model_dump() for r in explain_rules(query)]
-        data["held_back"] = result.held_back  # recalled but below [recall] min_relevance: not injected
+        data["constraints"] = [{"id": h.id, "why": h.constraint} for h in hits if h.constraint and h.id in block.items]
+        data["held_back"] = held  # recalled but below [recall] min_relevance: not injected
         return data

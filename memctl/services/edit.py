@@ -9,7 +9,7 @@ from memctl.config import Config
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory
 from memctl.errors import Forbidden, InvalidMemory, NotFound, UsageError
-from memctl.services.build import check_state, check_type
+from memctl.services.build import check_state, check_type, check_visibility
 from memctl.services.kinds import typed_input
 from memctl.store.filters import MemoryFilter
 from memctl.store.layout import is_archived
@@ -53,6 +53,8 @@ class EditService:
             memory = self._mine(memory_id)
             updated = apply_edits(memory, sets or {}, body)
             check_type(self.config, updated.type)
+            if "visibility" in (sets or {}):  # an unknown value already on disk may stay while other fields change
+                check_visibility(updated.visibility)
             if updated.state is not None:
                 check_state(self.config, updated.state)
             typed_edit = (updated.kind, updated.fields) != (memory.kind, memory.fields)

@@ -10,10 +10,10 @@ from memctl.config import Config
 from memctl.core.models import Memory
 from memctl.policy.compact import importance_scores as plan_scores
 from memctl.policy.importance import Usage
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndUsage, SearchIndex, UsageLog
 
 
-def usage_map(repo: Repository) -> dict[str, Usage]:
+def usage_map(repo: UsageLog) -> dict[str, Usage]:
     """Usage statistics from the repository, as policy models (damaged entries are skipped)."""
     out = {}
     for memory_id, raw in repo.usage().items():
@@ -37,7 +37,7 @@ def similarity_pairs(search: SearchIndex, memories: Sequence[Memory], threshold:
     return out
 
 
-def importance_scores(repo: Repository, search: SearchIndex, config: Config,
+def importance_scores(repo: ReadsAndUsage, search: SearchIndex, config: Config,
                       memories: Iterable[Memory]) -> dict[str, float]:
     """Importance for display: uses cached vectors when present, never loads the model."""
     memories = list(memories)

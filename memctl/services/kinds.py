@@ -13,7 +13,7 @@ from memctl.core.schemas import Schema, validate_fields
 from memctl.errors import InvalidMemory
 from memctl.policy.decide import Decision
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import Memories
 
 
 def typed_input(schemas: Mapping[str, Schema], fields: dict[str, Any], types: Iterable[str] = ()) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def typed_change(decision: Decision, candidate: Memory, matched: Memory | None, 
     return decision
 
 
-def typed_memories(repo: Repository, kinds: Iterable[str], now: datetime, *, users: Iterable[str] = (),
+def typed_memories(repo: Memories, kinds: Iterable[str], now: datetime, *, users: Iterable[str] = (),
                    projects: Iterable[str] = (), access: Access | None = None,
                    members: Mapping[str, Mapping[str, str]] | None = None) -> list[Memory]:
     """The active memories of these kinds of these users (and their projects: store/filters.py) and

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from memctl import clock
 from memctl.store.filters import MemoryFilter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndHealth, Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
 
@@ -29,7 +29,8 @@ def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
 
 def doctor(repo: Repository) -> dict[str, Any]:
     """Validate the stored memories: broken files, duplicate ids, misplaced files, leftover temp files,
-    an interrupted compaction, secrets on disk."""
+    an interrupted compaction, secrets on disk, visibilities the access rules do not know, files
+    under `.memctl/` that git tracks."""
     problems, removed = repo.problems()
     record = repo.compactions.last()
     if record and record.get("state") == "applying":
@@ -37,7 +38,45 @@ def doctor(repo: Repository) -> dict[str, Any]:
                          "detail": f"compaction {record['plan_id']} was interrupted: run `memctl compact` "
                                    "or `memctl doctor --fix` to finish it"})
     problems += secrets_on_disk(repo)
+    problems += unknown_visibilities(repo)
+    problems += tracked_state(repo)
+    problems += linked_state(repo)
     return {"memories": len(repo.all_memories()), "problems": problems, "removed": removed}
+
+
+def linked_state(repo: Repository) -> list[dict[str, str]]:
+    """The folder's own files that are symbolic links (never followed: what needs them refuses)."""
+    if repo.kind != "files" or repo.root is None:
+        return []
+    from memctl.store.directory import linked_files
+
+    return [{"kind": "symlink", "path": name,
+             "detail": "a symbolic link: memctl never reads or writes through one (replace it with the file)"}
+            for name in linked_files(repo.root)]
+
+
+def tracked_state(repo: Repository) -> list[dict[str, str]]:
+    """Files under the folder's `.memctl/` that git tracks: memctl never reads a cache from there,
+    but everyone who clones the repository gets what was committed (a planted pickle, someone's
+    journal)."""
+    if repo.kind != "files" or repo.root is None:
+        return []
+    from memctl.store.gitindex import tracked_state as tracked
+
+    return [{"kind": "tracked_cache", "path": path,
+             "detail": "tracked by git, but .memctl/ is this checkout's own (memctl never reads a cache "
+                       "from it): remove it from the repository with `git rm -r --cached .memctl`"}
+            for path in tracked(repo.root)]
+
+
+def unknown_visibilities(repo: Repository) -> list[dict[str, str]]:
+    """Memories whose visibility the access rules do not know (a typo, another tool's word): they
+    fail closed, visible to their author only, until someone sets a value the rules know."""
+    from memctl.core.access import unknown_visibility, visibility_problem
+
+    return [{"kind": "unknown_visibility", "path": str(m.path),
+             "detail": visibility_problem(str(m.path), m.visibility).removeprefix(f"{m.path}: ")}
+            for m in repo.all_memories() if unknown_visibility(m.visibility)]
 
 
 def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
@@ -57,7 +96,7 @@ def secrets_on_disk(repo: Repository) -> list[dict[str, str]]:
     return out
 
 
-def stats(repo: Repository, flt: MemoryFilter | None = None) -> dict[str, Any]:
+def stats(repo: ReadsAndHealth, flt: MemoryFilter | None = None) -> dict[str, Any]:
     """Counts by status, type, scope and owner of the memories the filter lets through (every status,
     expired ones too: the scope and the actor's visibility are what it narrows); broken files."""
     now = clock.now()

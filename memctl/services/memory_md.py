@@ -7,10 +7,11 @@ from typing import Any
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core.access import effective_visibility
 from memctl.core.models import Memory, name_arg
 from memctl.errors import UsageError
 from memctl.store.layout import INDEX_FILE, TEMPLATE_NAME
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndIndexes
 
 
 def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
@@ -22,7 +23,7 @@ def stable_importance(memories: Iterable[Memory]) -> dict[str, float]:
 class MemoryMdService:
     """Render and refresh the MEMORY.md of users and projects."""
 
-    def __init__(self, repo: Repository, config: Config) -> None:
+    def __init__(self, repo: ReadsAndIndexes, config: Config) -> None:
         self.repo = repo
         self.config = config
 
@@ -30,8 +31,9 @@ class MemoryMdService:
         from memctl.prompt.indexmd import render_index
 
         kind, name = owner.split("/", 1)
-        # A memory only its author may see never goes into a file the whole folder shares.
-        memories = [m for m in self.repo.active(owner=owner) if m.visibility != "owner_only"]
+        # A memory only its author may see (owner_only, or a visibility the rules do not know) never
+        # goes into a file the whole folder shares.
+        memories = [m for m in self.repo.active(owner=owner) if effective_visibility(m.visibility, True) != "owner_only"]
         return render_index(self.repo.text(TEMPLATE_NAME), "user" if kind == "users" else "project", name,
                             memories, stable_importance(memories), settings=self.config.index,
                             language=self.config.memory.language, now=clock.now(), folder=owner)

@@ -24,7 +24,7 @@ from memctl.policy.conditions import Scope, Subject, compare, compile_condition,
 from memctl.policy.expr import Node, ParseError, Ref
 from memctl.services.kinds import typed_memories
 from memctl.store.kinds import KindFiles
-from memctl.store.repository import Repository
+from memctl.store.repository import Memories
 
 OPS = ("count", "sum", "latest", "earliest", "list")
 SUMMABLE = ("number", "quantity", "money")
@@ -49,7 +49,7 @@ class QueryResult(BaseModel):
 class QueryService:
     """Answer queries over one kind's memories in force."""
 
-    def __init__(self, repo: Repository, kinds: KindFiles, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: Memories, kinds: KindFiles, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.kinds = kinds
         self.config = config

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -11,21 +12,25 @@ from pydantic import BaseModel, Field
 from memctl import clock
 from memctl.config import Config, RecallSettings
 from memctl.core.access import Access
-from memctl.core.declare import parse, spelled_of
-from memctl.core.models import Hit, Memory
+from memctl.core.declare import declared_filters, parse
+from memctl.core.models import Hit, Memory, session_key
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
-from memctl.policy.relevance import annotate, hold_back
+from memctl.policy.relevance import annotate, hold_back, on_topic_line
+from memctl.policy.timeline import order_by_date, time_order
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndUsage, SearchIndex
 
 if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
     from memctl.policy.checks import Finding
+    from memctl.policy.constraints import Domains
     from memctl.services.checks import CheckService
 
 POOL = 100  # candidates taken from each retriever before fusion
+MAX_CONSTRAINTS = 50  # candidate constraints looked at for one request (by keyword, and of type constraint)
+LIFT_SHARE = 0.1  # a newer conflicting hit is lifted over an older one only if the query finds it too (newer_first)
 STATUSES = RECALL_STATUSES
 RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
 
@@ -34,15 +39,10 @@ def memory_filter(q: RecallRequest, access: Access | None = None,
                   members: Mapping[str, Mapping[str, str]] | None = None) -> MemoryFilter:
     """The filter part of a request (whose memories: store/filters.py), every name checked (a name
     is a path component on disk); `members` makes a member's projects theirs. A request field
-    declared with `Spelled(filter=ATTR)` sets that MemoryFilter attribute (subtypes...)."""
-    declared = {}
-    for name, info in type(q).model_fields.items():
-        target, values = spelled_of(info).filter, getattr(q, name)
-        if target and values:
-            declared[target] = tuple(values) if isinstance(values, list) else (values,)
+    declared with `Spelled(filter=FIELD)` filters on that memory field (core/declare.py)."""
     return scope_filter(members or {}, q.users, q.projects, q.session, types=tuple(q.types), tags=tuple(q.tags),
                         since=q.since, until=q.until, status=q.status, scopes=tuple(q.scopes), access=access,
-                        **declared)
+                        fields=declared_filters(q))
 
 
 def parse_query(query: str, options: dict[str, Any]) -> RecallRequest:
@@ -60,6 +60,7 @@ class RecallResult(BaseModel):
     considered: int
     held_back: int = 0
     min_relevance: float = 0.0
+    order: str | None = None  # "newest" / "oldest": the query asked when, and the hits on topic are in date order
     findings: list[dict[str, Any]] = Field(default_factory=list)  # checks the hits take part in
 
     def to_data(self, explain: bool = False) -> dict[str, Any]:
@@ -71,14 +72,15 @@ class RecallResult(BaseModel):
                 data["explain"] = hit.components
             hits.append(data)
         data = {"query": self.query, "mode": self.mode, "considered": self.considered, "hits": hits,
-                "held_back": self.held_back, "min_relevance": self.min_relevance}
+                "held_back": self.held_back, "min_relevance": self.min_relevance,
+                **({"order": self.order} if self.order else {})}
         return {**data, "findings": self.findings} if self.findings else data
 
 
 class RecallService:
     """Hybrid recall over a repository and its search index."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndUsage, search: SearchIndex, config: Config, access: Access | None = None,
                  checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search
@@ -86,6 +88,15 @@ class RecallService:
         self.access = access
         self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
         self.words = words  # the words that name each kind (policy/topic.py), read when a recall needs them
+
+    def _session_owner(self, q: RecallRequest) -> str | None:
+        """Whose session a recall runs in (its first user, else project, else the actor): usage counts
+        sessions by owner, so two people's sessions of one name are two sessions to promotion."""
+        if q.users:
+            return f"users/{q.users[0]}"
+        if q.projects:
+            return f"projects/{q.projects[0]}"
+        return f"users/{self.access.actor}" if self.access is not None else None
 
     def recall(self, q: RecallQuery) -> RecallResult:
         """Rank the candidate memories for `q.query` and return the top k hits (only what the actor may see)."""
@@ -107,15 +118,21 @@ class RecallService:
         life = self.config.lifecycle
         history = frozenset(m.key for m in by_id.values() if m.key and life.keys.get(m.key, life.key_policy) == "history")
         in_force_states = frozenset(self.config.facts.in_force)
-        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, history, in_force_states, q.session)
+        hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, in_force_states, q.session)
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
-        hits, held = hold_back(self._relevance(q, hits, runs, pool), threshold)
+        hits = self._relevance(q, hits, runs, pool)
+        hits = newer_first(hits, on_topic_line(threshold), history, now, in_force_states)
+        hits, held = hold_back(hits, threshold)
+        order, before = time_order(q.query)
+        if order is not None:
+            hits = order_by_date(hits, order, on_topic_line(threshold), before)
         hits = self._with_parts(hits, q, now, in_force_states)
+        hits = self._with_constraints(q, hits, pool, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)
         if q.record_usage and hits:
-            self.repo.record_usage([h.id for h in hits], now, q.session)
+            self.repo.record_usage([h.id for h in hits], now, session_key(q.session, self._session_owner(q)))
         return RecallResult(query=q.query, mode=mode, hits=hits, considered=len(pool), held_back=len(held),
-                            min_relevance=threshold, findings=[f.to_data() for f in findings])
+                            min_relevance=threshold, order=order, findings=[f.to_data() for f in findings])
 
     def _with_findings(self, hits: list[Hit], held: list[Hit], q: RecallQuery, now: datetime,
                        in_force_states: frozenset[str]) -> tuple[list[Hit], list["Finding"]]:
@@ -150,6 +167,31 @@ class RecallService:
         chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
         return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars), facts)
 
+    def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
+                          in_force_states: frozenset[str]) -> list[Hit]:
+        """The hits followed by the constraints of the request's domains they lack (a restaurant
+        brings the peanut allergy, a trip the wheelchair), whatever their words; each says why.
+        Candidates: the memories of type constraint and those the domains' constraint words find."""
+        from memctl.policy.constraints import request_domains, riding_along
+
+        domains = _domains()
+        wanted = request_domains(q.query, domains)
+        if not wanted or not pool:
+            return hits
+        words = " ".join(dict.fromkeys(w for d in sorted(wanted) for w in domains.words[d]))
+        found = [i for i, _ in self.search.keyword_search(words, MAX_CONSTRAINTS, pool)]
+        typed = self.repo.candidates(replace(memory_filter(q, self.access, self.config.members), types=("constraint",)), now)
+        shown, out = {h.id for h in hits}, list(hits)
+        for memory_id in dict.fromkeys([*found, *sorted(typed)[:MAX_CONSTRAINTS]]):
+            if memory_id in shown or memory_id not in pool:
+                continue
+            memory = self.repo.load(pool[memory_id])
+            why = riding_along(memory, wanted, domains) if in_force(memory, now, in_force_states) else None
+            if why is not None:
+                shown.add(memory_id)
+                out.append(to_hit(memory, 0.0, {"constraint": 1.0}, now, in_force_states).model_copy(update={"constraint": why}))
+        return out
+
     def _with_parts(self, hits: list[Hit], q: RecallQuery, now: datetime, in_force_states: frozenset[str]) -> list[Hit]:
         """Each hit followed by the rest of its family (its whole and the whole's other parts, or its
         parts) that the recall did not return: a trip comes with its flights and hotel, as linked hits.
@@ -172,6 +214,15 @@ class RecallService:
         return out
 
 
+@functools.lru_cache(maxsize=1)
+def _domains() -> "Domains":
+    """The shipped domains constraints bite in (memctl/data/constraints.toml), read once a process."""
+    from memctl.policy.constraints import read_domains
+    from memctl.store.domains import shipped_tables
+
+    return read_domains(shipped_tables())
+
+
 def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
            in_force_states: frozenset[str], linked_to: str | None = None) -> Hit:
     """A recall hit for one memory."""
@@ -182,12 +233,9 @@ def to_hit(m: Memory, score: float, components: dict[str, float], now: datetime,
 
 
 def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings, now: datetime, k: int,
-         history_keys: frozenset[str] = frozenset(), in_force_states: frozenset[str] = frozenset({"active", "planned"}),
-         session: str | None = None) -> list[Hit]:
-    """Final scores (less `not_in_force_penalty` for memories no longer in force), newer-first within
-    conflicting pairs, de-duplicated within a type, top k.
-
-    A hit's score is its final score after the conflict reordering, and its components say so."""
+         in_force_states: frozenset[str] = frozenset({"active", "planned"}), session: str | None = None) -> list[Hit]:
+    """Final scores (less `not_in_force_penalty` for memories no longer in force), best first (equal
+    scores: newest first), de-duplicated within a type, top k."""
     parts: dict[str, dict[str, float]] = {}
     scored = []
     for s in fused:
@@ -198,9 +246,7 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
             comp["not_in_force_penalty"] = weights.not_in_force_penalty
         parts[s.id] = {**s.components, **comp}
         scored.append((s.id, score))
-    newest_first = lambda i: (-by_id[i].created.timestamp(), by_id[i].body)  # noqa: E731 (ties: no id lottery)
-    lapsed = {i for i, _ in scored if not in_force(by_id[i], now, in_force_states)}
-    scored = order_conflicts(scored, _newer_than(by_id, {i for i, _ in scored}, history_keys, lapsed), newest_first)
+    scored = order_conflicts(scored, {}, lambda i: _newest(by_id[i]))
     hits, seen = [], set()
     for doc_id, score in scored:
         m = by_id[doc_id]
@@ -215,6 +261,36 @@ def rank(fused: list[Scored], by_id: dict[str, Memory], weights: RecallSettings,
     return hits
 
 
+def _newest(m: Memory | None) -> tuple[float, str]:
+    """Ties go to the newest memory (and then by text: no id lottery)."""
+    return (-m.created.timestamp(), m.body) if m is not None else (0.0, "")
+
+
+def newer_first(hits: list[Hit], line: float, history_keys: frozenset[str], now: datetime,
+                in_force_states: frozenset[str]) -> list[Hit]:
+    """Within pairs of hits that are both on topic (relevance at least `line`, or not known), the
+    newer version ranks right above the older, and its score says so. A hit off topic is never
+    lifted, nor a memory linked as conflicting whose similarity is under `LIFT_SHARE` of the
+    older's: one that shares only a name with the query ("Hank 搬到了上海" for "where does Hank
+    live", by keyword alone) is linked to what the query finds, not found by it."""
+    on = {h.id: h.memory for h in hits if h.memory is not None and (h.relevance is None or h.relevance >= line)}
+    lapsed = {i for i, m in on.items() if not in_force(m, now, in_force_states)}
+    similarity = {h.id: h.components.get("similarity", 0.0) for h in hits}
+    newer = _newer_than(on, set(on), history_keys, lapsed,
+                        lambda new, old: similarity[new] >= LIFT_SHARE * similarity[old])
+    if not newer:
+        return hits
+    by_id = {h.id: h for h in hits}
+    out = []
+    for doc_id, score in order_conflicts([(h.id, h.score) for h in hits], newer, lambda i: _newest(by_id[i].memory)):
+        hit, score = by_id[doc_id], round(score, 6)
+        if score != hit.score:
+            parts = {**hit.components, "final": score, "newer_than_conflict": 1.0}
+            hit = hit.model_copy(update={"score": score, "components": parts})
+        out.append(hit)
+    return out
+
+
 def _scope_of(m: Memory, session: str | None) -> str:
     """The scope priority a memory ranks with: another session's memory ranks as its owner's long-term one."""
     if m.scope != "session" or session is None or m.session == session:
@@ -222,10 +298,11 @@ def _scope_of(m: Memory, session: str | None) -> str:
     return "user" if m.user else "project"
 
 
-def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: frozenset[str],
-                lapsed: set[str] = frozenset()) -> dict[str, set[str]]:  # type: ignore[assignment]
-    """Pairs where the newer memory must rank first: linked as conflicting, or versions of one key.
-    A memory no longer in force (`lapsed`) is never lifted above one in force."""
+def _newer_than(by_id: Mapping[str, Memory], present: set[str], history_keys: frozenset[str],
+                lapsed: set[str], found: Callable[[str, str], bool]) -> dict[str, set[str]]:
+    """Pairs where the newer memory must rank first: versions of one key, or linked as conflicting
+    when `found(newer, older)` (the query finds the newer too). A memory no longer in force
+    (`lapsed`) is never lifted above one in force."""
     out: dict[str, set[str]] = {}
     by_key: dict[tuple[str, str], list[Memory]] = {}
     for doc_id in present:
@@ -235,7 +312,7 @@ def _newer_than(by_id: dict[str, Memory], present: set[str], history_keys: froze
         for other in m.conflicts_with:
             o = by_id.get(other)
             if o is not None and other in present and (m.created, m.id) > (o.created, o.id) \
-                    and not (doc_id in lapsed and other not in lapsed):
+                    and not (doc_id in lapsed and other not in lapsed) and found(doc_id, other):
                 out.setdefault(doc_id, set()).add(other)
     for versions in by_key.values():
         versions.sort(key=lambda v: (v.created, v.id))

@@ -42,7 +42,7 @@ def parse_json_or_lines(text: str) -> Any:
     """A JSON document, else JSON Lines (a list of what each non-blank line holds); ValueError otherwise."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not one document (or a number int() refuses: each line says which)
         pass
     items = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -51,6 +51,8 @@ def parse_json_or_lines(text: str) -> Any:
                 items.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise ValueError(f"line {number}: not JSON ({exc.msg})") from None
+            except ValueError as exc:  # int() refuses a number of thousands of digits
+                raise ValueError(f"line {number}: not JSON ({exc})") from None
     return items
 
 
@@ -96,7 +98,7 @@ def _metadata(value: Any) -> Any:
     if isinstance(value, str) and value.strip():
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:
             return value
     return value or None
 

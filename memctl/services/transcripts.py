@@ -248,7 +248,8 @@ class TranscriptService:
                                watermark=state.get("last_id"))
         if not pending or len(pending) < every:
             return result
-        todo, skipped = uncovered(pending, self.repo.session_writes(session, min(m.time or "" for m in pending)), session)
+        writes = self.repo.session_writes(session, min(m.time or "" for m in pending), f"users/{user}")
+        todo, skipped = uncovered(pending, writes, session)
         result.skipped = [m.id for m in skipped]
         if not todo:
             return self._advance(result, user, session, messages, pending[-1])

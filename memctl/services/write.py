@@ -28,17 +28,19 @@ from memctl.policy.gate import (
     refusal,
     resolve_thresholds,
 )
+from memctl.policy.pairs import fitted_for, frame
 from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import Memories, Repository, SearchIndex
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
 
 LLM_ENV = "MEMCTL_LLM"
 LLM_CANDIDATES = 5  # stored memories shown to the LLM when none is similar enough for the rules
+FRAMED = 3  # the closest stored memories whose frames the pair model compares with the candidate's
 
 
 class WriteResult(BaseModel):
@@ -76,7 +78,7 @@ def text_fields(memory: Memory) -> dict[str, str]:
     return {**named, **extra}
 
 
-def check_whole(repo: Repository, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
+def check_whole(repo: Memories, access: Access | None, whole_id: str, part_id: str | None) -> Memory:
     """The whole a memory is to be part of: it must exist, be visible to the actor and not be the
     part itself or one of its parts (no loops)."""
     whole = repo.get(whole_id)
@@ -275,14 +277,15 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(session, th.rate_window_hours, candidate.owner),
+                                auto_writes_in_window=self._auto_writes(
+                                    session, th.rate_window_hours, candidate.session_owner if session else candidate.owner),
                                 fields=text_fields(candidate), owner=candidate.owner, surface=surface)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
         if not verdict.passed:
             return verdict, Decision(action="add", reason="refused by the gate", decided_by="none")
         candidate.body = verdict.text
-        neighbors = self._neighbors(candidate, group, th.related_threshold)
+        neighbors = self._with_frames(candidate, group, self._neighbors(candidate, group, th.related_threshold))
         life = self.config.lifecycle
         history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
         cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history,
@@ -298,10 +301,11 @@ class WriteService:
         return verdict, decision
 
     def _auto_writes(self, session: str | None, hours: float, owner: str) -> int:
-        """Automatic writes in the window: of the session, or with no session, of the owner."""
+        """Automatic writes in the window: of this owner's session (`owner` is the session's, e.g.
+        users/alice: bob's session of the same name is another), or with no session, of the owner."""
         now = clock.now()
         return self.repo.auto_writes(session, clock.format_timestamp(now - timedelta(hours=hours)),
-                                     clock.format_timestamp(now), owner=None if session else owner)
+                                     clock.format_timestamp(now), owner=owner)
 
     def _peers(self, candidate: Memory) -> list[Memory]:
         """Active memories of the same owner and type that the actor may see: what a candidate may
@@ -317,6 +321,22 @@ class WriteService:
         ranked = sorted(group, key=lambda m: (-float(sims.get(m.id, 0.0)), m.id))[:k]
         return [Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=float(sims.get(m.id, 0.0)),
                          created=m.created, confidence=m.confidence) for m in ranked]
+
+    def _with_frames(self, candidate: Memory, group: list[Memory], neighbors: list[Neighbor]) -> list[Neighbor]:
+        """The similar memories and the closest ones however far, the FRAMED closest of them with the
+        cosine of their frame to the candidate's (values masked: policy/pairs.py), when the pair model
+        is fitted for the write path's model; the similar ones alone otherwise."""
+        identity, _ = self.search.text_similarities([])
+        if not group or not fitted_for(identity.split(":")[0]):
+            return neighbors
+        known = {n.id for n in neighbors}
+        pool = [*neighbors, *(n for n in self._closest(candidate, group, FRAMED) if n.id not in known)]
+        framed = sorted((n for n in pool if n.type == candidate.type), key=lambda n: (-n.cosine, n.id))[:FRAMED]
+        owner = candidate.user
+        _, cosines = self.search.text_similarities([(frame(n.text, owner), frame(candidate.body, owner)) for n in framed])
+        by_id = {n.id: c for n, c in zip(framed, cosines)}
+        return [n.model_copy(update={"frame_cosine": by_id[n.id]}) if n.id in by_id else n
+                for n in pool if n.id in known or n.id in by_id]
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
         """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the
@@ -355,8 +375,9 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        detail = {"source": candidate.source, "session": rate_session or candidate.session, "owner": candidate.owner,
-                  **self._turn_at(candidate.user, rate_session or candidate.session)}
+        session = rate_session or candidate.session
+        detail = {"source": candidate.source, "session": session, "owner": candidate.owner,
+                  "session_of": candidate.session_owner if session else None, **self._turn_at(candidate.user, session)}
         if decision.action == "update" and matched is not None:
             data = matched.model_dump(exclude={"path"})
             # the candidate's own time: now for an add, the source's for an import (never going back)

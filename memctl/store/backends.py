@@ -1,11 +1,13 @@
-"""Which repository keeps a directory's memories: a PostgreSQL database (`[store] url`, or
-MEMCTL_STORE), else the folder itself in its `[layout]` (or what the folder looks like)."""
+"""Which repository keeps a directory's memories: the backend a URL's scheme names (`[store] url`,
+or MEMCTL_STORE: `postgresql://` is memctl's own, others come from installed plugins registered as
+`memctl.backends` entry points, core/plugins.py), else the folder itself in its `[layout]` (or
+what the folder looks like)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union, cast
 
 from memctl.config import Config, LayoutSettings
 from memctl.errors import ConfigError, UsageError
@@ -19,15 +21,41 @@ STORE_ENV = "MEMCTL_STORE"
 AnyRepository = Union[FileRepository, "PostgresRepository"]
 
 
-def store_url(config: Config, environ: Mapping[str, str] = os.environ) -> str:
-    """The database URL memories are kept in: MEMCTL_STORE, else `[store] url`; "" for the folder."""
+def scheme_of(url: str) -> str:
+    """A store URL's scheme (`postgresql` of `postgresql://host/db`), "" when it has none."""
+    scheme, sep, _ = url.partition("://")
+    return scheme.lower() if sep and scheme.replace("+", "").replace("-", "").replace(".", "").isalnum() else ""
+
+
+def backend(url: str, root: Path | None = None) -> Callable[..., Any] | None:
+    """The factory `(url, root)` of the backend the URL's scheme names; None when none is registered
+    (plugins from installed packages only, never from the memory folder `root`)."""
+    from memctl.core.plugins import BACKENDS, load
+
+    scheme = scheme_of(url)
+    return load(BACKENDS, scheme, [root] if root is not None else []) if scheme else None
+
+
+def _known(url: str, root: Path | None) -> bool:
+    return backend(url, root) is not None
+
+
+def store_url(config: Config, environ: Mapping[str, str] = os.environ, root: Path | None = None) -> str:
+    """The store URL memories are kept in: MEMCTL_STORE, else `[store] url`; "" for the folder."""
     url = environ.get(STORE_ENV, "").strip() or config.store.url
-    if url and not url.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(f"{STORE_ENV} must be a postgresql:// URL", code="bad_store")
+    if url and not _known(url, root):
+        raise ConfigError(f"{STORE_ENV} or [store] url: no backend for {_shown(url)!r} (postgresql://..., or "
+                          "the scheme of an installed plugin)", code="bad_store")
     if url and config.layout.kind == "claude":
-        raise ConfigError("a PostgreSQL store keeps the memctl layout; [layout] kind = \"claude\" is for a folder",
+        raise ConfigError("a database store keeps the memctl layout; [layout] kind = \"claude\" is for a folder",
                           code="bad_store")
     return url
+
+
+def _shown(url: str) -> str:
+    from memctl.store.postgres.connect import redact  # no psycopg: the lean helpers only
+
+    return redact(url)
 
 
 def database_config(url: str | None, config: Config, environ: Mapping[str, str] = os.environ) -> Config:
@@ -37,10 +65,9 @@ def database_config(url: str | None, config: Config, environ: Mapping[str, str] 
     given = (url or "").strip() or environ.get(STORE_ENV, "").strip() or config.store.url
     if not given:
         raise UsageError(f"no database to serve: pass --store postgresql://... or set {STORE_ENV}", code="bad_store")
-    if not given.startswith(("postgresql://", "postgres://")):
-        from memctl.store.postgres.connect import redact  # no psycopg: the lean helpers only
-
-        raise UsageError(f"not a PostgreSQL URL: {redact(given)!r} (it must start with postgresql://)", code="bad_store")
+    if not _known(given, None):
+        raise UsageError(f"no backend for {_shown(given)!r} (it must start with postgresql://, or the scheme of an "
+                         "installed plugin)", code="bad_store")
     return config.model_copy(update={"store": config.store.model_copy(update={"url": given}),
                                      "layout": LayoutSettings(kind="memctl")})
 
@@ -65,18 +92,15 @@ def resolve_layout(root: Path, settings: LayoutSettings) -> LayoutSettings:
 
 
 def open_repository(root: Path | None, config: Config) -> AnyRepository:
-    """The repository for `root` (config.layout resolved): PostgresRepository when a database URL is
-    set, else FileRepository or ClaudeRepository. With no folder (root None) the store is the
-    database `[store] url` names, as given (see `database_config`)."""
-    if root is None:
-        from memctl.store.postgres.repo import PostgresRepository
-
-        return PostgresRepository(config.store.url, None)
-    url = store_url(config)
-    if url:
-        from memctl.store.postgres.repo import PostgresRepository
-
-        return PostgresRepository(url, root)
+    """The repository for `root` (config.layout resolved): the backend of the store URL's scheme when
+    one is set (PostgresRepository for postgresql://), else FileRepository or ClaudeRepository. With
+    no folder (root None) the store is the one `[store] url` names, as given (see `database_config`)."""
+    url = config.store.url if root is None else store_url(config, root=root)
+    if url or root is None:
+        factory = backend(url, root)
+        if factory is None:
+            raise ConfigError(f"no backend for {_shown(url)!r}", code="bad_store")
+        return cast(AnyRepository, factory(url, root))
     if config.layout.kind == "claude":
         from memctl.core.claudefile import TopicDefaults
         from memctl.store.claude import ClaudeRepository

@@ -89,6 +89,7 @@ class Snapshot:
         self.scanned = ScanResult({}, {}, [], [])  # the stat scan it was made from
         self._memories: list[Memory] | None = None
         self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
+        self._odd: list[str] | None = None
 
     def unvalidated(self) -> set[str]:
         """Paths whose file changed and whose Memory object has not been rebuilt since."""
@@ -142,6 +143,16 @@ class Snapshot:
                     self.broken.append((rel, f"{rel}: invalid memory"))
             self._memories = out
         return self._memories
+
+    def unknown_visibilities(self) -> list[str]:
+        """One line for each memory whose visibility the access rules do not know (they treat it as
+        owner_only); memoised on the snapshot, which an unchanged directory keeps."""
+        if self._odd is None:
+            from memctl.core.access import unknown_visibility, visibility_problem
+
+            self._odd = [visibility_problem(rel, d.get("visibility")) for rel, d in self.records()
+                         if unknown_visibility(d.get("visibility"))]
+        return self._odd
 
     def by_id(self) -> dict[str, Memory]:
         return {m.id: m for m in self.memories}

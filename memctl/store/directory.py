@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memctl.config import DEFAULT_CONFIG_TOML, PRESETS, Config, parse_config
 from memctl.errors import ConfigError, NoDirectory, UsageError
-from memctl.store.files import write_atomic
+from memctl.store.files import read_bounded, write_atomic
 from memctl.store.layout import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -18,6 +18,8 @@ from memctl.store.layout import (
     TEMPLATE_NAME,
     TRANSCRIPTS_DIR,
 )
+
+MAX_TEXT_BYTES = 256 * 1024  # a template or a prompt a folder keeps: larger is not one
 
 
 def find_root(explicit: str | os.PathLike[str] | None, env: str | None, cwd: Path) -> Path:
@@ -152,7 +154,25 @@ def read_config_file(path: Path) -> Config:
 def read_text_file(root: Path, name: str) -> str:
     """A directory's own copy of a shipped file (template, prompt), else the shipped one."""
     path = root / name
-    try:
-        return path.read_text(encoding="utf-8") if path.is_file() else packaged_text(name)
-    except (OSError, UnicodeDecodeError):
-        raise UsageError(f"{path}: cannot read it as UTF-8 text", code="bad_template") from None
+    if not (path.is_file() or path.is_symlink()):
+        return packaged_text(name)
+    try:  # the folder is shared: never through a link (it could name any file), never a FIFO, bounded
+        return read_bounded(path, MAX_TEXT_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise UsageError(f"{path}: cannot read it ({why}; a symbolic link is never followed)",
+                         code="bad_template") from None
+
+
+def linked_files(root: Path) -> list[str]:
+    """The folder's own files and folders (config, template, prompt, `.memctl/` and its journal,
+    transcript folders and files) that are symbolic links: memctl never reads or writes through
+    them, so the commands that need them refuse; doctor says which."""
+    names = [CONFIG_NAME, TEMPLATE_NAME, PROMPT_NAME, CACHE_DIR, f"{CACHE_DIR}/journal.jsonl", TRANSCRIPTS_DIR]
+    transcripts = root / TRANSCRIPTS_DIR
+    if transcripts.is_dir() and not transcripts.is_symlink():
+        for folder in sorted(transcripts.iterdir())[:10_000]:
+            names.append(f"{TRANSCRIPTS_DIR}/{folder.name}")
+            if folder.is_dir() and not folder.is_symlink():
+                names += [f"{TRANSCRIPTS_DIR}/{folder.name}/{f.name}" for f in sorted(folder.iterdir())[:10_000]]
+    return [name for name in dict.fromkeys(names) if (root / name).is_symlink()]

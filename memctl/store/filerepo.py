@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -45,7 +44,7 @@ ARCHIVE_FIELDS = ("archived_reason", "archived_at", "superseded_by", "merged_int
 WRITE_OPS = ("add", "update", "supersede")
 AUTO_SOURCES = frozenset({"auto", "ai"})
 POOL_MEMO = 32  # filters whose candidate pools are kept per snapshot
-RESCAN_SECONDS = 1.0  # a long-running process re-stats every file at least this often
+RESCAN_SECONDS = 1.0  # between commands, a process without change notices re-stats every file this often
 CATALOG_SECONDS = 10.0  # a watching process rewrites the catalog at most this often
 
 
@@ -86,34 +85,54 @@ class FileRepository:
         self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
         self._lock_depth = 0
+        self._command_depth = 0
+        self._checked = False  # the running command has its snapshot: it reads that one (command())
         self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # what the last entry into locked() repaired
 
     # -- reading -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def command(self) -> Iterator[None]:
+        """One command's reads (re-entrant): the first checks the folder, the rest of the command
+        reads that same snapshot, re-scanned only after this repository wrote or when asked (the
+        write lock asks). A slow step never makes a command walk the folder again: one consistent
+        view, one stat of each file, however long the command runs."""
+        if not self._command_depth:
+            self._checked = False
+        self._command_depth += 1
+        try:
+            yield
+        finally:
+            self._command_depth -= 1
+
     def snapshot(self, refresh: bool = False) -> Snapshot:
-        """The directory as it is now.
+        """The directory as it is now (within a `command`: as it was when the command first read it).
 
         A full stat scan (re-parsing only changed files) runs when asked, after this repository
-        wrote, when any folder's mtime moved (files added, removed, renamed or atomically saved),
-        or when the last scan is older than RESCAN_SECONDS (in-place edits in a long-running process).
+        wrote, and at a command's first read (or any read outside a command) when any folder's mtime
+        moved (files added, removed, renamed or atomically saved) or the last scan is older than
+        RESCAN_SECONDS (in-place edits, seen by a long-running process's next command).
         A repository that `watch`es re-stats only the folders its change notices name instead
         (also when asked to refresh: the notices miss nothing a scan would see).
         """
         snap = self._snapshot
         if self._watcher is not None and snap is not None:  # notices are exact: a refresh needs no walk
             return self._noticed(snap)
-        if (refresh or snap is None or self._stale or time.monotonic() - self._scanned_at > RESCAN_SECONDS
+        if snap is not None and not (refresh or self._stale) and self._command_depth and self._checked:
+            return snap
+        if (refresh or snap is None or self._stale or clock.monotonic() - self._scanned_at > RESCAN_SECONDS
                 or not folders_unchanged(self.root, snap.folders, self.scan.tops)):
             snap = self._rescan(snap)
             if self._watcher is not None:
                 snap = self._watch_folders(snap)
+        self._checked = True
         return snap
 
     def _rescan(self, snap: Snapshot | None, found: ScanResult | None = None) -> Snapshot:
         """A new snapshot from a stat scan (`found`: one already made), its problems noted as warnings.
         A watching process rewrites the catalog (every file's entry) at most every CATALOG_SECONDS:
         it is only where a fresh process starts from, and it checks every entry's stat signature."""
-        self._scanned_at = time.monotonic()
+        self._scanned_at = clock.monotonic()
         deferred = found is not None and self._watcher is not None
         snap = load_snapshot(self.root, self.cache, previous=snap, scan=self.scan, found=found, write_cache=not deferred)
         changed = snap is not self._snapshot  # a new snapshot: written now unless deferred
@@ -124,6 +143,7 @@ class FileRepository:
         self._warnings.update(dict.fromkeys(f"skipped broken file {msg}" for _, msg in snap.broken))
         self._warnings.update(dict.fromkeys(f"duplicate id in {b} (also in {a}); skipped"
                                             for a, b in snap.duplicates))
+        self._warnings.update(dict.fromkeys(snap.unknown_visibilities()))
         return snap
 
     def watch(self) -> bool:
@@ -135,7 +155,7 @@ class FileRepository:
             if self._watcher is None:
                 return False
             self._watch_folders(self._rescan(self._snapshot))
-            self._catalog_saved = time.monotonic()  # the full scan just wrote it
+            self._catalog_saved = clock.monotonic()  # the full scan just wrote it
         return self._watcher is not None
 
     def _watch_folders(self, snap: Snapshot) -> Snapshot:
@@ -154,12 +174,12 @@ class FileRepository:
         """Write the catalog if a watching process has put it off."""
         if self._catalog_behind and self._snapshot is not None:
             save_catalog(self.cache, self.scan, self._snapshot)
-            self._catalog_behind, self._catalog_saved = False, time.monotonic()
+            self._catalog_behind, self._catalog_saved = False, clock.monotonic()
 
     def _noticed(self, snap: Snapshot) -> Snapshot:
         """The snapshot brought up to date with the change notices queued since the last read."""
         assert self._watcher is not None
-        if time.monotonic() - self._catalog_saved > CATALOG_SECONDS:
+        if clock.monotonic() - self._catalog_saved > CATALOG_SECONDS:
             self.flush()
         notice = self._watcher.changes()
         if notice is None or not notice[0] <= snap.folders.keys():  # a folder went, or the root changed
@@ -458,16 +478,17 @@ class FileRepository:
         return list(heapq.merge(journal, commits, key=lambda e: e.time))  # each in its own order, by time
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until], from the journal: of this session, or (session None)
-        those of `owner` made with no session."""
+        """Automatic writes within (since, until], from the journal: of `owner`'s session (its
+        session_owner, users/alice), or (session None) those of `owner` made with no session."""
+        key = "session_of" if session is not None else "owner"
         return sum(1 for e in self.journal.read()
                    if e.op in WRITE_OPS and e.detail.get("source") in AUTO_SOURCES and since < e.time <= until
-                   and e.detail.get("session") == session and (session is not None or e.detail.get("owner") == owner))
+                   and e.detail.get("session") == session and e.detail.get(key) == owner)
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in this session from `since` on."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
         return [(e.time, _turn_at(e.detail.get("turn_at"))) for e in self.journal.read()
-                if e.op in WRITE_OPS and e.detail.get("session") == session
+                if e.op in WRITE_OPS and e.detail.get("session") == session and e.detail.get("session_of") == owner
                 and e.detail.get("source") not in AUTO_SOURCES and e.time >= since]
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:

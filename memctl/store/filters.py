@@ -68,6 +68,10 @@ class MemoryFilter:
     typed: bool = False  # only typed memories (those with a kind, whichever)
     member_of: tuple[str, ...] = ()  # projects whose members table lists one of `users`: theirs too
     expired: bool = False  # also memories whose `expires` has passed (list, compact, export see them)
+    # The filters a request declares (core/declare.py declared_filters): (memory field, values), each
+    # keeping a memory whose field is one of the values (a list field: shares one). Read generically
+    # here and in SQL (store/postgres/sqlfilter.py), so a filter added to a request needs no code.
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def scoped(self) -> bool:
@@ -133,6 +137,7 @@ def status_ok(rel: str, status: str, wanted: str) -> bool:
 def _matcher(f: MemoryFilter) -> Any:
     """A test of the filters besides scope, status and expiry, or None when there are none."""
     wanted = [(name, frozenset(getattr(f, attr))) for attr, name in MATCH_FIELDS.items() if getattr(f, attr)]
+    wanted += [(name, frozenset(values)) for name, values in f.fields]
     tags, scopes, family, access = frozenset(f.tags), frozenset(f.scopes), frozenset(f.family), f.access
     since, until = (format_timestamp(t) if t else None for t in (f.since, f.until))
     typed = f.typed
@@ -140,7 +145,7 @@ def _matcher(f: MemoryFilter) -> Any:
         return None
 
     def matches(d: dict[str, Any]) -> bool:
-        return (all(d.get(name) in values for name, values in wanted) and (not typed or bool(d.get("kind")))
+        return (all(_one_of(d, name, values) for name, values in wanted) and (not typed or bool(d.get("kind")))
                 and (not tags or not tags.isdisjoint(d.get("tags") or ()))
                 and (not scopes or d.get("scope", "user") in scopes)
                 and (not (since or until) or in_period(d, since, until))
@@ -148,6 +153,22 @@ def _matcher(f: MemoryFilter) -> Any:
                 and (access is None or can_read(access, d)))
 
     return matches
+
+
+def _one_of(d: Mapping[str, Any], name: str, values: frozenset[str]) -> bool:
+    """Whether a record's field is one of `values` (a list field: holds one); an absent field
+    counts as the memory's default (`source` user, `scope` user)."""
+    value = d.get(name, _default(name))
+    if isinstance(value, list):
+        return not values.isdisjoint(value)
+    return value in values
+
+
+def _default(name: str) -> Any:
+    from memctl.core.models import Memory
+
+    info = Memory.model_fields.get(name)
+    return None if info is None or info.is_required() else info.get_default(call_default_factory=True)
 
 
 def filter_records(records: Sequence[Record], f: MemoryFilter, now: datetime) -> tuple[dict[str, str], str]:

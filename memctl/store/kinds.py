@@ -75,7 +75,7 @@ def parse_tables(text: str, file: str, prefix: str = "") -> tuple[list[Declared]
     """The tables of a TOML text (those under `[prefix]` when given), and the error that stopped it."""
     try:
         data: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # a TOMLDecodeError, or int()'s refusal of a number of thousands of digits
         found = _AT_LINE.search(str(exc))
         message = _AT_LINE.sub("", str(exc)).strip()
         return [], [f"{file}:{found.group(1) if found else 1}: not valid TOML: {message}"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Mapping, Protocol, Sequence
+from typing import Any, Callable, Collection, Mapping, Protocol, Sequence, runtime_checkable
 
 from memctl.core.models import JournalEntry, Memory
 from memctl.store.filters import MemoryFilter
@@ -46,8 +46,8 @@ class Transcripts(Protocol):
     def write_state(self, user: str, session: str, state: dict[str, Any]) -> None: ...
 
 
-class Repository(Protocol):
-    """Stored memories: read, query, write under a lock, archive, journal, usage, MEMORY.md."""
+class Memories(Protocol):
+    """Reading stored memories: by id, by filter (the backend applies it), and where they live."""
 
     @property
     def root(self) -> Path | None:
@@ -66,17 +66,6 @@ class Repository(Protocol):
         """The backend: "files", "postgres"."""
         ...
 
-    @property
-    def compactions(self) -> RecordStore:
-        """Where compaction records are kept."""
-        ...
-
-    @property
-    def transcripts(self) -> Transcripts:
-        """Where conversation transcripts are kept."""
-        ...
-
-    # -- reading ---------------------------------------------------------------------------
     def all_memories(self) -> list[Memory]:
         """Every readable memory, active and archived."""
         ...
@@ -118,11 +107,19 @@ class Repository(Protocol):
         """Every scope folder with active memories (`users/alice`, `projects/shop`)."""
         ...
 
+    def command(self) -> AbstractContextManager[None]:
+        """One command's reads (re-entrant): they see one consistent state of the store (a folder is
+        checked at the command's first read, and again only after this process wrote)."""
+        ...
+
+
+class MemoryWrites(Protocol):
+    """Writing memories under the write lock: create, rewrite, archive, restore, and undo."""
+
     def new_id(self) -> str:
         """A fresh id no stored memory uses."""
         ...
 
-    # -- writing (under locked()) ------------------------------------------------------------
     def locked(self, timeout: float = 30.0) -> AbstractContextManager[None]:
         """The write lock; on entry the repository re-reads what other writers changed."""
         ...
@@ -171,19 +168,28 @@ class Repository(Protocol):
         """The scope folders (`users/alice`) written since the last call."""
         ...
 
-    # -- journal and usage ---------------------------------------------------------------------
+
+class Journal(Protocol):
+    """What happened to memories, and the writes the rate limit and extraction count."""
+
     def history(self, memory_id: str) -> list[JournalEntry]:
         """Journal entries about one memory, oldest first."""
         ...
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
+        """Automatic writes within (since, until]: of `owner`'s session (the session's owner, e.g.
+        users/alice: the same session name of someone else is not it), or (session None) of `owner`
+        with no session."""
         ...
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on
-        (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since`
+        on (extract skips their turns); turn_at: how many messages the transcript held when it was made."""
         ...
+
+
+class UsageLog(Protocol):
+    """How often and when each memory was recalled (importance, compaction)."""
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id (recall never rewrites a memory)."""
@@ -193,7 +199,10 @@ class Repository(Protocol):
         """Usage statistics by id: count, last_used, sessions."""
         ...
 
-    # -- MEMORY.md and fixed texts ----------------------------------------------------------
+
+class IndexFiles(Protocol):
+    """MEMORY.md of each scope folder, and a directory's own copies of shipped texts."""
+
     def read_memory_md(self, owner: str) -> str | None:
         """The current MEMORY.md of a scope folder, or None."""
         ...
@@ -206,7 +215,10 @@ class Repository(Protocol):
         """A directory's own copy of a shipped text (MEMORY.md.template, extract_prompt.md)."""
         ...
 
-    # -- health ---------------------------------------------------------------------------
+
+class Health(Protocol):
+    """What went wrong reading the stored memories, and the repository's own caches."""
+
     def warnings(self) -> list[str]:
         """Problems met while reading (broken files skipped...), since the last call."""
         ...
@@ -222,6 +234,60 @@ class Repository(Protocol):
     def drop_caches(self) -> None:
         """Forget every cache the repository keeps itself (the next read rebuilds it)."""
         ...
+
+
+class Records(Protocol):
+    """Where compaction records and conversation transcripts are kept."""
+
+    @property
+    def compactions(self) -> RecordStore:
+        """Where compaction records are kept."""
+        ...
+
+    @property
+    def transcripts(self) -> Transcripts:
+        """Where conversation transcripts are kept."""
+        ...
+
+
+class Repository(Memories, MemoryWrites, Journal, UsageLog, IndexFiles, Health, Records, Protocol):
+    """Every part a backend offers; a service types against the parts it uses (a recall reads
+    memories and counts their use: `Memories` and `UsageLog`)."""
+
+
+class ReadsAndUsage(Memories, UsageLog, Protocol):
+    """What a recall and the importance scores read: memories and how they were used."""
+
+
+class ReadsAndIndexes(Memories, IndexFiles, Protocol):
+    """What a MEMORY.md refresh reads and writes."""
+
+
+class ReadsAndHealth(Memories, Health, Protocol):
+    """What stats read: memories and the files that do not read."""
+
+
+# -- optional capabilities: a backend offers them or not (isinstance tells) ----------------------
+@runtime_checkable
+class NativeSearch(Protocol):
+    """A backend that searches itself (SQL on PostgreSQL) instead of the engine over the caches."""
+
+    def search_index(self, embedder: Callable[[], Any], keyword: Any) -> Any: ...
+
+
+@runtime_checkable
+class Watchable(Protocol):
+    """A backend that follows changes on disk by the kernel's notices instead of stat scans (a warm
+    server's folder); False when it cannot."""
+
+    def watch(self) -> bool: ...
+
+
+@runtime_checkable
+class Pingable(Protocol):
+    """A backend behind a connection that can be checked before serving (a database)."""
+
+    def ping(self) -> None: ...
 
 
 class SearchIndex(Protocol):
@@ -261,6 +327,11 @@ class SearchIndex(Protocol):
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: cached vectors only)."""
+        ...
+
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The write path's model (its identity) and the cosine of each pair of texts, both embedded as
+        documents (the write decision compares statements' frames so)."""
         ...
 
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:

@@ -12,7 +12,7 @@ from memctl.errors import UsageError
 
 def test_defaults_are_filled_in() -> None:
     args = normalise("recall", {"query": "seat"})
-    assert args == {"query": "seat", "users": [], "projects": [], "session": None, "types": [], "subtypes": [], "tags": [],
+    assert args == {"query": "seat", "users": [], "projects": [], "session": None, "types": [], "subtypes": [], "tags": [], "sources": [],
                     "since": None, "until": None, "status": "active", "k": None, "mode": None, "scopes": [],
                     "min_relevance": None, "explain": False, "all_": False}
     assert normalise("context", {"query": "q", "budget": None})["budget"] == 800  # null: the default

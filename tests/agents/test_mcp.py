@@ -1,4 +1,7 @@
-"""memctl mcp: the tools and resources in-process, and real stdio sessions driven by the SDK's own client."""
+"""memctl mcp: the tools and resources in-process, and real stdio sessions driven by the SDK's own client.
+
+They run on mcp 1.x and 2.x (CI runs them on both): protocol objects are read in their wire form.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +16,9 @@ import anyio
 import jsonschema
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
 
 from memctl.agents.mcp import RESOURCE_NOT_FOUND, MemoryTools
+from memctl.agents.mcp_sdk import MCPError, wire
 from memctl.agents.tools import Caller, Defaults
 from memctl.api import MemoryStore
 from memctl.errors import NoDirectory
@@ -33,14 +36,14 @@ def test_a_missing_directory_lists_tools_and_fails_each_call(tmp_path: Path) -> 
 
     tools = MemoryTools(opener)
     assert next(t.name for t in tools.list_tools()) == "memory_search"
-    result = tools.call("memory_list", {})
-    assert result.is_error and result.content[0].text.startswith("no_directory: ")
+    result = wire(tools.call("memory_list", {}))
+    assert result["isError"] and result["content"][0]["text"].startswith("no_directory: ")
 
 
 def test_an_unexpected_exception_is_an_error_result(memdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(MemoryStore, "list", lambda *a, **k: 1 / 0)
-    result = MemoryTools(lambda: MemoryStore(memdir), Caller(defaults=Defaults("alice"))).call("memory_list", {})
-    assert result.is_error and "division" in result.content[0].text
+    result = wire(MemoryTools(lambda: MemoryStore(memdir), Caller(defaults=Defaults("alice"))).call("memory_list", {}))
+    assert result["isError"] and "division" in result["content"][0]["text"]
 
 
 def test_resources_are_the_memory_md_of_each_owner(memdir: Path) -> None:
@@ -56,7 +59,7 @@ def test_resources_are_the_memory_md_of_each_owner(memdir: Path) -> None:
                       ("memctl://users/../MEMORY.md", RESOURCE_NOT_FOUND)]:
         with pytest.raises(MCPError) as info:
             tools.read(uri)
-        assert info.value.code == code
+        assert info.value.error.code == code  # type: ignore[attr-defined]
 
 
 # -- real stdio sessions with the SDK client --------------------------------------------------------
@@ -69,8 +72,8 @@ def session(root: Path, *extra: str, test: Callable[[ClientSession], Awaitable[N
     async def main() -> None:
         with anyio.fail_after(60):
             async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-                init = await client.initialize()
-                assert init.protocol_version == "2025-11-25" and init.server_info.name == "memctl"
+                init = wire(await client.initialize())
+                assert init["protocolVersion"] == "2025-11-25" and init["serverInfo"]["name"] == "memctl"
                 await test(client)
 
     anyio.run(main)
@@ -78,32 +81,34 @@ def session(root: Path, *extra: str, test: Callable[[ClientSession], Awaitable[N
 
 def data(result: Any) -> dict:
     """The structured content of a successful call, checked equal to its JSON text."""
-    assert result.is_error is False, result.content[0].text
-    assert json.loads(result.content[0].text) == result.structured_content
-    return dict(result.structured_content)
+    answer = wire(result)
+    assert answer["isError"] is False, answer["content"][0]["text"]
+    assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
+    return dict(answer["structuredContent"])
 
 
 def text(result: Any) -> str:
     """The one line of an isError result."""
-    assert result.is_error is True
-    return str(result.content[0].text)
+    answer = wire(result)
+    assert answer["isError"] is True
+    return str(answer["content"][0]["text"])
 
 
 def test_stdio_session_end_to_end(memdir: Path) -> None:
     async def check(client: ClientSession) -> None:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+        tools = {t.name: wire(t) for t in (await client.list_tools()).tools}
         assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
                                "memory_list", "memory_query"]
-        assert tools["memory_add"].input_schema["properties"]["type"]["enum"] == DEFAULT_TYPES
-        assert tools["memory_add"].input_schema["properties"]["type"]["default"] == "fact"
-        assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {"memory_search", "memory_list",
-                                                                                 "memory_context", "memory_query"}
-        assert tools["memory_forget"].annotations.destructive_hint is True
-        assert all(t.output_schema and t.title and t.description for t in tools.values())
+        assert tools["memory_add"]["inputSchema"]["properties"]["type"]["enum"] == DEFAULT_TYPES
+        assert tools["memory_add"]["inputSchema"]["properties"]["type"]["default"] == "fact"
+        assert {n for n, t in tools.items() if t["annotations"]["readOnlyHint"]} == {
+            "memory_search", "memory_list", "memory_context", "memory_query"}
+        assert tools["memory_forget"]["annotations"]["destructiveHint"] is True
+        assert all(t["outputSchema"] and t["title"] and t["description"] for t in tools.values())
 
         added = data(await client.call_tool("memory_add", {"content": "Alice prefers window seats on flights",
                                                            "memory_type": "preference"}))
-        jsonschema.validate(added, tools["memory_add"].output_schema)
+        jsonschema.validate(added, tools["memory_add"]["outputSchema"])
         memory_id = added["memory"]["id"]
         assert added["written"] and added["memory"]["user"] == "alice" and added["memory"]["source"] == "ai"
         hits = data(await client.call_tool("memory_search", {"query": "which seat does Alice like"}))["hits"]
@@ -142,22 +147,22 @@ def test_the_claude_presets_types_are_in_the_schema(memdir: Path) -> None:
     config.write_text(config.read_text().replace('preset = "default"', 'preset = "claude"'))
 
     async def check(client: ClientSession) -> None:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
-        prop = tools["memory_add"].input_schema["properties"]["type"]
+        tools = {t.name: wire(t) for t in (await client.list_tools()).tools}
+        prop = tools["memory_add"]["inputSchema"]["properties"]["type"]
         assert prop["enum"] == ["user", "feedback", "project", "reference"] and prop["default"] == "user"
-        assert tools["memory_list"].input_schema["properties"]["memory_type"]["enum"] == [*prop["enum"], None]
+        assert tools["memory_list"]["inputSchema"]["properties"]["type"]["enum"] == [*prop["enum"], None]
         added = data(await client.call_tool("memory_add", {"content": "Alice wants terse answers, no preamble"}))
         assert added["memory"]["type"] == "user"  # not `unknown type 'fact'`
-        assert "memory_type" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
+        assert "type: Input should be" in text(await client.call_tool("memory_list", {"memory_type": "banana"}))
 
     session(memdir, "--user", "alice", test=check)
 
 
 def test_typed_facts_through_mcp(memdir: Path) -> None:
     async def check(client: ClientSession) -> None:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert {"kind", "fields", "name", "description"} <= set(tools["memory_add"].input_schema["properties"])
-        assert tools["memory_query"].input_schema["properties"]["op"]["enum"] == ["count", "sum", "latest",
+        tools = {t.name: wire(t) for t in (await client.list_tools()).tools}
+        assert {"kind", "fields", "name", "description"} <= set(tools["memory_add"]["inputSchema"]["properties"])
+        assert tools["memory_query"]["inputSchema"]["properties"]["op"]["enum"] == ["count", "sum", "latest",
                                                                                  "earliest", "list"]
         for day in ("2025-02-01", "2025-06-01", "2026-01-01"):
             added = data(await client.call_tool("memory_add", {"content": f"Alice's trip departing {day}",
@@ -166,11 +171,11 @@ def test_typed_facts_through_mcp(memdir: Path) -> None:
             assert added["memory"]["kind"] == "trip" and added["memory"]["fields"] == {"departs": day}
         answer = data(await client.call_tool("memory_query", {"op": "count", "kind": "trip",
                                                               "where": ["departs in 2025"]}))
-        jsonschema.validate(answer, tools["memory_query"].output_schema)
+        jsonschema.validate(answer, tools["memory_query"]["outputSchema"])
         assert answer["value"] == 2 and len(answer["memories"]) == 2
         assert "expected a value or a field" in text(await client.call_tool(
             "memory_query", {"op": "count", "kind": "trip", "where": ["departs <"]}))
-        assert "op: Input should be" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
+        assert "op: unknown query 'median'" in text(await client.call_tool("memory_query", {"op": "median", "kind": "trip"}))
 
     session(memdir, "--user", "alice", test=check)
 
@@ -230,7 +235,7 @@ def _four_session_writes(outcomes: list[str]) -> Callable[[ClientSession], Await
         for city in ("Lisbon", "Osaka", "Nairobi", "Denver"):
             result = await client.call_tool("memory_add", {"content": f"Alice flew to {city} last spring",
                                                            "session": "s1", "source": "user"})
-            outcomes.append("written" if not result.is_error else text(result).split(":")[0])
+            outcomes.append("written" if not wire(result)["isError"] else text(result).split(":")[0])
     return check
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import typer
@@ -19,18 +19,59 @@ from memctl.agents.tools import TOOLS
 from memctl.api import MemoryStore
 from memctl.cli.main import full_app
 from memctl.config import Config
+from memctl.core.byid import EditRequest, ForgetRequest, HistoryRequest, RestoreRequest, ShowRequest
 from memctl.core.declare import aliases, fields_for
-from memctl.core.requests import AddRequest, ContextRequest, ListRequest, RecallRequest, StructureRequest
+from memctl.core.requests import (
+    AddRequest,
+    CheckRequest,
+    ContextRequest,
+    GateRequest,
+    ListRequest,
+    QueryRequest,
+    RecallRequest,
+    StatsRequest,
+    StructureRequest,
+)
 
 CLI = typer.main.get_command(full_app())
-CLI_ONLY = {"json_", "quiet", "explain", "all_", "field"}  # how the CLI prints, or spells a field its own way
+CLI_ONLY = {"json_", "quiet", "explain", "all_", "field", "set_", "min_confidence", "min_length", "max_length"}
+ID_PATH = "/api/memory/{user}/{memory_id}"
 
-# capability -> (request model, CLI command, MCP tool, REST operation, what the REST path itself names)
-DECLARED: dict[str, tuple[type[BaseModel], str, str, tuple[str, str], set[str]]] = {
-    "recall": (RecallRequest, "recall", "memory_search", ("/api/memory/{user}/search", "get"), {"users"}),
-    "add": (AddRequest, "add", "memory_add", ("/api/memory/{user}", "post"), set()),
-    "list": (ListRequest, "list", "memory_list", ("/api/memory/{user}", "get"), {"user"}),
-    "context": (ContextRequest, "context", "memory_context", ("/api/context", "get"), set()),
+
+class Capability(NamedTuple):
+    """Where one capability is offered: its request, the facade methods taking it, the CLI command,
+    the MCP tool and the REST operation (None: the request offers that surface no field), and the
+    names a REST route gives itself (its path's, a PUT's owner names kept as they are)."""
+
+    model: type[BaseModel]
+    methods: tuple[str, ...]
+    command: str | None = None
+    tool: str | None = None
+    rest: tuple[str, str] | None = None
+    by_route: frozenset[str] = frozenset()
+    served: bool = True  # False: no server offers it, whatever its fields say (gate: add's fields, dry run)
+
+
+DECLARED: dict[str, Capability] = {
+    "recall": Capability(RecallRequest, ("recall",), "recall", "memory_search", ("/api/memory/{user}/search", "get"),
+                         frozenset({"users"})),
+    "add": Capability(AddRequest, ("add",), "add", "memory_add", ("/api/memory/{user}", "post")),
+    "gate": Capability(GateRequest, ("gate",), "gate", served=False),
+    "list": Capability(ListRequest, ("list",), "list", "memory_list", ("/api/memory/{user}", "get"),
+                       frozenset({"user"})),
+    "context": Capability(ContextRequest, ("context",), "context", "memory_context", ("/api/context", "get")),
+    "show": Capability(ShowRequest, ("show", "get"), "show", None, (ID_PATH, "get"), frozenset({"memory_id"})),
+    "edit": Capability(EditRequest, ("edit",), "edit", "memory_update", (ID_PATH, "put"),
+                       frozenset({"memory_id", "user", "project", "session"})),
+    "forget": Capability(ForgetRequest, ("forget", "forget_all"), "forget", "memory_forget", (ID_PATH, "delete"),
+                         frozenset({"memory_id"})),
+    "restore": Capability(RestoreRequest, ("restore", "restore_all"), "restore"),
+    "history": Capability(HistoryRequest, ("history",), "history"),
+    "query": Capability(QueryRequest, ("query",), "query", "memory_query", ("/api/memory/{user}/query", "post"),
+                        frozenset({"user"})),
+    "check": Capability(CheckRequest, ("check",), "check"),
+    "stats": Capability(StatsRequest, ("stats",), "stats"),
+    "structure": Capability(StructureRequest, ("structure",), "structure"),
 }
 
 
@@ -55,47 +96,31 @@ def _canonical(model: type[BaseModel], names: set[str]) -> set[str]:
 
 @pytest.mark.parametrize("capability", sorted(DECLARED))
 def test_every_surface_offers_the_declared_fields(capability: str) -> None:
-    model, command, tool, (path, method), by_path = DECLARED[capability]
-    library = set(model.model_fields)
-    signature = set(inspect.signature(getattr(MemoryStore, capability)).parameters) - {"self"}
-    assert signature == library, "the facade's keyword-only signature is the request"
-    cli = {p.name for p in CLI.commands[command].params} - CLI_ONLY  # type: ignore[attr-defined]
-    assert cli == set(fields_for(model, "cli")), f"CLI {command} vs {model.__name__}"
-    mcp = _canonical(model, set(TOOLS[tool].input_schema(Config())["properties"])) - {"scope"}
-    assert mcp == set(fields_for(model, "mcp")), f"MCP {tool} vs {model.__name__}"
-    rest = _canonical(model, _rest_fields(_openapi(), path, method)) | by_path
-    assert rest >= set(fields_for(model, "rest")) and rest <= library | by_path, f"REST {method} {path}"
+    c = DECLARED[capability]
+    library = set(c.model.model_fields)
+    for method in c.methods:
+        signature = set(inspect.signature(getattr(MemoryStore, method)).parameters) - {"self"}
+        assert signature == library, f"the facade's {method} signature is the request"
+        assert getattr(MemoryStore, method).request is c.model, f"{method} is declared by {c.model.__name__}"
+    cli = {p.name for p in CLI.commands[c.command].params} - (CLI_ONLY - library) if c.command else set()  # type: ignore[attr-defined]
+    assert cli == set(fields_for(c.model, "cli")), f"CLI {c.command} vs {c.model.__name__}"
+    if not c.served:
+        return
+    mcp = _canonical(c.model, set(TOOLS[c.tool].input_schema(Config())["properties"])) - {"scope"} if c.tool else set()
+    assert mcp == set(fields_for(c.model, "mcp")), f"MCP {c.tool} vs {c.model.__name__}"
+    if c.tool:
+        assert TOOLS[c.tool].request is c.model, f"{c.tool}'s arguments derive from {c.model.__name__}"
+    rest = _canonical(c.model, _rest_fields(_openapi(), *c.rest)) if c.rest else set()
+    offered = set(fields_for(c.model, "rest"))
+    assert rest | (c.by_route & library) >= offered, f"REST {c.rest} lacks {offered - rest - c.by_route}"
+    assert rest <= library | c.by_route, f"REST {c.rest} offers {rest - library - c.by_route}, undeclared"
 
 
-# Declared capabilities only the library and the CLI offer: (request model, CLI command).
-LOCAL: dict[str, tuple[type[BaseModel], str]] = {"structure": (StructureRequest, "structure")}
-
-
-@pytest.mark.parametrize("capability", sorted(LOCAL))
-def test_local_capabilities_offer_the_declared_fields(capability: str) -> None:
-    model, command = LOCAL[capability]
-    signature = set(inspect.signature(getattr(MemoryStore, capability)).parameters) - {"self"}
-    assert signature == set(model.model_fields)
-    cli = {p.name for p in CLI.commands[command].params} - CLI_ONLY  # type: ignore[attr-defined]
-    assert cli == set(fields_for(model, "cli")) and not fields_for(model, "mcp") and not fields_for(model, "rest")
-
-
-# The capabilities whose request is the facade's signature (one declaration) and whose MCP tool
-# and REST operation take it: (facade method, MCP tool, REST path, method, surface names -> library names).
-SIGNED = {
-    "forget": ("memory_forget", "/api/memory/{user}/{memory_id}", "delete", {"id": "memory_id"}),
-}
-
-
-@pytest.mark.parametrize("capability", sorted(SIGNED))
-def test_signature_capabilities_agree_across_surfaces(capability: str) -> None:
-    tool, path, method, renamed = SIGNED[capability]
-    library = set(inspect.signature(getattr(MemoryStore, capability)).parameters) - {"self"}
-    mcp = {renamed.get(n, n) for n in TOOLS[tool].input_schema(Config())["properties"]}
-    operation = _openapi()["paths"][path][method]
-    rest = {renamed.get(p["name"], p["name"]) for p in operation.get("parameters", []) if p["name"] != "user"
-            or p["in"] == "query"}
-    assert mcp == library and rest == library, (capability, library, mcp, rest)
+def test_every_facade_method_taking_arguments_is_declared_or_keyword_checked() -> None:
+    """No public method of a store takes **kwargs but add_raw (any of a memory's own fields, checked)."""
+    loose = [name for name, member in vars(MemoryStore).items() if not name.startswith("_") and callable(member)
+             and any(p.kind is p.VAR_KEYWORD for p in inspect.signature(member).parameters.values())]
+    assert loose == ["add_raw"]
 
 
 def _fill(store: MemoryStore) -> str:

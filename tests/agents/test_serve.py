@@ -156,7 +156,7 @@ def test_memctl_store_alone_serves_with_the_shipped_model(tmp_path: Path, pg_url
 
 
 @pytest.mark.parametrize("url, message", [
-    ("mysql://ann:hunter2secret@db.example/mem", b"not a PostgreSQL URL"),
+    ("mysql://ann:hunter2secret@db.example/mem", b"no backend for 'mysql://ann:***@db.example/mem'"),
     ("postgresql://ann:hunter2secret@127.0.0.1:1/mem", b"cannot use the PostgreSQL store at postgresql://ann:***@127.0.0.1:1/mem"),
     ("postgresql://ann:hunter2secret@127.0.0.1:notaport/mem", b"invalid integer value"),
     ("postgresql://ann@/mem?host=/nonexistent&password=hunter2secret", b"password=***"),

@@ -38,11 +38,11 @@ def _types(prop: dict[str, Any]) -> list[str]:
 
 def _required_values(name: str) -> dict[str, Any]:
     """Values a strict model must give where null is not allowed (the defaults, mostly)."""
-    values = {"memory_search": {"query": "seats", "k": 5, "types": [], "subtypes": [], "tags": [], "users": [],
+    values = {"memory_search": {"query": "seats", "k": 5, "types": [], "subtypes": [], "tags": [], "sources": [], "users": [],
                                 "projects": [], "scopes": [], "status": "active", "mode": "hybrid"},
               "memory_add": {"text": "Alice's trip departs 2026-03-10", "type": "event", "tags": [], "source_ids": []},
               "memory_context": {"query": "seats", "budget": 800, "format": "markdown"},
-              "memory_update": {"id": "abcd"}, "memory_forget": {"id": "abcd"},
+              "memory_update": {"memory_id": "abcd"}, "memory_forget": {"memory_id": "abcd"},
               "memory_list": {"status": "active", "limit": 50, "offset": 0},
               "memory_query": {"op": "count", "kind": "trip", "where": []}}
     strict = TOOLS[name].input_schema(Config())
@@ -66,6 +66,8 @@ def test_a_strict_call_with_nulls_and_field_pairs_is_stored(store: MemoryStore) 
 def test_the_agents_sdk_lists_memctl_mcp_tools_as_strict(memdir: Path) -> None:
     from agents.mcp import MCPServerStdio, MCPUtil
 
+    from memctl.agents.mcp_sdk import wire
+
     use_hashing_embedder(memdir)
     params = {"command": sys.executable, "args": ["-m", "memctl", "-d", str(memdir), "mcp", "--user", "alice"]}
 
@@ -80,7 +82,7 @@ def test_the_agents_sdk_lists_memctl_mcp_tools_as_strict(memdir: Path) -> None:
                 add = next(t for t in converted if t.name == "memory_add").params_json_schema
                 arguments = dict.fromkeys(add["properties"]) | _required_values("memory_add")
                 result = await server.call_tool("memory_add", arguments)
-                assert not result.is_error, result.content
+                assert not wire(result).get("isError"), result.content  # on mcp 1.x and 2.x
 
     anyio.run(main)
     assert MemoryStore(memdir).list(user="alice")[0].confidence == 0.7  # unrated: [gate] agent_confidence

@@ -38,7 +38,7 @@ def test_memory_type_is_an_enum_of_the_configured_types(config: Config, types: l
     assert add["properties"]["type"]["default"] == default
     assert add["required"] == ["text"] and add["additionalProperties"] is False
     for name in ("memory_list", "memory_update"):
-        prop = TOOLS[name].input_schema(config)["properties"]["memory_type"]
+        prop = TOOLS[name].input_schema(config)["properties"]["type"]  # the declared name; memory_type an alias
         assert prop["enum"] == [*types, None] and "default" not in prop  # a filter: none (null) means any type
     prop = TOOLS["memory_search"].input_schema(config)["properties"]["types"]
     assert prop["items"]["enum"] == types and not prop.get("default")  # a filter: none means any type
@@ -68,10 +68,10 @@ def test_schemas_are_plain_for_models_and_outputs_allow_null() -> None:
                                                             "'project' or 'reference'"),
     ("memory_add", {"content": "x", "tags": ["a", 1]}, "tags.1: Input should be a valid string"),
     ("memory_add", {"content": "x", "confidence": 1.5}, "confidence: Input should be less than or equal to 1"),
-    ("memory_list", {"memory_type": "banana"}, "memory_type: Input should be 'user'"),
+    ("memory_list", {"memory_type": "banana"}, "type: Input should be 'user'"),
     ("memory_list", [], "the arguments must be a JSON object"),
     ("memory_forget", {"reason": "wrong"}, "id is required"),
-    ("memory_forget", {"id": "../../etc"}, "id: must be a memory id"),
+    ("memory_forget", {"id": "../../etc"}, "memory_id: invalid memory id '../../etc'"),
     ("memory_update", {"id": "abcd", "importance": 2}, "importance: Input should be less than or equal to 1"),
 ])
 def test_bad_arguments_say_what_to_fix(tool: str, arguments: Any, problem: str) -> None:

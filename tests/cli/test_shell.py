@@ -139,7 +139,7 @@ def test_click_exceptions_map_to_exit_codes(mem: Path) -> None:
     unknown = memctl("-d", str(mem), "frobnicate")
     assert unknown.returncode == 2 and "No such command" in unknown.stderr and "Traceback" not in unknown.stderr
     missing = memctl("-d", str(mem), "show")
-    assert missing.returncode == 2 and "ID" in missing.stderr
+    assert missing.returncode == 2 and "memory_id is required" in missing.stderr
     bare = memctl()
     assert bare.returncode == 2 and "Usage" in bare.stdout + bare.stderr
 

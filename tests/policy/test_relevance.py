@@ -141,3 +141,16 @@ def test_hold_back_keeps_order_and_never_hides_unscored_hits() -> None:
     shown, held = hold_back(hits, 0.55)
     assert [h.relevance for h in shown] == [0.9, None, 0.6] and [h.relevance for h in held] == [0.2]
     assert hold_back(hits, 0.0) == (hits, [])
+
+
+def test_a_memory_about_someone_else_does_not_answer_a_query_naming_someone_the_store_never_heard_of() -> None:
+    from memctl.policy.relevance import OTHER_CAP
+
+    kevin = QueryFacts(absent=True)  # "What TV shows did Kevin watch?"
+    kates = HitSignals(names_other=True, gaps={MINILM: 0.5})  # Kate's, the best by a clear margin
+    shared = HitSignals(names_other=True, named=True)  # names someone else, and someone the query names
+    out = on_topic([hit("kate", 0.9), hit("kate-low", 0.1), hit("both", 0.9)],
+                   [kates, kates, shared], kevin)
+    assert [h.relevance for h in out] == [OTHER_CAP, 0.1, 0.9]
+    assert out[0].components["someone_else"] == 1.0 and "margin" not in out[1].components
+    assert on_topic([hit("kate", 0.9)], [kates], EN)[0].relevance == 0.9  # "What TV shows did Kate watch?"

@@ -42,7 +42,7 @@ def cosine(embedder: Embedder, a: str, b: str) -> float:
 @pytest.fixture
 def shipped_registry() -> Iterator[None]:
     """The registry as a user has it (the suite puts the hashing embedder in place of the model)."""
-    previous = embed.register_embedder(DEFAULT_MODEL, embed._fastembed)
+    previous = embed.register_embedder(DEFAULT_MODEL, embed.fastembed_factory)
     yield
     embed.unregister_embedder(DEFAULT_MODEL, previous)
 

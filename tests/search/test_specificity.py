@@ -63,3 +63,10 @@ def test_sorted_words() -> None:
     words = SortedWords(["apple", "car", "zone"])
     assert "car" in words and "apple" in words and "zone" in words
     assert "ca" not in words and "cart" not in words and "zzz" not in words and 3 not in words
+
+
+def test_a_possessive_name_is_a_name() -> None:
+    from memctl.search.specificity import name_terms
+
+    assert "kevin" in name_terms("what is Kevin's dog called")
+    assert "kevin" in name_terms("what is Kevin\u2019s dog called")

@@ -268,3 +268,26 @@ def test_a_store_emptied_by_removals_saves_and_loads(tmp_path: Path) -> None:
     again = new_store(tmp_path)
     again.load()
     assert len(again) == 0
+
+
+def test_processes_syncing_at_once_embed_each_memory_once(tmp_path: Path) -> None:
+    """Two processes' stores over one cache: what one embedded and saved, the other takes from disk
+    (only the memories it lacks, with the same content), never embedding it again."""
+    first, second = new_store(tmp_path), new_store(tmp_path)  # both loaded while the cache was empty
+    embedder = CountingEmbedder()
+    assert sync_vectors(first, embedder, dict(list(TEXTS.items())[:3])) == 3
+    changed = {**TEXTS, "b2": ("h-b2-v2", "Bob now prefers classical music")}
+    assert sync_vectors(second, embedder, changed) == 2  # d4 is new, b2 changed since first embedded it
+    assert embedder.calls[-1] == ["Bob now prefers classical music", "Carol is allergic to peanuts"]
+    assert np.allclose(second.vector("a1"), first.vector("a1"))
+    assert sync_vectors(first, embedder, changed) == 0  # and back: first takes b2 and d4 from second's save
+    assert embedder.embedded == 5
+
+
+def test_a_torn_cache_of_another_process_is_embedded_over(tmp_path: Path) -> None:
+    first, second = new_store(tmp_path), new_store(tmp_path)
+    sync_vectors(first, FAKE, TEXTS)
+    (tmp_path / MATRIX_FILE).write_bytes(b"torn")
+    embedder = CountingEmbedder()
+    assert sync_vectors(second, embedder, TEXTS) == 4
+    assert new_store(tmp_path).missing({k: v[0] for k, v in TEXTS.items()}) == []

@@ -119,3 +119,37 @@ def test_a_write_before_a_turn_does_not_cover_it_under_a_pinned_clock(store: Mem
     store.log("finn", "s11", "remember: Finn sails on Sundays")
     result = store.extract("finn", "s11", f"{FAKE_LLM} extract")
     assert result.skipped == ["s11:1"] and result.report.counts["added"] == 1
+
+
+# -- per-session state is keyed by whose session it is (issue 21) ------------------------------------
+
+def test_one_persons_automatic_writes_never_limit_anothers_session_of_the_same_name(store: MemoryStore):
+    for text in ("Alice likes tea", "Alice plays chess", "Alice reads poetry"):  # max_auto_writes = 3
+        store.add(text, user="alice", session="chat1", source="auto", confidence=0.9)
+    with pytest.raises(Refused, match="automatic writes"):
+        store.add("Alice swims", user="alice", session="chat1", source="auto", confidence=0.9)
+    written = store.add("Bob likes jazz", user="bob", session="chat1", source="auto", confidence=0.9)
+    assert written.written
+    extracted = store.add("Bob plays golf", user="bob", rate_session="chat1", source="auto", confidence=0.9)
+    assert extracted.written  # bob's long-term write during his chat1: his session's count, not alice's
+
+
+def test_another_persons_explicit_write_in_a_session_of_the_same_name_never_covers_a_turn(store: MemoryStore):
+    store.log("carol", "chat9", "remember: Carol's locker code is 4471")
+    tick()
+    store.add("Dave parks on level 3", user="dave", rate_session="chat9")  # dave's own chat9
+    tick()
+    result = store.extract("carol", "chat9", f"{FAKE_LLM} extract")
+    assert result.skipped == [] and result.called_model
+    assert [m.body for m in store.list(user="carol")] == ["Carol's locker code is 4471"]
+    store.log("carol", "chat9", "remember: Carol bikes to work")
+    tick()
+    store.add("Carol bikes to work", user="carol", rate_session="chat9")  # her own write still covers her turn
+    assert store.extract("carol", "chat9", f"{FAKE_LLM} extract").skipped == ["chat9:2"]
+
+
+def test_usage_counts_each_persons_session_apart(store: MemoryStore):
+    memory = store.add("The office wifi is called Falcon", project="shop").memory
+    for user in ("alice", "bob"):
+        store.recall("office wifi", users=[user], projects=["shop"], session="chat1", mode="keyword")
+    assert sorted(store.repo.usage()[memory.id]["sessions"]) == ["users/alice/chat1", "users/bob/chat1"]

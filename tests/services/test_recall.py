@@ -107,7 +107,7 @@ def test_usage_is_recorded_in_the_cache_not_the_file(filled: MemoryStore) -> Non
     hits = filled.recall("jazz", k=1).hits
     assert filled.repo.usage()[hits[0].id]["count"] == 1
     filled.recall("jazz", k=1, users=["bob"], session="s1")
-    assert filled.repo.usage()[hits[0].id]["sessions"] == ["s1"]
+    assert filled.repo.usage()[hits[0].id]["sessions"] == ["users/bob/s1"]  # bob's s1, never another's s1
     assert {p: p.read_bytes() for p in filled.root.rglob("*.md")} == before
 
 
@@ -245,3 +245,24 @@ def test_an_english_keyword_recall_compiles_no_cjk_pattern(filled: MemoryStore) 
     assert out.returncode == 0, out.stderr
     assert out.stderr.split()[-1] == "0"
     assert '"ok": true' in out.stdout
+
+
+def test_a_newer_conflicting_memory_found_only_by_its_name_is_not_lifted(store: MemoryStore) -> None:
+    """The newer-conflict rule reorders what the query finds; it never lifts a memory that shares
+    only a name with the query over the one that answers it (keyword mode: no meaning to go on)."""
+    old = store.add_raw("Hank lives in Beijing", type="fact", user="hank")
+    for text in ("Hank has a dog named Rex", "Hank works at a bank as an analyst"):
+        store.add_raw(text, type="fact", user="hank")
+    clock.set_now(clock.now() + clock.parse_duration("1d"))
+    moved = store.add_raw("Hank 搬到了上海", type="fact", user="hank", conflicts_with=[old.id])
+    hits = store.recall("where does Hank live", users=["hank"], mode="keyword", min_relevance=0.0).hits
+    assert hits[0].id == old.id
+    lifted = next((h for h in hits if h.id == moved.id), None)
+    assert lifted is None or lifted.score < hits[0].score
+
+
+def test_a_newer_conflicting_memory_the_query_finds_ranks_first(store: MemoryStore) -> None:
+    old = store.add_raw("Hank lives in Beijing near the lake", type="fact", user="hank")
+    clock.set_now(clock.now() + clock.parse_duration("1d"))
+    new = store.add_raw("Hank lives in Shanghai now", type="fact", user="hank", conflicts_with=[old.id])
+    assert ids(store, "Hank lives in Beijing near the lake", mode="keyword")[:2] == [new.id, old.id]

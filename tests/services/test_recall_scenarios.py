@@ -111,3 +111,85 @@ def test_where_does_hank_live_ranks_where_he_lives_first_in_a_bilingual_store(st
     top = [h.content for h in hits[:2]]
     assert "Hank lives in Beijing" in [h.content for h in hits]
     assert set(top) <= {"Hank lives in Beijing", "Hank 搬到了上海"}, top
+
+
+def test_by_keyword_alone_the_move_to_shanghai_is_not_lifted_over_where_hank_lives(store: MemoryStore) -> None:
+    for text in ("Hank has a dog named Rex", "Hank lives in Beijing", "Hank works at a bank as an analyst"):
+        store.add(text, type="fact", user="hank")
+    store.add("Hank 搬到了上海", type="fact", user="hank")
+    hits = store.recall("where does Hank live", users=["hank"], mode="keyword", record_usage=False).hits
+    assert hits[0].content == "Hank lives in Beijing"
+    assert all(h.score < hits[0].score for h in hits[1:])
+
+
+def test_continue_with_that_error_in_a_session_brings_the_sessions_memory(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add_raw("bug456: parse_date raises TypeError when the timestamp has a timezone offset", type="context",
+                  user="dana", session="bug456")
+    block = store.context("continue with that error", user="dana", session="bug456")
+    assert "parse_date raises TypeError" in block["text"]
+
+
+BUDGET_TALKS = [("We discussed the budget for the kitchen renovation: a 20k cap", "2026-09-12"),
+                ("Budget review: we agreed to move 5k from travel to the kitchen", "2026-10-20")]
+
+
+def test_when_did_we_last_discuss_the_budget_answers_with_the_later_talk_and_its_date(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    for text, day in BUDGET_TALKS:
+        store.add_raw(text, type="event", user="dana", occurred=day)
+    hits = store.recall("When did we last discuss the budget?", users=["dana"], record_usage=False).hits
+    assert hits[0].content.startswith("Budget review") and hits[0].date == "2026-10-20"
+    block = store.context("When did we last discuss the budget?", user="dana")
+    assert "2026-10-20] Budget review" in block["text"]
+    first = store.recall("我们第一次讨论预算是什么时候？", users=["dana"], record_usage=False).hits
+    assert first[0].content.startswith("We discussed the budget") and first[0].date == "2026-09-12"
+
+
+def test_a_thai_restaurant_brings_the_peanut_allergy(store: MemoryStore) -> None:
+    fill(store, [t for t in EVERYDAY if "peanut" not in t])
+    store.add_raw("severe peanut allergy", type="fact", user="dana", source="user")
+    got = store.recall("Recommend a Thai restaurant", users=["dana"], record_usage=False).hits
+    assert [h.content for h in got if h.constraint] == ["severe peanut allergy"]
+    assert "severe peanut allergy" in store.context("推荐一家泰国餐厅", user="dana")["text"]
+
+
+def test_a_trip_brings_the_visa_and_the_wheelchair(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    fill(store, ["I need a visa for any trip to China", "Dana uses a wheelchair, so places need step-free access"])
+    got = defaults(store, "Plan my trip to Shanghai in May")
+    assert "I need a visa for any trip to China" in got
+    assert "Dana uses a wheelchair, so places need step-free access" in got
+
+
+def test_a_name_for_a_puppy_gets_no_profile_and_never_the_passport_number(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    block = store.context("Suggest a name for my puppy", user="dana")
+    assert block["items"] == [] and block["profile_lines"] == 0
+    assert "X1234567" not in block["text"]
+
+
+def test_at_a_small_budget_the_return_flight_asked_about_is_kept(store: MemoryStore) -> None:
+    fill(store, EVERYDAY)
+    store.add_raw("Return flight from Lisbon: TP1234 on 2026-12-20 at 18:05", type="event", user="dana", source="user")
+    block = store.context("When is my return flight?", user="dana", budget=60)
+    assert "TP1234" in block["text"]
+    assert "X1234567" not in store.context("I'm flying back from Lisbon, what do I need?", user="dana")["text"]
+
+
+SHOWS_AND_TRIPS = ["Kate: What tv shows have you been watching recently?", "Kate watched Breaking Bad twice last year",
+                   "I visited Paris in 2024 with Tom", "Hank has a dog named Rex"]
+
+
+@pytest.mark.parametrize("query", ["What TV shows did Kevin watch?", "When did I visit Tokyo?",
+                                   "what is Kevin's dog called"])
+def test_a_question_about_someone_the_store_never_mentions_is_not_answered_about_someone_else(
+        store: MemoryStore, query: str) -> None:
+    fill(store, SHOWS_AND_TRIPS)
+    assert defaults(store, query) == []
+
+
+def test_a_question_about_someone_the_store_knows_is_still_answered(store: MemoryStore) -> None:
+    fill(store, SHOWS_AND_TRIPS)
+    assert "Kate watched Breaking Bad twice last year" in defaults(store, "What TV shows did Kate watch?")
+    assert "I visited Paris in 2024 with Tom" in defaults(store, "When did I visit Paris?")

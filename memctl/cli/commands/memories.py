@@ -10,17 +10,15 @@ from typing_extensions import Annotated
 from memctl.cli import output
 from memctl.cli.app import (
     Json,
-    MemoryId,
-    Project,
     Quiet,
-    User,
     open_store,
     run,
     run_command,
 )
 from memctl.cli.declared import command
 from memctl.cli.inputs import edit_in_editor, read_text
-from memctl.core.requests import AddRequest, ListRequest
+from memctl.core.byid import EditRequest, ForgetRequest, HistoryRequest, RestoreRequest, ShowRequest
+from memctl.core.requests import AddRequest, ListRequest, StatsRequest
 from memctl.errors import UsageError
 
 
@@ -44,27 +42,33 @@ list_ = command(ListRequest, "list", _list, "List memories, filtered and sorted.
                 (("json_", Json, False), ("quiet", Quiet, False)))
 
 
-def show(memory_id: MemoryId, json_: Json = False) -> None:
-    """Show one memory, with its importance."""
-    run_command("show", {"memory_id": memory_id}, json_)
+def _show(values: dict) -> None:
+    run_command("show", values, values.pop("json_"))
 
 
-def edit(memory_id: MemoryId,
-         set_: Annotated[Optional[List[str]], typer.Option("--set", metavar="FIELD=VALUE",
-                                                           help="YAML value; repeatable.")] = None,
-         body: Annotated[Optional[str], typer.Option("--body", metavar="TEXT", help="New body text, or - for stdin.")] = None,
-         json_: Json = False) -> None:
-    """Edit a memory's fields or body (or open $EDITOR); validated before saving."""
+show = command(ShowRequest, "show", _show, "Show one memory, with its importance.", (("json_", Json, False),))
+
+
+def _edit(values: dict) -> None:
+    json_, set_ = values.pop("json_"), values.pop("set_")
 
     def action() -> dict:
         s = open_store()
+        given = {k: v for k, v in values.items() if v is not None}
+        if given.get("body") is not None:
+            given["body"] = read_text(given["body"])
         sets = parse_sets(set_ or [])
-        new_body = read_text(body) if body is not None else None
-        if not sets and new_body is None:
-            new_body = edit_in_editor(s.get(memory_id).body)
-        return {"memory": s.edit(memory_id, sets, new_body).to_public()}
+        if not sets and set(given) <= {"memory_id"}:  # the id alone: the memory in $EDITOR
+            given["body"] = edit_in_editor(s.get(values["memory_id"]).body)
+        return {"memory": s.edit(**given, sets=sets or None).to_public()}
 
     run("edit", json_, action, lambda d: output.message(f"edited {d['memory']['id']} {d['memory']['path']}"))
+
+
+edit = command(EditRequest, "edit", _edit, "Edit a memory's fields or body (or open $EDITOR); validated before saving.", (
+    ("set_", Annotated[Optional[List[str]], typer.Option("--set", metavar="FIELD=VALUE", help=(
+        "Any other field, its value YAML (repeatable; empty clears it): --set state=done."))], None),
+    ("json_", Json, False)))
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:
@@ -78,33 +82,36 @@ def parse_sets(items: list[str]) -> dict[str, str]:
     return out
 
 
-WithParts = Annotated[bool, typer.Option("--with-parts", help="Also the memories that are part of it (part_of).")]
-
-
-def forget(memory_id: MemoryId,
-           reason: Annotated[Optional[str], typer.Option(metavar="TEXT", help="Why (kept in the archived file).")] = None,
-           with_parts: WithParts = False, json_: Json = False) -> None:
-    """Archive a memory (status forgotten); `restore` brings it back. A whole's parts are offered."""
+def _forget(values: dict) -> None:
+    json_ = values.pop("json_")
 
     def action() -> dict:
         s = open_store()
-        done = s.forget_all(memory_id, reason, with_parts)
+        done = s.forget_all(**values)
         left = [m for m in s.parts(done[0].id) if m.status == "active" and not (m.path or "").startswith("archive/")]
         return _moved(done, left)
 
     run("forget", json_, action, lambda d: _render_moved("forgotten", d, "forget"))
 
 
-def restore(memory_id: MemoryId, with_parts: WithParts = False, json_: Json = False) -> None:
-    """Bring an archived memory back to its active folder. A whole's forgotten parts are offered."""
+forget = command(ForgetRequest, "forget", _forget, "Archive a memory (status forgotten); `restore` brings it back. "
+                 "A whole's parts are offered.", (("json_", Json, False),))
+
+
+def _restore(values: dict) -> None:
+    json_ = values.pop("json_")
 
     def action() -> dict:
         s = open_store()
-        done = s.restore_all(memory_id, with_parts)
+        done = s.restore_all(**values)
         left = [m for m in s.parts(done[0].id) if m.status == "forgotten"]
         return _moved(done, left)
 
     run("restore", json_, action, lambda d: _render_moved("restored", d, "restore"))
+
+
+restore = command(RestoreRequest, "restore", _restore, "Bring an archived memory back to its active folder. "
+                  "A whole's forgotten parts are offered.", (("json_", Json, False),))
 
 
 def _moved(done: list, left: list) -> dict:
@@ -121,11 +128,12 @@ def _render_moved(verb: str, d: dict, command: str) -> None:
                        f"(memctl {command} {d['memory']['id']} --with-parts takes them too)")
 
 
-def history(memory_id: MemoryId, json_: Json = False) -> None:
-    """What happened to a memory: the local journal and every commit git holds of its file."""
+def _history(values: dict) -> None:
+    json_ = values.pop("json_")
 
     def action() -> dict:
-        return {"id": memory_id, "entries": [e.model_dump(exclude_none=True) for e in open_store().history(memory_id)]}
+        entries = open_store().history(**values)
+        return {"id": values["memory_id"], "entries": [e.model_dump(exclude_none=True) for e in entries]}
 
     run("history", json_, action, lambda d: output.rows(
         ["time", "op", "id", "before", "after", "path", "by / changed"],
@@ -141,10 +149,17 @@ def _commit_note(entry: dict) -> str:
     return f"{detail.get('author')} ({detail.get('commit', '')[:7]}): {', '.join(detail.get('fields', []))}"
 
 
-def stats(user: User = None, project: Project = None, json_: Json = False) -> None:
-    """Counts by status, type, scope and owner (of a user's or a project's memories: --user, --project)."""
-    run("stats", json_, lambda: open_store().stats(user=user, project=project),
-        lambda d: output.key_values(d, title="memctl stats"))
+history = command(HistoryRequest, "history", _history, "What happened to a memory: the local journal and every commit git holds of its file.",
+                  (("json_", Json, False),))
+
+
+def _stats(values: dict) -> None:
+    json_ = values.pop("json_")
+    run("stats", json_, lambda: open_store().stats(**values), lambda d: output.key_values(d, title="memctl stats"))
+
+
+stats = command(StatsRequest, "stats", _stats, "Counts by status, type, scope and owner (of a user's or a project's "
+                "memories: --user, --project).", (("json_", Json, False),))
 
 
 COMMANDS = [("add", add), ("list", list_), ("show", show), ("edit", edit), ("forget", forget),

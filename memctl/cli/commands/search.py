@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import Json, Project, Quiet, Session, Text, User, open_store, run, run_command
+from memctl.cli.app import Json, Quiet, open_store, run, run_command
 from memctl.cli.declared import command
 from memctl.cli.inputs import read_text
-from memctl.core.requests import ContextRequest, RecallRequest
+from memctl.core.requests import ContextRequest, GateRequest, RecallRequest
 from memctl.errors import Refused
 
 Query = Annotated[Optional[str], typer.Argument(metavar="QUERY", show_default=False,
@@ -40,26 +40,18 @@ context = command(ContextRequest, "context", _context,
      False), ("json_", Json, False)))
 
 
-def gate(
-    text: Text = None, user: User = None, project: Project = None, session: Session = None,
-    type: Annotated[Optional[str], typer.Option("--type", "-t", metavar="TYPE", help="Memory type.")] = None,
-    confidence: Annotated[float, typer.Option(metavar="0..1", min=0.0, max=1.0, help="How sure.")] = 1.0,
-    source: Annotated[str, typer.Option(metavar="SOURCE", help="user, ai, auto, import, ...")] = "user",
-    key: Annotated[Optional[str], typer.Option(metavar="KEY", help="Versioning key.")] = None,
-    redact: Annotated[Optional[bool], typer.Option("--redact/--no-redact", help="Mask secrets instead of refusing.")] = None,
-    min_confidence: Annotated[Optional[float], typer.Option(metavar="0..1", help="Override the minimum confidence.")] = None,
-    min_length: Annotated[Optional[int], typer.Option(metavar="N", help="Override the minimum length.")] = None,
-    max_length: Annotated[Optional[int], typer.Option(metavar="N", help="Override the maximum length.")] = None,
-    json_: Json = False,
-) -> None:
-    """Dry-run the gate and the write decision: would TEXT be written, and why not. Exit 0 pass, 3 refused."""
+def _gate(values: dict) -> None:
+    json_, pairs = values.pop("json_"), values.pop("field")
+    overrides = {name: values.pop(name) for name in ("min_confidence", "min_length", "max_length")}
 
     def action() -> dict:
         store = open_store()
-        overrides = {"min_confidence": min_confidence, "min_length": min_length, "max_length": max_length}
-        result = store.gate(read_text(text), type=type or store.config.default_type, user=user, project=project,
-                            session=session, confidence=confidence, source=source, key=key, redact=redact,
-                            overrides=overrides)
+        given = {k: v for k, v in values.items() if v is not None and k != "text"}
+        if pairs:
+            from memctl.core.schemas import parse_field_pairs
+
+            given["fields"] = parse_field_pairs(pairs)
+        result = store.gate(read_text(values["text"]), **given, overrides=overrides)
         data = result.to_data()
         if not result.verdict.passed:
             codes = ", ".join(f.code for f in result.verdict.failures)
@@ -74,6 +66,19 @@ def gate(
             output.message(f"would type as {d['inferred']['kind']} ({fields})")
 
     run("gate", json_, action, human)
+
+
+def _threshold(kind: type, what: str) -> object:
+    return Annotated[Optional[kind], typer.Option(metavar="0..1" if kind is float else "N", help=f"Override {what}.")]
+
+
+gate = command(GateRequest, "gate", _gate, "Dry-run the gate and the write decision: would TEXT be written, and why "
+               "not. Exit 0 pass, 3 refused.", (
+    ("field", Annotated[Optional[List[str]], typer.Option("--field", metavar="NAME=VALUE", help=(
+        "A typed field, checked against the kind (repeatable)."))], None),
+    ("min_confidence", _threshold(float, "the minimum confidence"), None),
+    ("min_length", _threshold(int, "the minimum length"), None),
+    ("max_length", _threshold(int, "the maximum length"), None), ("json_", Json, False)))
 
 
 COMMANDS = [("recall", recall), ("context", context), ("gate", gate)]

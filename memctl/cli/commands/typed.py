@@ -3,36 +3,22 @@ structure (type the plain statements already stored)."""
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
-from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import Json, Project, User, open_store, run
+from memctl.cli.app import Json, open_store, run
 from memctl.cli.declared import command
-from memctl.core.requests import StructureRequest
-
-At = Annotated[Optional[str], typer.Option("--at", metavar="DATE", help="The day `today` means (default: today).")]
+from memctl.core.requests import CheckRequest, QueryRequest, StructureRequest
 
 
-def query(
-    op: Annotated[str, typer.Argument(metavar="OP", help="count, sum, latest, earliest or list.")],
-    kind: Annotated[str, typer.Option("--kind", "-k", metavar="KIND", help="The kind asked about (trip, expense...).")],
-    where: Annotated[Optional[List[str]], typer.Option("--where", "-w", metavar="CONDITION", help=(
-        "Only memories where this holds (repeatable, all must): 'departs in 2025', 'international = true', "
-        "'amount > 100 EUR', 'departs within 30 days'."))] = None,
-    field: Annotated[Optional[str], typer.Option("--field", "-f", metavar="FIELD", help=(
-        "What sum adds, and what latest/earliest/list order by (default: the kind's first date)."))] = None,
-    user: User = None, project: Project = None, at: At = None, json_: Json = False,
-) -> None:
-    """Answer exactly over typed fields: how many, how much, the latest, the earliest, which."""
+def _query(values: dict) -> None:
+    json_ = values.pop("json_")
+    run("query", json_, lambda: open_store().query(**{k: v for k, v in values.items() if v is not None}).to_data(),
+        _render_query)
 
-    def action() -> dict:
-        return open_store().query(op, kind, where=where or [], field=field, user=user, project=project,
-                                  at=at).to_data()
 
-    run("query", json_, action, _render_query)
+query = command(QueryRequest, "query", _query, "Answer exactly over typed fields: how many, how much, the latest, "
+                "the earliest, which.", (("json_", Json, False),))
 
 
 def _render_query(d: dict) -> None:
@@ -53,12 +39,12 @@ def _shown(value: object) -> str:
     return "none" if value is None else str(value)
 
 
-def check(user: User = None, at: At = None, json_: Json = False) -> None:
-    """Run every check over the typed memories: exit 0 no findings, 1 some, 2 a rule file has errors."""
+def _check(values: dict) -> None:
+    json_ = values.pop("json_")
     outcome: dict = {}
 
     def action() -> dict:
-        outcome.update(open_store().check(user=user, at=at).to_data())
+        outcome.update(open_store().check(**values).to_data())
         return outcome
 
     run("check", json_, action, _render_check)
@@ -66,6 +52,10 @@ def check(user: User = None, at: At = None, json_: Json = False) -> None:
         raise typer.Exit(2)
     if outcome.get("findings"):
         raise typer.Exit(1)
+
+
+check = command(CheckRequest, "check", _check, "Run every check over the typed memories: exit 0 no findings, "
+                "1 some, 2 a rule file has errors.", (("json_", Json, False),))
 
 
 def _render_check(d: dict) -> None:

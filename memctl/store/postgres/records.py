@@ -54,8 +54,10 @@ class PostgresJournal:
         return [_entry(row) for row in rows]
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes within (since, until]: of the session, or (session None) of `owner` with no session."""
-        mine = "session = %(s)s" if session is not None else "session IS NULL AND owner IS NOT DISTINCT FROM %(o)s"
+        """Automatic writes within (since, until]: of `owner`'s session (detail's session_of), or
+        (session None) of `owner` with no session."""
+        mine = ("session = %(s)s AND detail->>'session_of' = %(o)s" if session is not None
+                else "session IS NULL AND owner IS NOT DISTINCT FROM %(o)s")
         with self._connect() as conn:
             row = conn.execute(f"SELECT count(*) FROM memctl_journal WHERE {mine} AND time > %(since)s "
                                "AND time <= %(until)s AND op = ANY(%(ops)s) AND source = ANY(%(auto)s)",
@@ -63,12 +65,13 @@ class PostgresJournal:
                                 "auto": list(AUTO_SOURCES)}).fetchone()
         return int(row[0])
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on."""
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
         with self._connect() as conn:
             found = conn.execute("SELECT time, detail FROM memctl_journal WHERE session = %s AND time >= %s "
+                                 "AND detail->>'session_of' = %s "
                                  "AND op = ANY(%s) AND (source IS NULL OR NOT source = ANY(%s)) ORDER BY seq",
-                                 (session, since, list(WRITE_OPS), list(AUTO_SOURCES))).fetchall()
+                                 (session, since, owner, list(WRITE_OPS), list(AUTO_SOURCES))).fetchall()
         return [(time, _turn_at(detail)) for time, detail in found]
 
 

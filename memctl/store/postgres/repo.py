@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl import clock
+from memctl.core.access import unknown_visibility, visibility_problem
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.store.cachedir import folder_cache, private_folder
@@ -102,6 +103,10 @@ class PostgresRepository:
             return
         with translate(self.url), pool(self.url).connection() as conn:
             yield conn
+
+    def command(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to hold: every read asks the database, which is always current."""
+        return contextlib.nullcontext()
 
     @contextlib.contextmanager
     def locked(self, timeout: float = 30.0) -> Iterator[None]:
@@ -186,11 +191,15 @@ class PostgresRepository:
         out = []
         for row in found:
             try:
-                out.append(rows.from_row(row))
+                memory = rows.from_row(row)
             except InvalidMemory as exc:
                 path = str(row[rows.COLUMNS.index("path")])
                 self._broken[path] = str(exc).removeprefix(f"{path}: ")
                 self._warnings[f"skipped invalid row {exc}"] = None
+                continue
+            if unknown_visibility(memory.visibility):
+                self._warnings[visibility_problem(str(memory.path), memory.visibility)] = None
+            out.append(memory)
         return out
 
     def all_memories(self) -> list[Memory]:
@@ -435,13 +444,13 @@ class PostgresRepository:
         return self.journal.read(memory_id)
 
     def auto_writes(self, session: str | None, since: str, until: str, owner: str | None = None) -> int:
-        """Automatic writes (source auto/ai) in (since, until]: of the session, or (session None) of
-        `owner` with no session."""
+        """Automatic writes (source auto/ai) in (since, until]: of `owner`'s session, or (session None)
+        of `owner` with no session."""
         return self.journal.auto_writes(session, since, until, owner)
 
-    def session_writes(self, session: str, since: str) -> list[tuple[str, int | None]]:
-        """(time, turn_at) of the explicit (not automatic) writes made in the session from `since` on."""
-        return self.journal.session_writes(session, since)
+    def session_writes(self, session: str, since: str, owner: str) -> list[tuple[str, int | None]]:
+        """(time, turn_at) of the explicit (not automatic) writes made in `owner`'s session from `since` on."""
+        return self.journal.session_writes(session, since, owner)
 
     def record_usage(self, ids: Sequence[str], at: datetime, session: str | None) -> None:
         """Count one use of each id."""

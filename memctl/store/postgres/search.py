@@ -377,6 +377,16 @@ class PostgresSearch:
             out.update(zip([m.id for m in stale], self.embedder.embed([self.spec.vector_text(m) for m in stale])))
         return out
 
+    def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
+        import numpy as np
+
+        if not pairs:
+            return self.embedder.identity, []
+        left = self.embedder.embed([a for a, _ in pairs])
+        right = self.embedder.embed([b for _, b in pairs])
+        return self.embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
+
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine of every pair of `ids` at or above `threshold` (sync=False: stored vectors only, no model)."""
         import numpy as np

@@ -11,9 +11,21 @@ from typing import Any
 
 from memctl.clock import format_timestamp
 from memctl.core.access import Access
+from memctl.errors import UsageError
 from memctl.store.filters import HISTORY_STATUSES, MATCH_FIELDS, MemoryFilter
+from memctl.store.postgres.schema import MEMORY_COLUMNS
 
 ACTIVE = "(m.status = 'active' AND m.path NOT LIKE 'archive/%%')"
+
+
+def field_sql(name: str, param: str) -> str:
+    """One of the values in a memory field's column (an array column: shares one); only a column
+    of memctl_memories is ever named (the name comes from a declaration, never from a request)."""
+    if name not in MEMORY_COLUMNS:
+        raise UsageError(f"no memory field {name!r} to filter on", code="bad_filter")
+    if MEMORY_COLUMNS[name].startswith("text[]"):
+        return f'm."{name}" && %({param})s::text[]'
+    return f'm."{name}" = ANY(%({param})s)'
 
 
 def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
@@ -27,6 +39,9 @@ def where(flt: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
         if values:
             parts.append(f"m.{column} = ANY(%(f_{attr})s)")
             params[f"f_{attr}"] = list(values)
+    for n, (name, values) in enumerate(flt.fields):  # the request's declared filters, by memory field
+        parts.append(field_sql(name, f"f_field{n}"))
+        params[f"f_field{n}"] = list(values)
     if flt.typed:
         parts.append("m.kind IS NOT NULL")
     if flt.tags:
@@ -83,14 +98,16 @@ def scope_sql(flt: MemoryFilter, params: dict[str, Any]) -> str:
 
 def access_sql(access: Access, params: dict[str, Any]) -> str:
     """What the actor may read (access.can_read): their own personal memories; in a project, what
-    its visibility allows (public, members of a managed project, owner_only for the author)."""
+    its visibility allows (public, members of a managed project, owner_only or an unknown value
+    for the author)."""
     managed = [name for name, _ in access.members]
     params.update(f_actor=access.actor, f_managed=managed,
                   f_member_of=[name for name, people in access.members if access.actor in dict(people)])
     is_managed = "COALESCE(m.project = ANY(%(f_managed)s), FALSE)"
     visibility = f"COALESCE(NULLIF(m.visibility, ''), CASE WHEN {is_managed} THEN 'members' ELSE 'public' END)"
-    project_rule = (f"CASE {visibility} WHEN 'owner_only' THEN COALESCE(m.author = %(f_actor)s, FALSE) "
+    # Any value but public and members (owner_only, or one the rules do not know) is the author's only.
+    project_rule = (f"CASE {visibility} WHEN 'public' THEN TRUE "
                     f"WHEN 'members' THEN (NOT {is_managed}) OR COALESCE(m.project = ANY(%(f_member_of)s), FALSE) "
-                    "ELSE TRUE END")
+                    "ELSE COALESCE(m.author = %(f_actor)s, FALSE) END")
     return (f"(CASE WHEN m.owner LIKE 'users/%%' THEN COALESCE(m.\"user\" = %(f_actor)s, FALSE) "
             f"ELSE {project_rule} END)")

@@ -47,7 +47,8 @@ def test_a_bad_store_url_is_a_config_error(tmp_path: Path, monkeypatch: pytest.M
     root.mkdir()
     (root / "memctl.toml").write_text(store_config("mysql://somewhere/team"))
     code, out = cli_json(root, "list")
-    assert code == 1 and out["errors"][0]["code"] == "config" and "postgresql://" in out["errors"][0]["message"]
+    # no backend registered for the scheme (core/plugins.py): a configuration error naming what is known
+    assert code == 1 and out["errors"][0]["code"] == "bad_store" and "postgresql://" in out["errors"][0]["message"]
     (root / "memctl.toml").write_text(store_config(""))
     monkeypatch.setenv("MEMCTL_STORE", "sqlite:///x")
     code, out = cli_json(root, "list")

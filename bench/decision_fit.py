@@ -1,0 +1,151 @@
+"""Fit the write decision's pair model (policy/pairs.py) on the dev split of bench/decisions.py.
+
+Usage: python bench/decision_fit.py [--folds 5] [--write] [--l2 0.01]
+
+Reads the dev pairs only (blind dev, the table, LoCoMo's dev conversation): the test split is never
+read here. Each pair's features are computed with the shipped embedding model (the cosine of the
+texts and of their frames, values masked); a multinomial logistic regression (numpy, L2) is fitted.
+It prints the cross-validated figures on dev (folds by pair id: each pair judged by a model that did
+not see it), then with --write fits on all of dev and writes policy/decision_fit.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import numpy as np  # noqa: E402
+from decisions import LOCOMO, Pair, gather, owner_of  # noqa: E402
+
+from memctl.policy.pairs import LABELS, frame, pair_features  # noqa: E402
+
+OUT = HERE.parent / "memctl" / "policy" / "decision_fit.py"
+FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", "subject_differs",
+            "relations_differ", "negation_flip", "negation_differs", "announces", "additive", "zh",
+            "values_same", "values_swapped", "values_one_side", "values_jaccard", "values_covered", "values_none",
+            "identifiers_differ", "qualifier_differs")
+MODEL = "memctl/all-MiniLM-L6-v2-int8"  # the shipped model: the cosines the fit reads
+
+
+def cosines(pairs: Sequence[Pair], name: str) -> list[dict[str, float]]:
+    """Full and frame cosines of each pair with a model (stored text as a document, the new one as a
+    query, as the write path compares them; frames as documents, the owner's name as "I")."""
+    from memctl.search.embedders import get_embedder
+
+    model = get_embedder(name, None)
+    owners = [owner_of(p, n) for n, p in enumerate(pairs)]
+    olds = model.embed([p.old for p in pairs])
+    news = np.stack([model.embed_query(p.new) for p in pairs])
+    frames_old = model.embed([frame(p.old, o) for p, o in zip(pairs, owners)])
+    frames_new = model.embed([frame(p.new, o) for p, o in zip(pairs, owners)])
+    return [{"cos": float(olds[i] @ news[i]), "frame": float(frames_old[i] @ frames_new[i])} for i in range(len(pairs))]
+
+
+def matrix(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
+    rows = []
+    for n, (p, c) in enumerate(zip(pairs, cosines(pairs, MODEL))):
+        f = pair_features(p.old, p.new, owner_of(p, n), c).values
+        rows.append([f[name] for name in FEATURES])
+    return np.array(rows, dtype=float), np.array([LABELS.index(p.label) for p in pairs])
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 3000, rate: float = 0.3) -> np.ndarray:
+    """Multinomial logistic regression by gradient descent on standardised features, classes weighted
+    to equal shares; returns a (features + 1, labels) weight matrix on the raw features (the last row:
+    intercepts)."""
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    xb = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    k = len(LABELS)
+    onehot = np.eye(k)[y]
+    counts = np.bincount(y, minlength=k).astype(float)
+    weight = (len(y) / (k * np.maximum(counts, 1)))[y][:, None]
+    w = np.zeros((xb.shape[1], k))
+    for _ in range(steps):
+        p = _softmax(xb @ w)
+        grad = xb.T @ ((p - onehot) * weight) / len(y)
+        grad[:-1] += l2 * w[:-1]
+        w -= rate * grad
+    raw = w[:-1] / scale[:, None]
+    return np.vstack([raw, w[-1:] - mean @ raw])
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def probabilities(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return _softmax(np.hstack([x, np.ones((len(x), 1))]) @ w)
+
+
+def fold_of(pair: Pair, folds: int) -> int:
+    return int(hashlib.sha256(pair.ref.encode()).hexdigest(), 16) % folds
+
+
+def figures(y: np.ndarray, pred: np.ndarray) -> str:
+    change, distinct, dup = (LABELS.index(label) for label in LABELS)
+    caught = np.mean(pred[y == change] == change) * 100
+    linked = np.mean(pred[y == distinct] != distinct) * 100
+    merged = np.mean(pred[y == dup] == dup) * 100
+    return f"changes caught {caught:5.1f}%  distinct linked {linked:5.1f}%  duplicates merged {merged:5.1f}%"
+
+
+def thresholds(y: np.ndarray, prob: np.ndarray) -> str:
+    """What each probability floor would do: the share of each label read as a duplicate (merged) or
+    as a change (linked), cross-validated."""
+    lines = []
+    for k, label in ((2, "duplicate"), (0, "change")):
+        for floor in (0.5, 0.6, 0.7, 0.8):
+            hit = prob[:, k] >= floor
+            shares = "  ".join(f"{name} {100 * hit[y == n].mean():5.1f}%" for n, name in enumerate(LABELS))
+            lines.append(f"  read as {label} at p >= {floor}: {shares}")
+    return "\n".join(lines)
+
+
+def write(w: np.ndarray, pairs: int) -> None:
+    lines = [f'"""The write decision\'s pair model (written by `python bench/decision_fit.py --write` from {pairs} '
+             'dev pairs;\ndo not edit by hand). Per label: feature names, a weight each, then the intercept. '
+             'See policy/pairs.py.\n"""', "",
+             "FIT: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {"]
+    for k, label in enumerate(LABELS):
+        weights = tuple(round(float(v), 4) for v in w[:, k])
+        lines.append(f"    {label!r}: ({FEATURES!r}, {weights!r}),")
+    lines += ["}", f"MODEL = {MODEL!r}  # the embedding model whose cosines the fit reads", ""]
+    OUT.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fit the write decision's pair model on the dev split.")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--l2", type=float, default=0.01)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    pairs = gather("dev", LOCOMO, [])
+    x, y = matrix(pairs)
+    prob = np.zeros((len(y), len(LABELS)))
+    folds = np.array([fold_of(p, args.folds) for p in pairs])
+    for k in range(args.folds):
+        prob[folds == k] = probabilities(fit(x[folds != k], y[folds != k], args.l2), x[folds == k])
+    print(f"dev, {args.folds}-fold cross-validated ({len(pairs)} pairs), the model alone: {figures(y, prob.argmax(axis=1))}")
+    for lang in ("en", "zh"):
+        mask = np.array([p.lang == lang for p in pairs])
+        print(f"  {lang}: {figures(y[mask], prob[mask].argmax(axis=1))}")
+    print(thresholds(y, prob))
+    if args.write:
+        write(fit(x, y, args.l2), len(pairs))
+        print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""A (stored, new) pair of statements as a handful of numbers, and the fitted model that reads them
+as a change, a distinct fact or a duplicate (pure: the caller supplies the cosines).
+
+Rules prove the easy cases (the same words again, one value swapped in an otherwise equal
+sentence); "my phone is an iPhone 13" / "I switched to a Pixel 8" or "I'm vegetarian" / "Sarah
+doesn't eat meat" share too few words for any rule. A sentence embedding reads their meaning, but
+a change and a repeat read alike (0.8 either way), so two cosines are given: of the full texts and
+of their frames, the texts with every value (number, date, identifier, name) masked. A frame that
+reads alike with other values is a change; the same values again is a repeat; another frame is
+another fact. The weights are fitted by `bench/decision_fit.py` on the benchmark's dev split
+(policy/decision_fit.py); the features are grammar and values, never words of any data set.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+from memctl.core.text import CJK_RANGES
+from memctl.policy.decision_fit import FIT, MODEL
+from memctl.policy.distinct import Values, distinct_reason, flips_polarity, values_of
+from memctl.policy.facts import IDENTIFIER, announces_change, relations
+from memctl.policy.statement import SLOT_SHARE, owner_free, qualifier_differs, read_statement
+from memctl.policy.when import absolute_dates
+
+LABELS = ("change", "distinct", "duplicate")
+# The probability the model must give before its reading acts: the lowest floor (of 0.5 .. 0.8) at which
+# the dev split's cross-validated figures (bench/decision_fit.py) merge and link at most 2% of the
+# distinct pairs each (the target is 3% in all, rules included). At 0.7 a first held-out run linked
+# 16.0% of the distinct pairs (rules 10.7%): a wrong NOOP loses a fact, so the floors keep to the budget.
+DUPLICATE_FLOOR = 0.8
+CHANGE_FLOOR = 0.8
+MASK = "X"
+_NUMBERS = re.compile(r"[A-Za-z]*[$€£¥₹]?\d+(?:[.,:/-]\d+)*[A-Za-z]*%?|[零一二两三四五六七八九十百千万]+(?=[号日月岁点元块度年个次分])")
+_CAPITALISED = re.compile(r"(?<=[^.!?\s])(\s+)[A-Z][A-Za-z0-9-]*")
+_CJK = re.compile(f"[{CJK_RANGES}]")
+_ADDITIVE = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b|还|也|另外|又")
+
+
+def frame(text: str, owner: str | None = None) -> str:
+    """The statement with its values masked: identifiers, dates, numbers, and names inside the
+    sentence (a capitalised word after its first word) each become one placeholder; the owner's own
+    name is the first person ("Max's plate" is "my plate")."""
+    text = owner_free(text, owner)
+    for phrase, _ in sorted(absolute_dates(text), key=lambda d: -len(d[0])):
+        text = text.replace(phrase, MASK)
+    text = IDENTIFIER.sub(MASK, text)
+    text = _NUMBERS.sub(MASK, text)
+    text = _CAPITALISED.sub(lambda m: m.group(1) + MASK, text)
+    return re.sub(rf"{MASK}(?:[\s,]*{MASK})+", MASK, text)
+
+
+def _char_grams(text: str) -> set[str]:
+    folded = re.sub(r"\s+", " ", text.casefold())
+    return {folded[i:i + 2] for i in range(len(folded) - 1)}
+
+
+def _jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _value_sets(v: Values) -> dict[str, frozenset[str]]:
+    return {"identifiers": v.identifiers, "numbers": v.numbers, "dates": v.dates, "names": v.names}
+
+
+def _value_features(a: Values, b: Values) -> dict[str, float]:
+    """How the values compare: kinds both name and agree on, kinds both name and swap, kinds one adds."""
+    same = swapped = one_side = 0
+    for kind, left in _value_sets(a).items():
+        right = _value_sets(b)[kind]
+        if left and right:
+            same += left == right
+            swapped += left != right
+        elif left or right:
+            one_side += 1
+    pooled_a = frozenset().union(*_value_sets(a).values())
+    pooled_b = frozenset().union(*_value_sets(b).values())
+    return {"values_same": float(same), "values_swapped": float(swapped), "values_one_side": float(one_side),
+            "values_jaccard": _jaccard(pooled_a, pooled_b),
+            "values_covered": float(bool(pooled_a | pooled_b) and (pooled_a <= pooled_b or pooled_b <= pooled_a)),
+            "values_none": float(not (pooled_a | pooled_b)),
+            "identifiers_differ": float(a.identifiers != b.identifiers)}
+
+
+@dataclass(frozen=True)
+class PairFeatures:
+    """The numbers the fitted model reads, by name."""
+
+    values: dict[str, float]
+
+
+def pair_features(old: str, new: str, owner: str | None, cosines: Mapping[str, float]) -> PairFeatures:
+    """The features of a pair: the given cosines ("cos": full texts, "frame": values masked) and what
+    the texts' structure says (subjects, slot words, values, negation, relations, a change announced)."""
+    a, b = read_statement(old, owner), read_statement(new, owner)
+    shared = a.slot & b.slot
+    slot_share = len(shared) / len(a.slot | b.slot) if a.slot | b.slot else 0.0
+    cos, frame_cos = float(cosines.get("cos", 0.0)), float(cosines.get("frame", 0.0))
+    out = {
+        "cos": cos, "frame": frame_cos, "frame_gain": frame_cos - cos,
+        "slot_share": slot_share, "slot_shared": float(slot_share >= SLOT_SHARE),
+        "chars": _jaccard(_char_grams(old), _char_grams(new)),
+        "subject_differs": float(a.subject != b.subject),
+        "relations_differ": float(relations(old) != relations(new)),
+        "negation_flip": float(a.values.negated != b.values.negated and flips_polarity(old, new)),
+        "negation_differs": float(a.values.negated != b.values.negated),
+        "announces": float(announces_change(new)),
+        "additive": float(bool(_ADDITIVE.search(new))),
+        "zh": float(bool(_CJK.search(old + new))),
+        "qualifier_differs": float(bool(shared) and qualifier_differs(a, b, set(shared))),
+        **_value_features(a.values, b.values),
+    }
+    return PairFeatures(out)
+
+
+Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
+
+
+def fitted_for(model: str) -> bool:
+    """Whether the shipped fit reads this embedding model's cosines (another model's are another scale)."""
+    return model == MODEL
+
+
+def probabilities(features: PairFeatures, fit: Fit = FIT) -> dict[str, float] | None:
+    """P(change), P(distinct), P(duplicate) by the fitted multinomial logistic model (`fit`: per label,
+    feature names and a weight each then the intercept); None when the fit needs a feature not given."""
+    scores = {}
+    for label in LABELS:
+        names, weights = fit[label]
+        if any(n not in features.values for n in names):
+            return None
+        scores[label] = sum(w * features.values[n] for n, w in zip(names, weights)) + weights[-1]
+    top = max(scores.values())
+    exp = {k: math.exp(v - top) for k, v in scores.items()}
+    total = sum(exp.values())
+    return {k: v / total for k, v in exp.items()}
+
+
+def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: float) -> str | None:
+    """"duplicate" or "change" when the fitted model reads the pair so above its floor, else None. A
+    duplicate must name no value the other contradicts (policy/distinct.py: never merge two facts);
+    a change must be about the same people and things (no other identifier or relation)."""
+    prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine}))
+    if prob is None:
+        return None
+    if prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None:
+        return "duplicate"
+    if prob["change"] >= CHANGE_FLOOR and relations(old) == relations(new) and not _other_ids(old, new):
+        return "change"
+    return None
+
+
+def _other_ids(old: str, new: str) -> bool:
+    a, b = values_of(old).identifiers, values_of(new).identifiers
+    return bool(a and b) and a != b

@@ -1,0 +1,74 @@
+"""The pair model of the write decision (policy/pairs.py): frames, features, the fitted reading."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memctl.policy.decide import Candidate, Neighbor, decide
+from memctl.policy.decision_fit import FIT, MODEL
+from memctl.policy.pairs import (
+    CHANGE_FLOOR,
+    DUPLICATE_FLOOR,
+    LABELS,
+    fitted_for,
+    frame,
+    pair_features,
+    probabilities,
+    reading,
+)
+
+
+@pytest.mark.parametrize("text, owner, expected", [
+    ("Max's license plate is 7XYZ123", "max", "my license plate is X"),
+    ("Dentist appointment on 3 May at 9am", None, "Dentist appointment on X at X"),
+    ("Order #4417 costs $120 on the 3rd", None, "X costs X on the X"),
+    ("我的车位是B1-032", None, "我的车位是X"),
+])
+def test_a_frame_masks_the_values_and_reads_the_owner_as_i(text: str, owner: str | None, expected: str) -> None:
+    assert frame(text, owner) == expected
+
+
+def test_the_probabilities_are_a_distribution_over_the_labels() -> None:
+    prob = probabilities(pair_features("Jun rides a red Trek", "I ride a blue Giant now", "jun",
+                                       {"cos": 0.6, "frame": 0.8}))
+    assert prob is not None and set(prob) == set(LABELS)
+    assert math.isclose(sum(prob.values()), 1.0)
+
+
+def test_a_fit_that_needs_a_feature_not_given_reads_nothing() -> None:
+    fit = dict.fromkeys(LABELS, (("not_a_feature",), (1.0, 0.0)))
+    assert probabilities(pair_features("a", "b", None, {}), fit) is None
+
+
+def test_the_fit_names_the_shipped_model_and_only_it() -> None:
+    assert fitted_for(MODEL) and not fitted_for("hashing")
+    assert set(FIT) == set(LABELS)
+
+
+def test_values_that_differ_are_never_read_as_one_fact() -> None:
+    # the texts read alike (0.97), their frames are the same: the invoices are still two
+    assert reading("Invoice INV-2024-001 was paid", "Invoice INV-2024-002 was paid", None, 0.97, 1.0) is None
+
+
+def test_another_person_is_never_read_as_a_change() -> None:
+    assert reading("My sister lives in Lyon", "My brother moved to Lyon", None, 0.9, 0.9) != "change"
+
+
+def test_the_floors_are_probabilities() -> None:
+    assert 0.5 <= DUPLICATE_FLOOR < 1 and 0.5 <= CHANGE_FLOOR < 1
+
+
+def _decided(frame_cosine: float | None, old: str, new: str, cosine: float) -> tuple[str, list[str]]:
+    neighbor = Neighbor(id="m1", text=old, type="fact", cosine=cosine, frame_cosine=frame_cosine)
+    decision = decide(Candidate(text=new, type="fact", owner="jun"), [neighbor])
+    return decision.action, decision.conflicts_with
+
+
+def test_a_repeat_in_other_words_is_a_noop_only_when_the_frames_were_compared() -> None:
+    old, new = "Jun works at Acme in Lyon", "I am employed by Acme in Lyon"
+    prob = probabilities(pair_features(old, new, "jun", {"cos": 0.7, "frame": 0.8}))
+    assert prob is not None and prob["duplicate"] >= DUPLICATE_FLOOR
+    assert _decided(0.8, old, new, 0.7) == ("noop", [])
+    assert _decided(None, old, new, 0.7) == ("add", [])  # the rules alone cannot prove it
