@@ -55,6 +55,8 @@ def _files(layout: str) -> list[tuple[str, list[str], str]]:
     files = [(".gitattributes", ATTRIBUTES["claude" if layout == "claude" else "memctl"], MARK)]
     if layout != "claude":  # Claude Code reads MEMORY.md from the checkout: there it stays committed
         files.append((".gitignore", IGNORED_INDEXES, IGNORE_MARK))
+    else:  # this checkout's locks, journal and index record: never committed
+        files.append((".gitignore", [".memctl/"], "# memctl: this checkout's own state, never committed"))
     return files
 
 
