@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # checks are loaded only when a hit is a typed memory
 
 POOL = 100  # candidates taken from each retriever before fusion
 MAX_CONSTRAINTS = 50  # candidate constraints looked at for one request (by keyword, and of type constraint)
+COSINE_SHARE = 0.75  # by meaning: a newer conflicting hit whose cosine is this share of the older's is found too
 LIFT_SHARE = 0.1  # a newer conflicting hit is lifted over an older one only if the query finds it too (newer_first)
 STATUSES = RECALL_STATUSES
 RecallQuery = RecallRequest  # the request recall takes (core/requests.py declares it for every surface)
@@ -270,14 +271,13 @@ def newer_first(hits: list[Hit], line: float, history_keys: frozenset[str], now:
                 in_force_states: frozenset[str]) -> list[Hit]:
     """Within pairs of hits that are both on topic (relevance at least `line`, or not known), the
     newer version ranks right above the older, and its score says so. A hit off topic is never
-    lifted, nor a memory linked as conflicting whose similarity is under `LIFT_SHARE` of the
-    older's: one that shares only a name with the query ("Hank 搬到了上海" for "where does Hank
+    lifted, nor a memory linked as conflicting that the query does not find too (`_found_too`):
+    one that shares only a name with the query ("Hank 搬到了上海" for "where does Hank
     live", by keyword alone) is linked to what the query finds, not found by it."""
     on = {h.id: h.memory for h in hits if h.memory is not None and (h.relevance is None or h.relevance >= line)}
     lapsed = {i for i, m in on.items() if not in_force(m, now, in_force_states)}
-    similarity = {h.id: h.components.get("similarity", 0.0) for h in hits}
-    newer = _newer_than(on, set(on), history_keys, lapsed,
-                        lambda new, old: similarity[new] >= LIFT_SHARE * similarity[old])
+    by_hit = {h.id: h.components for h in hits}
+    newer = _newer_than(on, set(on), history_keys, lapsed, lambda new, old: _found_too(by_hit[new], by_hit[old]))
     if not newer:
         return hits
     by_id = {h.id: h for h in hits}
@@ -289,6 +289,17 @@ def newer_first(hits: list[Hit], line: float, history_keys: frozenset[str], now:
             hit = hit.model_copy(update={"score": score, "components": parts})
         out.append(hit)
     return out
+
+
+def _found_too(new: Mapping[str, float], old: Mapping[str, float]) -> bool:
+    """The query finds the newer memory about as well as the older: by meaning, its raw cosine is at
+    least `COSINE_SHARE` of the older's (under any model both were scored with); by keyword alone
+    (no cosine), its similarity is at least `LIFT_SHARE` of the older's. The normalised similarity
+    is not used when a cosine is known: among two hits min-max puts the second at 0."""
+    models = [k for k in ("semantic_score", "semantic2_score") if k in new and k in old]
+    if models:
+        return any(new[k] >= COSINE_SHARE * old[k] for k in models)
+    return new.get("similarity", 0.0) >= LIFT_SHARE * old.get("similarity", 0.0)
 
 
 def _scope_of(m: Memory, session: str | None) -> str:
