@@ -257,17 +257,22 @@ class ContextRequest(Request):
         description="How the block is written: markdown, xml or json.")] = "markdown"
 
 
-class StructureRequest(Request):
-    """structure: type the untyped memories already stored (the kind and fields their words state)."""
+class OwnedRequest(Request):
+    """The whose-memories fields of a command offered by the library and the CLI only."""
 
     codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name"}
 
     user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
                                                           surfaces=LIBRARY_AND_CLI), Field(
-        description="Only this user's memories (store/filters.py: whose memories).")] = None
+        description="Only this user's memories (whose memories: store/filters.py).")] = None
     project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
                                                                 complete="projects", surfaces=LIBRARY_AND_CLI), Field(
         description="Only this project's memories.")] = None
+
+
+class StructureRequest(OwnedRequest):
+    """structure: type the untyped memories already stored (the kind and fields their words state)."""
+
     dry_run: Annotated[bool, Spelled(surfaces=LIBRARY_AND_CLI), Field(
         description="List what would be typed; change nothing.")] = False
     llm: Annotated[Optional[str], Spelled(metavar="COMMAND", surfaces=LIBRARY_AND_CLI), Field(
@@ -304,29 +309,14 @@ class QueryRequest(Request):
         description="The day `today` means (default: today).")] = None
 
 
-class CheckRequest(Request):
+class CheckRequest(OwnedRequest):
     """check: run every check (shipped, checks/*.toml, [checks]) over the typed memories."""
 
-    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name", "at": "bad_time"}
+    codes: ClassVar[dict[str, str]] = {**OwnedRequest.codes, "at": "bad_time"}
 
-    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
-                                                          surfaces=LIBRARY_AND_CLI), Field(
-        description="Only this user's memories (whose memories: store/filters.py).")] = None
-    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
-                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
-        description="Only this project's memories.")] = None
     at: Annotated[Optional[str], Spelled(metavar="DATE", surfaces=LIBRARY_AND_CLI), Field(
         description="The day `today` means (default: today).")] = None
 
 
-class StatsRequest(Request):
+class StatsRequest(OwnedRequest):
     """stats: counts by status, type, scope and owner; broken files."""
-
-    codes: ClassVar[dict[str, str]] = {"user": "bad_name", "project": "bad_name"}
-
-    user: Annotated[Optional[str], Names("user"), Spelled(cli=("--user", "-u"), metavar="USER", complete="users",
-                                                          surfaces=LIBRARY_AND_CLI), Field(
-        description="Only this user's memories (whose memories: store/filters.py).")] = None
-    project: Annotated[Optional[str], Names("project"), Spelled(cli=("--project", "-p"), metavar="PROJECT",
-                                                                complete="projects", surfaces=LIBRARY_AND_CLI), Field(
-        description="Only this project's memories.")] = None
