@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.search.fused import ModelSearch
     from memctl.services.checks import CheckReport, CheckService
     from memctl.services.claude_index import ClaudeIndexService
-    from memctl.services.compact import CompactService
+    from memctl.services.compact import CompactService, Similarity
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
     from memctl.services.edit import EditService
@@ -103,29 +103,32 @@ class MemoryStore:
         self._lexicon: "tuple[Any, Lexicon] | None" = None  # (the schemas it was built from, the words)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
+    def open(cls, path: str | os.PathLike[str] | None = None, *, config: Config | None = None,
+             embedder: "Embedder | None" = None, actor: str | None = None) -> "MemoryStore":
         """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml; the actor is
         `actor=`, else MEMCTL_ACTOR, else none (nothing restricted)."""
-        kwargs.setdefault("actor", os.environ.get("MEMCTL_ACTOR") or None)
+        actor = actor if actor is not None else (os.environ.get("MEMCTL_ACTOR") or None)
         try:
             root = find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd())
         except NoDirectory:
             if path or os.environ.get("MEMCTL_DIR") or not os.environ.get(STORE_ENV, "").strip():
                 raise
-            return cls.on_database(**kwargs)  # MEMCTL_STORE and no folder anywhere: the database alone
-        return cls(root, **kwargs)
+            # MEMCTL_STORE and no folder anywhere: the database alone
+            return cls.on_database(config=config, embedder=embedder, actor=actor)
+        return cls(root, config, embedder, actor)
 
     @classmethod
-    def on_database(cls, url: str | None = None, config_file: str | os.PathLike[str] | None = None,
-                    **kwargs: Any) -> "MemoryStore":
+    def on_database(cls, url: str | None = None, config_file: str | os.PathLike[str] | None = None, *,
+                    config: Config | None = None, embedder: "Embedder | None" = None,
+                    actor: str | None = None) -> "MemoryStore":
         """A store with no folder at all: the PostgreSQL database at `url` (else MEMCTL_STORE, else the
         `[store] url` of `config_file`), with the settings of `config_file` (a memctl.toml anywhere) or
-        the defaults. It connects now, so a bad URL or an unreachable database is a UsageError here
-        (one line, no password), not a failure at the first request. Nothing is read from or written
-        to disk but `config_file`."""
+        the defaults (or `config`, given instead of a file). It connects now, so a bad URL or an
+        unreachable database is a UsageError here (one line, no password), not a failure at the first
+        request. Nothing is read from or written to disk but `config_file`."""
         config_path = Path(config_file).expanduser() if config_file else None
-        config = database_config(url, read_config_file(config_path) if config_path else Config())
-        store = cls(None, config, **kwargs)
+        settings = config if config is not None else read_config_file(config_path) if config_path else Config()
+        store = cls(None, database_config(url, settings), embedder, actor)
         store._config_file = config_path
         try:
             from memctl.store.repository import Pingable
@@ -650,8 +653,9 @@ class MemoryStore:
 
     # -- lifecycle -------------------------------------------------------------------------------
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
-                llm: str | None = None, similarity: Any = None) -> dict[str, Any]:
-        """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable)."""
+                llm: str | None = None, similarity: "Similarity | None" = None) -> dict[str, Any]:
+        """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable);
+        `similarity`: the cosine of each pair of ids to consolidate by (default: from the vectors)."""
         user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
         try:
             return self._compactor.compact(user=user, project=project, dry_run=dry_run, llm=llm, similarity=similarity)
