@@ -18,9 +18,8 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
     import os
     from typing import Any
 
-    from memctl.api import MemoryStore
+    from memctl.api import Embedder, MemoryStore  # the embedder's type as the facade names it (layers)
     from memctl.config import Config
-    from memctl.search.embedders import Embedder
 
 __all__ = ["MemoryStore", "__version__", "init_directory", "open"]
 
