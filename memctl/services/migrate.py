@@ -66,6 +66,7 @@ class MigrationService:
         self.repo = repo
         self.importer = importer
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def _exported(self, users: Sequence[str] = (), projects: Sequence[str] = ()) -> list[Memory]:
         """What an export holds: every memory (active, archived, expired) of these users (with their
@@ -179,7 +180,7 @@ class MigrationService:
         if memory.status == "active" and fact in facts:
             return ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=facts[fact], codes=["duplicate"],
                               message=f"the same fact is already stored as {facts[fact]}")
-        written = self.repo.put(memory, "import", source=ref)
+        written = self.repo.put(memory, "import", source=ref, actor=self.actor)
         by_id[written.id] = written
         return ImportItem(line=number, ref=ref, outcome="added", decision="add", id=written.id, message=str(written.path))
 

@@ -110,6 +110,7 @@ class StructureService:
         self.config = config
         self.kinds = kinds
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def structure(self, *, users: Iterable[str] = (), projects: Iterable[str] = (), dry_run: bool = False,
                   llm: str | None = None) -> StructureReport:
@@ -140,7 +141,7 @@ class StructureService:
         data.update(kind=proposal.kind, fields=proposal.fields, extra={**memory.extra, TYPED_KEY: proposal.by})
         if not memory.occurred:
             data["occurred"] = text_occurred(memory.body, memory.created.date())
-        self.repo.rewrite(Memory(**data, path=memory.path), "structure", kind=proposal.kind, by=proposal.by)
+        self.repo.rewrite(Memory(**data, path=memory.path), "structure", kind=proposal.kind, by=proposal.by, actor=self.actor)
 
 
 def structure_prompt(memories: list[Memory], schemas: Mapping[str, Schema]) -> str:

@@ -128,27 +128,27 @@ class MemoryWrites(Protocol):
         """A lock of its own for a long job (an extraction per session), not the write lock."""
         ...
 
-    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+    def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a new memory and journal it."""
         ...
 
-    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+    def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records."""
         ...
 
-    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def rewrite(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Replace a stored memory in place, journaling the content before and after."""
         ...
 
-    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
+    def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
         """Move an active memory to the archive with why; it exists exactly once throughout."""
         ...
 
-    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
+    def unarchive(self, memory: Memory, op: str = "restore", *, actor: str | None = None) -> Memory:
         """Bring an archived memory back, as it was before archiving."""
         ...
 
-    def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def relocate(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory whose owner changed (a promotion) in its new place."""
         ...
 
@@ -156,11 +156,11 @@ class MemoryWrites(Protocol):
         """What `put_back` needs to restore a memory byte for byte: {"path", "text"}."""
         ...
 
-    def put_back(self, current: Memory | None, original: dict[str, str], op: str, **detail: Any) -> None:
+    def put_back(self, current: Memory | None, original: dict[str, str], op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Restore a memory saved by `original` (compaction undo)."""
         ...
 
-    def delete_created(self, memory: Memory, op: str, **detail: Any) -> None:
+    def delete_created(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Delete a memory memctl created itself (a compaction summary being undone)."""
         ...
 
