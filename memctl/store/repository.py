@@ -132,6 +132,12 @@ class Locks(Protocol):
         """A lock of its own for a long job (an extraction per session), not the write lock."""
         ...
 
+    @property
+    def repaired(self) -> list[str]:
+        """What the last entry into `locked()` repaired (leftovers of interrupted writes; doctor --fix
+        reports them)."""
+        ...
+
 
 class MemoryWrites(NewIds, Locks, Protocol):
     """Writing memories under the write lock: create, rewrite, archive, restore, and undo. Each
@@ -353,6 +359,14 @@ class Watchable(Protocol):
     server's folder); False when it cannot."""
 
     def watch(self) -> bool: ...
+
+
+@runtime_checkable
+class Flushable(Protocol):
+    """A part that saves some caches only now and then while warm (a server's folder and engine):
+    `flush` writes them now."""
+
+    def flush(self) -> None: ...
 
 
 @runtime_checkable
