@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.search.fused import ModelSearch
     from memctl.services.checks import CheckReport, CheckService
     from memctl.services.claude_index import ClaudeIndexService
-    from memctl.services.compact import CompactService
+    from memctl.services.compact import CompactService, Similarity
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
     from memctl.services.edit import EditService
@@ -62,21 +62,6 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
 
 __all__ = ["MemoryStore", "init_directory"]
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _acting(method: F) -> F:
-    """Journal what the method writes under the store's actor (the repository is shared by
-    `as_actor` views, so the actor is set for the call only)."""
-
-    @functools.wraps(method)
-    def wrapper(self: "MemoryStore", *args: Any, **kwargs: Any) -> Any:
-        previous, self.repo.actor = self.repo.actor, self.actor
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self.repo.actor = previous
-
-    return cast(F, wrapper)
 
 
 def _commands(cls: type) -> type:
@@ -118,29 +103,32 @@ class MemoryStore:
         self._lexicon: "tuple[Any, Lexicon] | None" = None  # (the schemas it was built from, the words)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> "MemoryStore":
+    def open(cls, path: str | os.PathLike[str] | None = None, *, config: Config | None = None,
+             embedder: "Embedder | None" = None, actor: str | None = None) -> "MemoryStore":
         """Open `path`, else MEMCTL_DIR, else the nearest ancestor holding memctl.toml; the actor is
         `actor=`, else MEMCTL_ACTOR, else none (nothing restricted)."""
-        kwargs.setdefault("actor", os.environ.get("MEMCTL_ACTOR") or None)
+        actor = actor if actor is not None else (os.environ.get("MEMCTL_ACTOR") or None)
         try:
             root = find_root(path, os.environ.get("MEMCTL_DIR"), Path.cwd())
         except NoDirectory:
             if path or os.environ.get("MEMCTL_DIR") or not os.environ.get(STORE_ENV, "").strip():
                 raise
-            return cls.on_database(**kwargs)  # MEMCTL_STORE and no folder anywhere: the database alone
-        return cls(root, **kwargs)
+            # MEMCTL_STORE and no folder anywhere: the database alone
+            return cls.on_database(config=config, embedder=embedder, actor=actor)
+        return cls(root, config, embedder, actor)
 
     @classmethod
-    def on_database(cls, url: str | None = None, config_file: str | os.PathLike[str] | None = None,
-                    **kwargs: Any) -> "MemoryStore":
+    def on_database(cls, url: str | None = None, config_file: str | os.PathLike[str] | None = None, *,
+                    config: Config | None = None, embedder: "Embedder | None" = None,
+                    actor: str | None = None) -> "MemoryStore":
         """A store with no folder at all: the PostgreSQL database at `url` (else MEMCTL_STORE, else the
         `[store] url` of `config_file`), with the settings of `config_file` (a memctl.toml anywhere) or
-        the defaults. It connects now, so a bad URL or an unreachable database is a UsageError here
-        (one line, no password), not a failure at the first request. Nothing is read from or written
-        to disk but `config_file`."""
+        the defaults (or `config`, given instead of a file). It connects now, so a bad URL or an
+        unreachable database is a UsageError here (one line, no password), not a failure at the first
+        request. Nothing is read from or written to disk but `config_file`."""
         config_path = Path(config_file).expanduser() if config_file else None
-        config = database_config(url, read_config_file(config_path) if config_path else Config())
-        store = cls(None, config, **kwargs)
+        settings = config if config is not None else read_config_file(config_path) if config_path else Config()
+        store = cls(None, database_config(url, settings), embedder, actor)
         store._config_file = config_path
         try:
             from memctl.store.repository import Pingable
@@ -474,7 +462,6 @@ class MemoryStore:
         q = request_of(CheckRequest, locals(), "check")
         return self._checks.check(_day(q.at), q.user, q.project)
 
-    @_acting
     @declared(StructureRequest)
     def structure(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                   llm: str | None = None, offline: bool = False) -> "StructureReport":
@@ -503,7 +490,6 @@ class MemoryStore:
                 "problems": self._kinds.drain_problems()}
 
     # -- writing -------------------------------------------------------------------------------
-    @_acting
     @declared(AddRequest)
     def add(self, text: str, *, type: str | None = None, subtype: str | None = None, kind: str | None = None,
             fields: dict[str, Any] | None = None, user: str | None = None, project: str | None = None,
@@ -539,7 +525,6 @@ class MemoryStore:
         request = request_of(GateRequest, locals(), "gate")
         return self._writer.add(request.text, dry_run=True, **_given(request, "text"))
 
-    @_acting
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (trusted data, tests): any of a memory's
         own fields, and ttl; a name that is none of them is a UsageError."""
@@ -550,7 +535,6 @@ class MemoryStore:
         self._changed()
         return memory
 
-    @_acting
     def import_text(self, text: str, *, user: str | None = None, project: str | None = None,
                     session: str | None = None, source: str = "import", llm: str | None = None) -> "ImportReport":
         """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision."""
@@ -562,7 +546,6 @@ class MemoryStore:
         finally:
             self._changed()
 
-    @_acting
     def import_from(self, source: str, path: str | None = None, *, text: str | None = None, user: str | None = None,
                     project: str | None = None, session: str | None = None, llm: str | None = None) -> "MigrationReport":
         """Import another store: mem0 (its get_all / export JSON), memoryservice (a SQLite file with the
@@ -598,7 +581,6 @@ class MemoryStore:
         flt = self._scope([user], [project])
         return self._migrator.export_folder(str(target), layout, flt.users, flt.projects)
 
-    @_acting
     @declared(EditRequest)
     def edit(self, memory_id: str, sets: dict[str, str] | None = None, body: str | None = None, *,
              type: str | None = None, subtype: str | None = None, confidence: float | None = None,
@@ -613,14 +595,12 @@ class MemoryStore:
         self._changed()
         return memory
 
-    @_acting
     @declared(ForgetRequest)
     def forget(self, memory_id: str, *, reason: str | None = None, with_parts: bool = False) -> Memory:
         """Archive a memory with status forgotten (`with_parts`: its active parts too); `restore`
         brings it back."""
         return self.forget_all(memory_id, reason=reason, with_parts=with_parts)[0]
 
-    @_acting
     @declared(ForgetRequest)
     def forget_all(self, memory_id: str, *, reason: str | None = None, with_parts: bool = False) -> List[Memory]:
         """Forget a memory and, `with_parts`, the active memories that are part of it (a trip's
@@ -631,13 +611,11 @@ class MemoryStore:
         finally:
             self._changed()
 
-    @_acting
     @declared(RestoreRequest)
     def restore(self, memory_id: str, *, with_parts: bool = False) -> Memory:
         """Bring an archived memory back to its active folder, as it was before archiving."""
         return self.restore_all(memory_id, with_parts=with_parts)[0]
 
-    @_acting
     @declared(RestoreRequest)
     def restore_all(self, memory_id: str, *, with_parts: bool = False) -> List[Memory]:
         """Restore a memory and, `with_parts`, its forgotten parts: every memory restored, the one
@@ -648,13 +626,11 @@ class MemoryStore:
         finally:
             self._changed()
 
-    @_acting
     def parts(self, memory_id: str) -> List[Memory]:
         """The memories that are part of this one (`part_of` it), active or archived."""
         return self._editor.parts(id_arg(memory_id))
 
     # -- transcripts ---------------------------------------------------------------------------
-    @_acting
     def log(self, user: str, session: str, content: str, role: str = "user", keep_secrets: bool = False) -> "Message":
         """Append one message to a session's transcript, secrets masked unless `keep_secrets`."""
         return self._transcripts.log(user, session, content, role, keep_secrets)
@@ -663,7 +639,6 @@ class MemoryStore:
         """The messages of a session's transcript, oldest first (none when it has none yet)."""
         return self._transcripts.messages(user, session)
 
-    @_acting
     def extract(self, user: str, session: str, llm: str, *, every: int = 1,
                 transcript: str | None = None) -> "ExtractResult":
         """Turn the session's messages not yet extracted into memories through an LLM command
@@ -677,17 +652,16 @@ class MemoryStore:
             self._changed()
 
     # -- lifecycle -------------------------------------------------------------------------------
-    @_acting
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
-                llm: str | None = None, similarity: Any = None) -> dict[str, Any]:
-        """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable)."""
+                llm: str | None = None, similarity: "Similarity | None" = None) -> dict[str, Any]:
+        """Expire, supersede by key, promote, consolidate, archive unimportant memories (resumable);
+        `similarity`: the cosine of each pair of ids to consolidate by (default: from the vectors)."""
         user, project = (name_arg(v, w) if v else None for v, w in ((user, "user"), (project, "project")))
         try:
             return self._compactor.compact(user=user, project=project, dry_run=dry_run, llm=llm, similarity=similarity)
         finally:
             self._changed()
 
-    @_acting
     def undo_compaction(self) -> dict[str, Any]:
         """Put back every memory the last compaction touched, byte for byte."""
         try:
@@ -695,7 +669,6 @@ class MemoryStore:
         finally:
             self._changed()
 
-    @_acting
     def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
                dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> "DedupeReport":
         """Merge repeats already stored; list conflicts (superseded only with resolve="newest" or llm)."""
@@ -711,7 +684,6 @@ class MemoryStore:
         return self._deduper.open_conflicts(user, project)
 
     # -- MEMORY.md and maintenance ---------------------------------------------------------------
-    @_acting
     def write_memory_md(self, users: Iterable[str] = (), projects: Iterable[str] = (),
                         all: bool = False) -> List[dict[str, Any]]:
         """Regenerate MEMORY.md for users, projects, or every scope folder (`all`; with an actor, every
@@ -738,14 +710,12 @@ class MemoryStore:
             if not self._may_write_owner(owner):
                 raise Forbidden(f"{self.actor} may not write {owner}/MEMORY.md")
 
-    @_acting
     def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
         """Rebuild every cache (catalog, keyword index, vectors) from the memories."""
         from memctl.services.maintenance import reindex
 
         return reindex(self.repo, self.search, vectors, progress)
 
-    @_acting
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Check the stored memories; with fix, repair what needs no person: leftovers of interrupted
         writes, an interrupted compaction (finished), temp files."""
@@ -790,9 +760,12 @@ class MemoryStore:
 
     def flush(self) -> None:
         """Write the caches a warm store saves only now and then (servers do this as they stop)."""
+        from memctl.store.repository import Flushable
+
         for part in (self.repo, self.search):
-            with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
-                getattr(part, "flush", lambda: None)()
+            if isinstance(part, Flushable):
+                with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
+                    part.flush()
 
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -59,7 +60,9 @@ def memory_texts(root: Path) -> dict[str, bytes]:
 def use_hashing_embedder(root: Path) -> Path:
     """For tests that run memctl in another process: configure the directory's model as `hashing`."""
     config = root / "memctl.toml"
-    config.write_text(config.read_text().replace('model = "memctl/all-MiniLM-L6-v2-int8"', 'model = "hashing"'))
+    text = re.sub(r'(?m)^second_model = .*\n', "", config.read_text())
+    text = re.sub(r'(?m)^model = "(memctl/all-MiniLM-L6-v2-int8|hashing)"\n', 'model = "hashing"\nsecond_model = "none"\n', text)
+    config.write_text(text)
     return root
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, create_m
 
 from memctl.agents import schemas
 from memctl.agents.surfaces import argument_model, canonical
-from memctl.core.byid import EditRequest, ForgetRequest
+from memctl.core.byid import EditRequest, ForgetRequest, ShowRequest
 from memctl.core.envelope import to_jsonable
 from memctl.core.requests import AddRequest, ContextRequest, ListRequest, QueryRequest, RecallRequest
 from memctl.errors import Refused, UsageError
@@ -251,6 +251,10 @@ def _update(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
     return {"memory": store.edit(**{**arguments, "memory_id": memory.id}, agent=True).to_public()}
 
 
+def _show(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
+    return {"memory": store.show(**_given(a))}
+
+
 def _forget(store: Any, a: Any, caller: Caller) -> dict[str, Any]:
     return {"memory": store.forget(**_given(a)).to_public()}
 
@@ -312,4 +316,9 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "Answer exactly from typed facts instead of counting or adding up recalled text: how many trips in "
          "2025, the total spent, the latest passport. Returns the value and the memories it used.",
          argument_model(QueryRequest, "mcp"), schemas.QueryOut, _query, read_only=True, request=QueryRequest),
+    Tool("memory_show", "Show a memory",
+         "Read one stored memory in full by its id (as search, list and add return it): all its fields, "
+         "its content and its importance score.",
+         argument_model(ShowRequest, "mcp"), schemas.MemoryOut, _show, read_only=True, idempotent=True,
+         request=ShowRequest),
 )}

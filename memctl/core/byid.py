@@ -40,11 +40,11 @@ ID_ERRORS: dict[str, Any] = {"memory_id": InvalidId}  # the class id_arg raises:
 
 
 class ShowRequest(Request):
-    """show: one memory, with its importance (REST: GET of the memory's path; MCP: search's hits)."""
+    """show: one memory, with its importance (REST: GET of the memory's path; MCP: memory_show)."""
 
     codes: ClassVar[dict[str, str]] = ID_CODES
     errors: ClassVar[dict[str, Any]] = ID_ERRORS
-    memory_id: MemoryId(frozenset({"cli", "rest"}))  # type: ignore[valid-type]
+    memory_id: MemoryId()  # type: ignore[valid-type]
 
 
 class HistoryRequest(Request):

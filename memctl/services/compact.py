@@ -20,7 +20,7 @@ from memctl.policy.compact import Action, CompactionPlan, plan_compaction
 from memctl.services.build import build_memory
 from memctl.services.importance import similarity_pairs, usage_map
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import CompactionStore, SearchIndex
 
 PAUSE_ENV = "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS"
 STATUS_FOR = {"expire": "expired", "archive_low_importance": "archived", "supersede_key": "superseded",
@@ -31,11 +31,12 @@ Similarity = Mapping[tuple[str, str], float]
 class CompactService:
     """Plan and apply compactions of one repository, resumably and reversibly."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: CompactionStore, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def compact(self, *, user: str | None = None, project: str | None = None, dry_run: bool = False,
                 llm: str | None = None, similarity: Similarity | None = None) -> dict[str, Any]:
@@ -86,9 +87,9 @@ class CompactService:
             by_id = {m.id: m for m in self.repo.all_memories()}
             for memory_id in record["created"]:
                 if memory_id in by_id:
-                    self.repo.delete_created(by_id[memory_id], "compact:undo", plan=record["plan_id"], removed="summary")
+                    self.repo.delete_created(by_id[memory_id], "compact:undo", plan=record["plan_id"], removed="summary", actor=self.actor)
             for memory_id, original in record["originals"].items():
-                self.repo.put_back(by_id.get(memory_id), original, "compact:undo", plan=record["plan_id"])
+                self.repo.put_back(by_id.get(memory_id), original, "compact:undo", plan=record["plan_id"], actor=self.actor)
             record["state"] = "undone"
             self.repo.compactions.save(record)
         return {"plan_id": record["plan_id"], "restored": sorted(record["originals"]), "removed": record["created"]}
@@ -140,7 +141,7 @@ class CompactService:
         if action.kind == "supersede_key":
             links = {"superseded_by": action.winner}
         for m in live:
-            self.repo.archive(m, STATUS_FOR[action.kind], action.reason, op, plan=plan_id, **links)
+            self.repo.archive(m, STATUS_FOR[action.kind], action.reason, op, plan=plan_id, actor=self.actor, **links)
         return created
 
     def _write_summary(self, members: list[Memory], action: Action, plan_id: str) -> Memory:
@@ -156,7 +157,7 @@ class CompactService:
             sources=list(dict.fromkeys(s for m in members for s in (m.source, *m.sources))),
             source_ids=list(dict.fromkeys(i for m in members for i in m.source_ids)))
         summary.occurred = action.occurred
-        return self.repo.create(summary, "compact:consolidate", plan=plan_id)
+        return self.repo.create(summary, "compact:consolidate", plan=plan_id, actor=self.actor)
 
     def _promote(self, m: Memory, target: str, op: str, plan_id: str) -> Memory:
         """A session memory becomes long-term: scope changes, expiry is dropped, the session is kept as provenance."""
@@ -164,7 +165,7 @@ class CompactService:
         data.update(scope=target, expires=None, updated=clock.now())
         data["extra"] = {**m.extra, "promoted_from_session": m.session}
         data["session"] = None
-        return self.repo.relocate(Memory(**data, path=m.path), op, plan=plan_id)
+        return self.repo.relocate(Memory(**data, path=m.path), op, plan=plan_id, actor=self.actor)
 
 
 def _llm_summariser(command: str) -> Callable[[list[Memory]], str | None]:

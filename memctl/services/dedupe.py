@@ -23,7 +23,7 @@ from memctl.policy.distinct import distinct_reason
 from memctl.services.importance import similarity_pairs
 from memctl.services.write import link_conflict, resolve_gate
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndWrites, SearchIndex
 
 Ask = Callable[[DedupeItem, DedupeItem], "Decision | None"]
 
@@ -138,11 +138,12 @@ def _similar_left(plan: DedupePlan, sims: dict[tuple[str, str], float], threshol
 class DedupeService:
     """Merge repeats among stored memories, list conflicts, and resolve them when asked."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def dedupe(self, *, user: str | None = None, project: str | None = None, threshold: float | None = None,
                dry_run: bool = False, resolve: str | None = None, llm: str | None = None) -> DedupeReport:
@@ -206,10 +207,10 @@ class DedupeService:
         if group.text:
             data["body"] = group.text
         kept = self.repo.rewrite(Memory(**data, path=survivor.path), "dedupe:merge", merged=", ".join(group.merged),
-                                 previous_body=survivor.body if group.text else None)
+                                 previous_body=survivor.body if group.text else None, actor=self.actor)
         for other in others:
             self.repo.archive(other, "merged", f"merged into {survivor.id}: {group.reason}", "dedupe:merged",
-                              merged_into=survivor.id)
+                              merged_into=survivor.id, actor=self.actor)
         by_id[kept.id] = kept
         return kept
 
@@ -219,9 +220,9 @@ class DedupeService:
         if newer.supersedes != older.id or older.id in newer.conflicts_with:
             data = newer.model_dump(exclude={"path"})
             data.update(supersedes=older.id, conflicts_with=[c for c in newer.conflicts_with if c != older.id])
-            by_id[newer.id] = self.repo.rewrite(Memory(**data, path=newer.path), "dedupe:supersede", target=older.id)
+            by_id[newer.id] = self.repo.rewrite(Memory(**data, path=newer.path), "dedupe:supersede", target=older.id, actor=self.actor)
         self.repo.archive(older, "superseded", f"superseded by {newer.id}: {pair.reason}", "dedupe:superseded",
-                          superseded_by=newer.id)
+                          superseded_by=newer.id, actor=self.actor)
 
     def _link(self, pair: ConflictPair) -> bool:
         """Record an unresolved conflict on the newer memory so `conflicts` lists it; False if already there."""
@@ -229,7 +230,7 @@ class DedupeService:
         older = self.repo.get(pair.older)
         if pair.older in newer.conflicts_with or pair.newer in older.conflicts_with:
             return False
-        link_conflict(self.repo, pair.newer, pair.older)
+        link_conflict(self.repo, pair.newer, pair.older, self.actor)
         return True
 
     def open_conflicts(self, user: str | None = None, project: str | None = None) -> list[OpenConflict]:

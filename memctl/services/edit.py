@@ -13,7 +13,7 @@ from memctl.services.build import check_state, check_type, check_visibility
 from memctl.services.kinds import typed_input
 from memctl.store.filters import MemoryFilter
 from memctl.store.layout import is_archived
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 if TYPE_CHECKING:
     from memctl.policy.gate import Surface
@@ -25,11 +25,12 @@ IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "pat
 class EditService:
     """Edit, forget and restore single memories, each under the write lock."""
 
-    def __init__(self, repo: Repository, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndWrites, config: Config, access: Access | None = None,
                  kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.config = config
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
         self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def _mine(self, memory_id: str) -> Memory:
@@ -69,7 +70,7 @@ class EditService:
                 return memory
             updated.updated = clock.now()
             return self.repo.rewrite(updated, "edit", fields=",".join(sorted((sets or {}).keys())) or None,
-                                     previous_body=memory.body if updated.body != memory.body else None)
+                                     previous_body=memory.body if updated.body != memory.body else None, actor=self.actor)
 
     def _gate(self, before: Memory, after: Memory, surface: Surface) -> None:
         """An edit passes the gate's rules for its surface (policy/gate.py RULES), judged on what it
@@ -98,7 +99,7 @@ class EditService:
         with self.repo.locked():
             whole = self._mine(memory_id)
             parts = [m for m in self.parts(whole.id) if self.repo.is_active(m)] if with_parts else []
-            return [self.repo.archive(m if m is whole else self._mine(m.id), "forgotten", reason, "forget")
+            return [self.repo.archive(m if m is whole else self._mine(m.id), "forgotten", reason, "forget", actor=self.actor)
                     for m in [whole, *parts]]
 
     def restore(self, memory_id: str, with_parts: bool = False) -> list[Memory]:
@@ -109,7 +110,7 @@ class EditService:
             if not is_archived(memory.path):
                 raise UsageError(f"memory {memory.id} is not archived", code="not_archived")
             parts = [m for m in self.parts(memory.id) if m.status == "forgotten" and is_archived(m.path)] if with_parts else []
-            return [self.repo.unarchive(m if m is memory else self._mine(m.id)) for m in [memory, *parts]]
+            return [self.repo.unarchive(m if m is memory else self._mine(m.id), actor=self.actor) for m in [memory, *parts]]
 
 
 def by_hand(before: Memory, after: Memory) -> Memory:

@@ -31,7 +31,7 @@ from memctl.services.sources import (
 )
 from memctl.store import sources as files
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 SOURCES = ("mem0", "memoryservice", "claude", "jsonl", "folder")
 TARGETS = ("jsonl", "folder")
@@ -62,10 +62,11 @@ class MigrationReport(ImportReport):
 class MigrationService:
     """Import from other stores and memctl's own exports; export records and folders."""
 
-    def __init__(self, repo: Repository, importer: ImportService, access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, importer: ImportService, access: Access | None = None) -> None:
         self.repo = repo
         self.importer = importer
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def _exported(self, users: Sequence[str] = (), projects: Sequence[str] = ()) -> list[Memory]:
         """What an export holds: every memory (active, archived, expired) of these users (with their
@@ -179,7 +180,7 @@ class MigrationService:
         if memory.status == "active" and fact in facts:
             return ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=facts[fact], codes=["duplicate"],
                               message=f"the same fact is already stored as {facts[fact]}")
-        written = self.repo.put(memory, "import", source=ref)
+        written = self.repo.put(memory, "import", source=ref, actor=self.actor)
         by_id[written.id] = written
         return ImportItem(line=number, ref=ref, outcome="added", decision="add", id=written.id, message=str(written.path))
 

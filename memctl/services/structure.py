@@ -26,7 +26,7 @@ from memctl.core.typed import canonical
 from memctl.errors import InvalidMemory
 from memctl.policy.infer import infer_kind
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -105,11 +105,12 @@ class StructureReport(BaseModel):
 class StructureService:
     """Type the untyped memories already stored."""
 
-    def __init__(self, repo: Repository, config: Config, kinds: "KindFiles", access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, config: Config, kinds: "KindFiles", access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.kinds = kinds
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
 
     def structure(self, *, users: Iterable[str] = (), projects: Iterable[str] = (), dry_run: bool = False,
                   llm: str | None = None) -> StructureReport:
@@ -140,7 +141,7 @@ class StructureService:
         data.update(kind=proposal.kind, fields=proposal.fields, extra={**memory.extra, TYPED_KEY: proposal.by})
         if not memory.occurred:
             data["occurred"] = text_occurred(memory.body, memory.created.date())
-        self.repo.rewrite(Memory(**data, path=memory.path), "structure", kind=proposal.kind, by=proposal.by)
+        self.repo.rewrite(Memory(**data, path=memory.path), "structure", kind=proposal.kind, by=proposal.by, actor=self.actor)
 
 
 def structure_prompt(memories: list[Memory], schemas: Mapping[str, Schema]) -> str:

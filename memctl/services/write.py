@@ -33,7 +33,7 @@ from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Memories, Repository, SearchIndex
+from memctl.store.repository import Memories, ReadsAndWrites, SearchIndex, WriteStore
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -132,25 +132,27 @@ def inferred_of(memory: Memory) -> dict[str, Any] | None:
     return {"kind": memory.kind, "fields": dict(memory.fields), "by": by}
 
 
-def link_conflict(repo: Repository, memory_id: str, other: str) -> None:
-    """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock)."""
+def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str | None) -> None:
+    """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock);
+    journaled as `actor`'s."""
     stored = repo.get(memory_id)
     if other in stored.conflicts_with:
         return
     data = stored.model_dump(exclude={"path"})
     data["conflicts_with"] = [*stored.conflicts_with, other]
-    repo.rewrite(Memory(**data, path=stored.path), "link", other=other)
+    repo.rewrite(Memory(**data, path=stored.path), "link", other=other, actor=actor)
 
 
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: WriteStore, search: SearchIndex, config: Config, access: Access | None = None,
                  kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
+        self.actor = access.actor if access else None  # journaled with each write this service makes
         self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
@@ -194,7 +196,7 @@ class WriteService:
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (imports of trusted data, tests)."""
         with self.repo.locked():
-            return self.repo.create(self._build(text, fields))
+            return self.repo.create(self._build(text, fields), actor=self.actor)
 
     def _build(self, text: str, fields: dict[str, Any], infer: bool = False) -> Memory:
         """The candidate, with its author (the actor, else the memory's user), typed when `infer` and a
@@ -370,7 +372,7 @@ class WriteService:
         new = Memory(**data, path=stored.path)
         if new.model_dump() == stored.model_dump():
             return stored
-        return self.repo.rewrite(new, "reinforce", by=candidate.source)
+        return self.repo.rewrite(new, "reinforce", by=candidate.source, actor=self.actor)
 
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
@@ -385,22 +387,22 @@ class WriteService:
                         confidence=max(matched.confidence, candidate.confidence),
                         tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
                         source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))
-            return self.repo.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body, **detail)
+            return self.repo.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body, actor=self.actor, **detail)
         if decision.action == "supersede" and matched is not None:
             candidate.supersedes = matched.id
-            written = self.repo.create(candidate, "supersede", target=matched.id, **detail)
+            written = self.repo.create(candidate, "supersede", target=matched.id, actor=self.actor, **detail)
             self.repo.archive(matched, "superseded", f"superseded by {written.id}", "superseded",
-                              superseded_by=written.id)
+                              superseded_by=written.id, actor=self.actor)
             return written
         candidate.conflicts_with = list(decision.conflicts_with)
         _after_linked(self.repo, candidate)
-        written = self.repo.create(candidate, "add", **detail)
+        written = self.repo.create(candidate, "add", actor=self.actor, **detail)
         for other in decision.conflicts_with:
-            link_conflict(self.repo, other, written.id)
+            link_conflict(self.repo, other, written.id, self.actor)
         return written
 
 
-def _after_linked(repo: Repository, candidate: Memory) -> None:
+def _after_linked(repo: Memories, candidate: Memory) -> None:
     """A memory written in the same second as one it conflicts with is dated a second later, so
     "newer first" between the two never depends on their random ids (times are kept to the second)."""
     if not candidate.conflicts_with:

@@ -56,13 +56,13 @@ class ClaudeRepository(FileRepository):
         as_read = self.scan.parse(text, rel, path.stat().st_mtime_ns)
         return edit_topic_text(text, as_read, memory, rel)
 
-    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+    def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """A new topic file `<type>_<slug>.md` with `name`, `description`, `type` first."""
-        return super().create(with_claude_names(memory), op, **detail)
+        return super().create(with_claude_names(memory), op, actor=actor, **detail)
 
-    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+    def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:
         """A memory brought in whole, as a topic file (named, described) under its own name if free."""
-        return super().put(with_claude_names(memory), op, **detail)
+        return super().put(with_claude_names(memory), op, actor=actor, **detail)
 
     def implied_id(self, rel: str) -> str | None:
         """A topic file that names no id has the one its file name gives."""

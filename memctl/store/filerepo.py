@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -71,7 +72,7 @@ class FileRepository:
         self.state = self.root / CACHE_DIR
         self.layout: Layout = layout or MemctlLayout(self.root)
         self.scan = scan
-        self.journal = Journal(self.state / "journal.jsonl", lambda: self.actor)
+        self.journal = Journal(self.state / "journal.jsonl")
         self.usage_log = UsageLog(self.cache)
         self.compactions = CompactionRecords(self.state / "compactions")
         self.transcripts = TranscriptStore(self.root)
@@ -85,9 +86,9 @@ class FileRepository:
         self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
         self._lock_depth = 0
+        self._mutex = threading.RLock()  # the write lock within this process (the flock is per process)
         self._command_depth = 0
         self._checked = False  # the running command has its snapshot: it reads that one (command())
-        self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # what the last entry into locked() repaired
 
     # -- reading -----------------------------------------------------------------------------
@@ -295,21 +296,23 @@ class FileRepository:
     def locked(self, timeout: float = 30.0) -> Iterator[None]:
         """The directory's write lock (`.memctl/lock`, in the folder), re-entrant within this repository.
 
-        On entry it re-scans and finishes what an interrupted write left behind (see store/repair.py)."""
-        if self._lock_depth:
-            self._lock_depth += 1
-            try:
-                yield
-            finally:
-                self._lock_depth -= 1
-            return
-        with file_lock(own_folder(self.state) / "lock", timeout):
-            self._lock_depth = 1
-            try:
-                self.repaired = self.repair(self.snapshot(refresh=True))
-                yield
-            finally:
-                self._lock_depth = 0
+        On entry it re-scans and finishes what an interrupted write left behind (see store/repair.py).
+        Threads of one process (a server's requests) take it one at a time: the flock orders processes."""
+        with self._mutex:
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            with file_lock(own_folder(self.state) / "lock", timeout):
+                self._lock_depth = 1
+                try:
+                    self.repaired = self.repair(self.snapshot(refresh=True))
+                    yield
+                finally:
+                    self._lock_depth = 0
 
     def named_lock(self, name: str, timeout: float = 600.0) -> contextlib.AbstractContextManager[None]:
         """A lock of its own (`.memctl/<name>.lock`) for a long job such as an extraction."""
@@ -346,20 +349,20 @@ class FileRepository:
         self._touched.add(memory.owner)
         return content_hash(text)
 
-    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+    def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """Write a new memory file and journal it."""
         after = self._save(memory, self.layout.new_path(memory))
-        self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+        self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+    def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records.
         It keeps its relative path when that fits this layout and is free."""
         after = self._save(memory, self.layout.place(memory))
-        self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+        self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def rewrite(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Replace an existing file in place (never renamed), journaling before/after hashes.
 
         The file must still hold what the last scan read: a hand edit made since is never overwritten."""
@@ -368,10 +371,10 @@ class FileRepository:
         self._check_unchanged(str(memory.path), before)
         after = self._save(memory, path)
         detail.setdefault("path_before", memory.path)
-        self.journal.append(op, memory.id, before, after, path_after=memory.path, **detail)
+        self.journal.append(op, memory.id, before, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
+    def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
         """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
         if not self.is_active(memory):
             raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
@@ -379,7 +382,7 @@ class FileRepository:
         before = content_hash(read_regular(source))
         self._check_unchanged(str(memory.path), before)
         target = self._free(self._writable(self.layout.archive_path(source)), memory)
-        self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, **links)
+        self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, actor=actor, **links)
         move(source, target)
         pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path"})
@@ -387,22 +390,22 @@ class FileRepository:
         archived = Memory(**data)
         after = self._save(archived, target)
         self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
-                            reason=reason, **links)
+                            reason=reason, actor=actor, **links)
         return archived
 
-    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
+    def unarchive(self, memory: Memory, op: str = "restore", *, actor: str | None = None) -> Memory:
         """Move an archived memory back and drop the archive fields."""
         source = self.root / str(memory.path)
         before = content_hash(read_regular(source))
         target = self._free(self._writable(self.layout.active_path(source)), memory)
-        self.journal.append(INTENT_OP, memory.id, before, None, status="active")
+        self.journal.append(INTENT_OP, memory.id, before, None, status="active", actor=actor)
         move(source, target)
         pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
         data["status"] = "active"
         restored = Memory(**data)
         after = self._save(restored, target)
-        self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=restored.path)
+        self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=restored.path, actor=actor)
         return restored
 
     def _free(self, target: Path, memory: Memory) -> Path:
@@ -418,7 +421,7 @@ class FileRepository:
             self._stale = True
             raise Conflict(f"{rel} changed on disk since memctl read it; nothing was written (run the command again)")
 
-    def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def relocate(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Write a memory whose owner changed (a promotion) into its new folder, removing the old file."""
         source = self.root / str(memory.path)
         target = self.layout.new_path(memory)
@@ -427,13 +430,13 @@ class FileRepository:
             move(source, target)
             detail.setdefault("path_before", memory.path)
             memory.path = self.layout.relative(target)
-        return self.rewrite(memory, op, **detail)
+        return self.rewrite(memory, op, actor=actor, **detail)
 
     def original(self, memory: Memory) -> dict[str, str]:
         """The path and exact text of a memory's file."""
         return {"path": str(memory.path), "text": (self.root / str(memory.path)).read_text(encoding="utf-8")}
 
-    def put_back(self, current: Memory | None, original: dict[str, str], op: str, **detail: Any) -> None:
+    def put_back(self, current: Memory | None, original: dict[str, str], op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Move the memory back to its original path and write its original bytes."""
         target = self.root / original["path"]
         if current is not None and current.path != original["path"]:
@@ -446,14 +449,14 @@ class FileRepository:
             return
         write_atomic(self._writable(target), original["text"])
         self.journal.append(op, current.id if current else "unknown", None, content_hash(original["text"]),
-                            path_after=original["path"], **detail)
+                            path_after=original["path"], actor=actor, **detail)
 
-    def delete_created(self, memory: Memory, op: str, **detail: Any) -> None:
+    def delete_created(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Delete a file memctl created itself (a compaction summary being undone)."""
         (self.root / str(memory.path)).unlink(missing_ok=True)
         self._stale = True
         self._touched.add(memory.owner)
-        self.journal.append(op, memory.id, None, None, **detail)
+        self.journal.append(op, memory.id, None, None, actor=actor, **detail)
 
     def drain_touched(self) -> set[str]:
         """The scope folders written since the last call (their MEMORY.md may need a refresh)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Callable
 
 from memctl.clock import format_timestamp, now
 from memctl.core.models import JournalEntry
@@ -19,15 +18,14 @@ MAX_LINE_BYTES = 256 * 1024  # an entry holds hashes and a few fields; a longer 
 class Journal:
     """One JSON line per mutation, fsynced; unreadable lines are skipped on reading."""
 
-    def __init__(self, path: Path, actor: Callable[[], str | None] = lambda: None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._actor = actor
 
-    def append(self, op: str, memory_id: str, before: str | None, after: str | None,
-               **detail: object) -> JournalEntry:
-        """Record one mutation (path_before / path_after are top-level fields, the rest detail)."""
+    def append(self, op: str, memory_id: str, before: str | None, after: str | None, *,
+               actor: str | None = None, **detail: object) -> JournalEntry:
+        """Record one mutation by `actor` (path_before / path_after are top-level fields, the rest detail)."""
         paths = {k: detail.pop(k) for k in ("path_before", "path_after") if k in detail}
-        detail.setdefault("actor", self._actor())
+        detail["actor"] = actor
         entry = JournalEntry(op=op, id=memory_id, time=format_timestamp(now()), before=before, after=after,
                              detail={k: v for k, v in detail.items() if v is not None}, **paths)  # type: ignore[arg-type]
         own_folder(self.path.parent)

@@ -98,11 +98,11 @@ def test_stdio_session_end_to_end(memdir: Path) -> None:
     async def check(client: ClientSession) -> None:
         tools = {t.name: wire(t) for t in (await client.list_tools()).tools}
         assert list(tools) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
-                               "memory_list", "memory_query"]
+                               "memory_list", "memory_query", "memory_show"]
         assert tools["memory_add"]["inputSchema"]["properties"]["type"]["enum"] == DEFAULT_TYPES
         assert tools["memory_add"]["inputSchema"]["properties"]["type"]["default"] == "fact"
         assert {n for n, t in tools.items() if t["annotations"]["readOnlyHint"]} == {
-            "memory_search", "memory_list", "memory_context", "memory_query"}
+            "memory_search", "memory_list", "memory_context", "memory_query", "memory_show"}
         assert tools["memory_forget"]["annotations"]["destructiveHint"] is True
         assert all(t["outputSchema"] and t["title"] and t["description"] for t in tools.values())
 

@@ -60,7 +60,7 @@ DECLARED: dict[str, Capability] = {
     "list": Capability(ListRequest, ("list",), "list", "memory_list", ("/api/memory/{user}", "get"),
                        frozenset({"user"})),
     "context": Capability(ContextRequest, ("context",), "context", "memory_context", ("/api/context", "get")),
-    "show": Capability(ShowRequest, ("show", "get"), "show", None, (ID_PATH, "get"), frozenset({"memory_id"})),
+    "show": Capability(ShowRequest, ("show", "get"), "show", "memory_show", (ID_PATH, "get"), frozenset({"memory_id"})),
     "edit": Capability(EditRequest, ("edit",), "edit", "memory_update", (ID_PATH, "put"),
                        frozenset({"memory_id", "user", "project", "session"})),
     "forget": Capability(ForgetRequest, ("forget", "forget_all"), "forget", "memory_forget", (ID_PATH, "delete"),

@@ -44,7 +44,7 @@ def _required_values(name: str) -> dict[str, Any]:
               "memory_context": {"query": "seats", "budget": 800, "format": "markdown"},
               "memory_update": {"memory_id": "abcd"}, "memory_forget": {"memory_id": "abcd"},
               "memory_list": {"status": "active", "limit": 50, "offset": 0},
-              "memory_query": {"op": "count", "kind": "trip", "where": []}}
+              "memory_query": {"op": "count", "kind": "trip", "where": []}, "memory_show": {"memory_id": "abcd"}}
     strict = TOOLS[name].input_schema(Config())
     return {k: v for k, v in values[name].items() if k in strict["properties"]}
 

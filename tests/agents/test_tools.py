@@ -19,7 +19,7 @@ ALICE = Caller(defaults=Defaults(user="alice"))
 
 def test_the_tools_are_the_seeds_names() -> None:
     assert list(TOOLS) == ["memory_search", "memory_add", "memory_context", "memory_update", "memory_forget",
-                           "memory_list", "memory_query"]
+                           "memory_list", "memory_query", "memory_show"]
     add = TOOLS["memory_add"].input_schema(Config())["properties"]
     assert {"text", "type", "scope", "user", "project", "session", "confidence", "key", "tags"} <= set(add)
     search = TOOLS["memory_search"].input_schema(Config())["properties"]
@@ -112,6 +112,8 @@ def test_add_search_update_forget_list(store: MemoryStore) -> None:
     assert changed["confidence"] == 0.9 and store.get(memory_id).tags == ["travel"]
     listed = _valid("memory_list", call_tool(store, "memory_list", {}, ALICE))
     assert listed["count"] == 1 and listed["memories"][0]["id"] == memory_id
+    shown = _valid("memory_show", call_tool(store, "memory_show", {"id": memory_id[:6]}, ALICE))["memory"]
+    assert shown["id"] == memory_id and shown["content"] == changed["content"] and "importance_score" in shown
     gone = _valid("memory_forget", call_tool(store, "memory_forget", {"id": memory_id, "reason": "asked"}, ALICE))
     assert gone["memory"]["status"] == "forgotten"
     assert call_tool(store, "memory_list", {}, ALICE)["count"] == 0

@@ -250,3 +250,19 @@ def test_a_token_is_sent_when_set(samples: Path) -> None:
 def test_stdin_read_once_survives_a_fall_back(samples: Path) -> None:
     done = run_memctl(_copy(samples, "stdin"), "recall", "-", "-u", "alice", "--json", input=b"where does alice live")
     assert done.returncode == 0 and b'"query": "where does alice live"' in done.stdout
+
+
+def test_the_hashing_helper_keeps_a_single_model_however_often_it_runs(samples: Path) -> None:
+    """`_copy` and `ServeProcess` both configure the folder: the second pass once dropped
+    `second_model = "none"`, so the server fused the multilingual model and in-process did not
+    (recall scores 0.865 forwarded against 0.837 in-process)."""
+    from memctl.store.directory import read_config
+
+    root = samples.parent / "twice"
+    shutil.copytree(samples, root)
+    for _ in range(3):
+        use_hashing_embedder(root)
+    text = (root / "memctl.toml").read_text()
+    assert text.count("second_model") == 1
+    embedding = read_config(root).embedding
+    assert (embedding.model, embedding.second_model) == ("hashing", "none")

@@ -53,7 +53,7 @@ def test_an_agent_adds_and_searches_memories_through_the_tools(store: MemoryStor
     tools = memory_tools(store, user="alice")
     assert all(isinstance(t, FunctionTool) for t in tools)
     assert [t.name for t in tools] == ["memory_search", "memory_add", "memory_context", "memory_update",
-                                       "memory_forget", "memory_list", "memory_query"]
+                                       "memory_forget", "memory_list", "memory_query", "memory_show"]
     model = ScriptedModel([
         ("memory_add", {"content": "Alice prefers window seats on flights", "memory_type": "preference"}),
         ("memory_search", {"query": "which seat does Alice like"}),

@@ -27,14 +27,14 @@ def _json(value: Any) -> Any:
 class PostgresJournal:
     """One row per mutation, never updated or deleted (a trigger refuses both)."""
 
-    def __init__(self, connect: Connect, actor: Callable[[], str | None] = lambda: None) -> None:
+    def __init__(self, connect: Connect) -> None:
         self._connect = connect
-        self._actor = actor
 
-    def append(self, op: str, memory_id: str, before: str | None, after: str | None, **detail: Any) -> JournalEntry:
-        """Record one mutation (in the caller's transaction, when there is one)."""
+    def append(self, op: str, memory_id: str, before: str | None, after: str | None, *,
+               actor: str | None = None, **detail: Any) -> JournalEntry:
+        """Record one mutation by `actor` (in the caller's transaction, when there is one)."""
         paths = {k: detail.pop(k) for k in ("path_before", "path_after") if k in detail}
-        detail.setdefault("actor", self._actor())
+        detail["actor"] = actor
         entry = JournalEntry(op=op, id=memory_id, time=format_timestamp(now()), before=before, after=after,
                              detail={k: v for k, v in detail.items() if v is not None}, **paths)
         with self._connect() as conn:

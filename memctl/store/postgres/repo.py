@@ -78,14 +78,13 @@ class PostgresRepository:
         self.root = Path(root) if root is not None else None  # None: no folder at all (serve --store)
         # models only, in this user's cache folder (store/cachedir.py): nothing goes into the folder
         self.cache = private_folder(folder_cache(self.root)) if self.root else None
-        self.actor: str | None = None  # who is writing now (set by the facade): journaled with each write
         self.repaired: list[str] = []  # nothing is ever left half-written: a transaction commits or not
         self._txn = _Transaction()
         self._touched: set[str] = set()
         self._warnings: dict[str, None] = {}
         self._broken: dict[str, str] = {}  # path -> why its row does not validate
         self._pool: CandidatePool | None = None
-        self.journal = PostgresJournal(self.connection, lambda: self.actor)
+        self.journal = PostgresJournal(self.connection)
         self.usage_table = PostgresUsage(self.connection)
         self.compactions = PostgresCompactions(self.connection)
         self.transcripts = PostgresTranscripts(self.connection)
@@ -331,35 +330,35 @@ class PostgresRepository:
         stem = f"{stem}-{memory_id}" if memory_id not in stem.rsplit("/", 1)[-1] else f"{stem}-{secrets.token_hex(2)}"
         return self._free(stem + ".md", memory_id)
 
-    def create(self, memory: Memory, op: str = "add", **detail: Any) -> Memory:
+    def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a new memory and journal it."""
         with self.locked():
             self._lock_owner(memory.owner)
             after = self._save(memory, self._free(new_record_path(memory), memory.id), new=True)
-            self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+            self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def put(self, memory: Memory, op: str = "import", **detail: Any) -> Memory:
+    def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory exactly as given, at its own relative path when that fits and is free."""
         with self.locked():
             self._lock_owner(memory.owner)
             fits = record_path_fits(memory) and self._taken("path", str(memory.path)) is None
             path = str(memory.path) if fits else self._free(new_record_path(memory, memory.status != "active"), memory.id)
             after = self._save(memory, path, new=True)
-            self.journal.append(op, memory.id, None, after, path_after=memory.path, **detail)
+            self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def rewrite(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def rewrite(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Replace a stored memory in place, journaling the content hashes before and after."""
         with self.locked():
             self._lock_owner(memory.owner)
             path, _, before = self._stored(memory.id)
             after = self._save(memory, str(memory.path or path), new=False)
             detail.setdefault("path_before", memory.path)
-            self.journal.append(op, memory.id, before, after, path_after=memory.path, **detail)
+            self.journal.append(op, memory.id, before, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
-    def archive(self, memory: Memory, status: str, reason: str | None, op: str, **links: Any) -> Memory:
+    def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
         """Mark an active memory archived with why, under archive/ in the folder layout."""
         if not self.is_active(memory):
             raise UsageError(f"memory {memory.id} is already archived ({memory.status})", code="not_active")
@@ -370,10 +369,10 @@ class PostgresRepository:
             archived = Memory(**data)
             after = self._save(archived, self._free(ARCHIVE_PREFIX + path.removeprefix(ARCHIVE_PREFIX), memory.id), new=False)
             self.journal.append(op, memory.id, before, after, path_before=path, path_after=archived.path,
-                                reason=reason, **links)
+                                reason=reason, actor=actor, **links)
         return archived
 
-    def unarchive(self, memory: Memory, op: str = "restore") -> Memory:
+    def unarchive(self, memory: Memory, op: str = "restore", *, actor: str | None = None) -> Memory:
         """Bring an archived memory back, as it was before archiving."""
         with self.locked():
             path, _, before = self._stored(memory.id)
@@ -381,10 +380,10 @@ class PostgresRepository:
             data["status"] = "active"
             restored = Memory(**data)
             after = self._save(restored, self._free(path.removeprefix(ARCHIVE_PREFIX), memory.id), new=False)
-            self.journal.append(op, memory.id, before, after, path_before=path, path_after=restored.path)
+            self.journal.append(op, memory.id, before, after, path_before=path, path_after=restored.path, actor=actor)
         return restored
 
-    def relocate(self, memory: Memory, op: str, **detail: Any) -> Memory:
+    def relocate(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory whose owner changed (a promotion) in its new folder."""
         with self.locked():
             path, owner, _ = self._stored(memory.id)
@@ -394,7 +393,7 @@ class PostgresRepository:
             if target.rsplit("/", 1)[0] != path.rsplit("/", 1)[0]:
                 detail.setdefault("path_before", path)
                 memory.path = self._free(target, memory.id)
-            return self.rewrite(memory, op, **detail)
+            return self.rewrite(memory, op, actor=actor, **detail)
 
     def original(self, memory: Memory) -> dict[str, str]:
         """The stored memory's path and the exact text of its file."""
@@ -403,7 +402,7 @@ class PostgresRepository:
             raise NotFound(f"no memory with id {memory.id!r}")
         return {"path": str(stored.path), "text": rows.file_text(stored)}
 
-    def put_back(self, current: Memory | None, original: dict[str, str], op: str, **detail: Any) -> None:
+    def put_back(self, current: Memory | None, original: dict[str, str], op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Restore a memory saved by `original`: its path and the fields its text holds."""
         from memctl.core.fileformat import parse_memory
 
@@ -422,16 +421,16 @@ class PostgresRepository:
                 return
             after = self._save(restored, original["path"], new=stored is None)
             self.journal.append(op, current.id if current else restored.id, None, after,
-                                path_after=original["path"], **detail)
+                                path_after=original["path"], actor=actor, **detail)
 
-    def delete_created(self, memory: Memory, op: str, **detail: Any) -> None:
+    def delete_created(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> None:
         """Delete a memory memctl created itself (a compaction summary being undone)."""
         with self.locked(), self.connection() as conn:
             self._lock_owner(memory.owner)
             conn.execute("DELETE FROM memctl_memories WHERE id = %s", (memory.id,))
             self._queue(conn, memory.id, "")
             self._touched.add(memory.owner)
-            self.journal.append(op, memory.id, None, None, **detail)
+            self.journal.append(op, memory.id, None, None, actor=actor, **detail)
 
     def drain_touched(self) -> set[str]:
         """The scope folders written since the last call."""
