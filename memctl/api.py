@@ -760,9 +760,12 @@ class MemoryStore:
 
     def flush(self) -> None:
         """Write the caches a warm store saves only now and then (servers do this as they stop)."""
+        from memctl.store.repository import Flushable
+
         for part in (self.repo, self.search):
-            with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
-                getattr(part, "flush", lambda: None)()
+            if isinstance(part, Flushable):
+                with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
+                    part.flush()
 
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""

@@ -105,6 +105,17 @@ def test_agents_and_cli_reach_only_the_lean_store_modules() -> None:
         assert not wrong, f"{module} imports {wrong}"
 
 
+def test_search_and_services_reach_backends_only_through_the_seam() -> None:
+    """search/ and services/ know no backend: they type against store/repository.py's protocols
+    (the engine reads `Snapshots`, a database's search gets core's KeywordSpec), never a backend's
+    module, so a plugin backend needs no change above store/."""
+    backends = {m for m in MODULES if m.startswith(("memctl.store.postgres", "memctl.store.filerepo",
+                                                    "memctl.store.claude"))}
+    for module in (m for m in MODULES if layer(m) in ("search", "services")):
+        wrong = sorted(GRAPH[module] & backends)
+        assert not wrong, f"{module} imports a backend: {wrong}"
+
+
 def test_no_import_cycles() -> None:
     index: dict[str, int] = {}
     low: dict[str, int] = {}

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from memctl.core.models import Hit
-from memctl.policy.relevance_fit import FIT, MARGINS
+from memctl.policy.relevance_fit import FIT, FOLLOW, MARGINS
 
 KEYWORD = "keyword"
 KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
@@ -153,7 +153,10 @@ def sigmoid(x: float) -> float:
 def margin(signals: HitSignals, facts: QueryFacts, margins: Mapping[str, float] = MARGINS) -> bool:
     """Whether the hit is the best of some model's candidates by a clear margin: its cosine at least
     that model's fitted margin (per language) above the next candidate's, a gap the negative queries
-    of the calibration data almost never reach."""
+    of the calibration data almost never reach; and the best of every other model that scored the
+    candidates too (where two models disagree on the best, neither says it by a clear margin)."""
+    if any(gap < 0 for gap in signals.gaps.values()):
+        return False
     for identity, gap in signals.gaps.items():
         family = model_family(identity)
         needed = margins.get(f"{family}|{facts.language}", margins.get(f"{family}|*"))
@@ -216,8 +219,16 @@ def on_topic_line(min_relevance: float) -> float:
     return max(min_relevance, ON_TOPIC)
 
 
-def hold_back(hits: Sequence[Hit], min_relevance: float) -> tuple[list[Hit], list[Hit]]:
-    """(shown, held back): hits below `min_relevance` are held back, order kept; a hit with no
-    relevance (no calibrated signal) is always shown."""
-    shown = [h for h in hits if h.relevance is None or h.relevance >= min_relevance]
-    return shown, [h for h in hits if h.relevance is not None and h.relevance < min_relevance]
+def hold_back(hits: Sequence[Hit], min_relevance: float, follow: float = FOLLOW) -> tuple[list[Hit], list[Hit]]:
+    """(shown, held back), order kept. Whether the store answers the query at all is the best hit's
+    call: with no hit at `min_relevance` every hit is held back; once one reaches it, the query is
+    about something the store holds and only what is clearly unrelated is held back: hits below
+    `follow` (policy/relevance_fit.FOLLOW, never above `min_relevance`). A hit with no relevance (no
+    calibrated signal) is always shown; a hit about someone else (`someone_else`) never comes along."""
+    answered = any(h.relevance is not None and h.relevance >= min_relevance for h in hits)
+    line = min(min_relevance, follow) if answered else min_relevance
+
+    def passes(h: Hit) -> bool:
+        return h.relevance is None or h.relevance >= (min_relevance if h.components.get(OTHER) else line)
+
+    return [h for h in hits if passes(h)], [h for h in hits if not passes(h)]

@@ -87,3 +87,6 @@ MARGINS: dict[str, float] = {
     "multilingual-e5-small-q4|en": 0.029,
     "multilingual-e5-small-q4|zh": 0.018
 }
+# Once a query's best hit reaches min_relevance, the relevance its other hits need to be shown
+# (policy/relevance.hold_back; the 90% line of such hits that answer it).
+FOLLOW: float = 0.176

@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
     from memctl.search.embedders import Embedder
     from memctl.search.keyword import KeywordDoc, KeywordIndex
     from memctl.search.vectors import VectorStore
-    from memctl.store.catalog import Snapshot
-    from memctl.store.filerepo import FileRepository
+    from memctl.store.repository import ContentState, Snapshots
 
 Progress = Callable[[int], None]
 TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
@@ -55,7 +54,7 @@ def _digest(wanted: dict[str, str]) -> str:
 class Engine:
     """Keyword + vector caches of one memory directory, synced from its repository."""
 
-    def __init__(self, repo: "FileRepository", embedder: Callable[[], "Embedder"], vectors: str = "vectors") -> None:
+    def __init__(self, repo: "Snapshots", embedder: Callable[[], "Embedder"], vectors: str = "vectors") -> None:
         self.repo = repo
         self.cache = repo.cache
         self._make_embedder = embedder
@@ -76,7 +75,7 @@ class Engine:
         self._unsaved: set[str] = set()
         self._saved_at = 0.0
 
-    def _wanted(self, snapshot: "Snapshot") -> tuple[dict[str, str], dict[str, str]]:
+    def _wanted(self, snapshot: "ContentState") -> tuple[dict[str, str], dict[str, str]]:
         """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
         if self._wanted_for is None or self._wanted_for[0] is not snapshot:
             self._wanted_for = (snapshot, (snapshot.hashes, snapshot.paths()))
@@ -139,7 +138,7 @@ class Engine:
         self._kw_synced, self._state = snapshot, wanted
         return len(changed) + len(removed)
 
-    def _sync_keyword_warm(self, snapshot: "Snapshot", wanted: dict[str, str], rel_of: dict[str, str]) -> int:
+    def _sync_keyword_warm(self, snapshot: "ContentState", wanted: dict[str, str], rel_of: dict[str, str]) -> int:
         """A warm engine's sync: the changes against what it indexed itself, its state saved later."""
         assert self._state is not None
         state = self._state
@@ -201,7 +200,7 @@ class Engine:
         self.sync_keyword()
         return self.keyword.query_coverage(query, plain)
 
-    def _terms(self, memory_id: str, content: str, snapshot: "Snapshot", rel: str) -> frozenset[str]:
+    def _terms(self, memory_id: str, content: str, snapshot: "ContentState", rel: str) -> frozenset[str]:
         """The terms a memory's keyword doc holds, kept per content hash: recall's coverage reads them
         for every hit, and analysing (entities, stemming) costs more than the rest of the coverage."""
         from memctl.search.keyword import doc_terms

@@ -3,8 +3,8 @@ boosts, analysis and embedded text, so both backends find and rank the same memo
 
 from __future__ import annotations
 
+from memctl.core.keywordspec import KeywordSpec
 from memctl.search.engine import keyword_doc, vector_text
-from memctl.store.postgres.terms import KeywordSpec
 
 
 def keyword_spec() -> KeywordSpec:

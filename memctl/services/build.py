@@ -15,7 +15,7 @@ from memctl.core.models import Memory
 from memctl.core.textdates import occurred_of, read_dates
 from memctl.errors import InvalidMemory, UsageError
 from memctl.policy.when import resolve_occurred
-from memctl.store.repository import Repository
+from memctl.store.repository import NewIds
 
 
 def check_type(config: Config, type_: str) -> str:
@@ -73,7 +73,7 @@ def check_visibility(value: Any) -> None:
                          code="bad_visibility")
 
 
-def build_memory(repo: Repository, config: Config, text: str, *, type: str, user: str | None = None,
+def build_memory(repo: NewIds, config: Config, text: str, *, type: str, user: str | None = None,
                  project: str | None = None, session: str | None = None, ttl: str | None = None,
                  expires: str | None = None, **fields: Any) -> Memory:
     """Validate caller input into a new Memory with a fresh id (not yet written)."""

@@ -20,7 +20,7 @@ from memctl.policy.compact import Action, CompactionPlan, plan_compaction
 from memctl.services.build import build_memory
 from memctl.services.importance import similarity_pairs, usage_map
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import CompactionStore, SearchIndex
 
 PAUSE_ENV = "MEMCTL_TEST_PAUSE_BETWEEN_ACTIONS"
 STATUS_FOR = {"expire": "expired", "archive_low_importance": "archived", "supersede_key": "superseded",
@@ -31,7 +31,7 @@ Similarity = Mapping[tuple[str, str], float]
 class CompactService:
     """Plan and apply compactions of one repository, resumably and reversibly."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: CompactionStore, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config

@@ -14,7 +14,7 @@ from memctl.prompt.profile import Profile
 from memctl.services.memory_md import stable_importance
 from memctl.services.recall import RecallService, parse_query
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import Memories
 
 if TYPE_CHECKING:
     from memctl.core.models import Hit
@@ -27,7 +27,7 @@ FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
 class ContextService:
     """Build `memctl context` blocks from recall and the profiles."""
 
-    def __init__(self, repo: Repository, config: Config, recall: RecallService, access: Access | None = None,
+    def __init__(self, repo: Memories, config: Config, recall: RecallService, access: Access | None = None,
                  checks: "Callable[[], CheckService] | None" = None) -> None:
         self.repo = repo
         self.config = config

@@ -23,7 +23,7 @@ from memctl.policy.distinct import distinct_reason
 from memctl.services.importance import similarity_pairs
 from memctl.services.write import link_conflict, resolve_gate
 from memctl.store.filters import MemoryFilter, scope_filter
-from memctl.store.repository import Repository, SearchIndex
+from memctl.store.repository import ReadsAndWrites, SearchIndex
 
 Ask = Callable[[DedupeItem, DedupeItem], "Decision | None"]
 
@@ -138,7 +138,7 @@ def _similar_left(plan: DedupePlan, sims: dict[tuple[str, str], float], threshol
 class DedupeService:
     """Merge repeats among stored memories, list conflicts, and resolve them when asked."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, search: SearchIndex, config: Config, access: Access | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config

@@ -13,7 +13,7 @@ from memctl.services.build import check_state, check_type, check_visibility
 from memctl.services.kinds import typed_input
 from memctl.store.filters import MemoryFilter
 from memctl.store.layout import is_archived
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 if TYPE_CHECKING:
     from memctl.policy.gate import Surface
@@ -25,7 +25,7 @@ IMMUTABLE_FIELDS = {"id", "created", "scope", "user", "project", "session", "pat
 class EditService:
     """Edit, forget and restore single memories, each under the write lock."""
 
-    def __init__(self, repo: Repository, config: Config, access: Access | None = None,
+    def __init__(self, repo: ReadsAndWrites, config: Config, access: Access | None = None,
                  kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.config = config

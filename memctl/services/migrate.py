@@ -31,7 +31,7 @@ from memctl.services.sources import (
 )
 from memctl.store import sources as files
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 SOURCES = ("mem0", "memoryservice", "claude", "jsonl", "folder")
 TARGETS = ("jsonl", "folder")
@@ -62,7 +62,7 @@ class MigrationReport(ImportReport):
 class MigrationService:
     """Import from other stores and memctl's own exports; export records and folders."""
 
-    def __init__(self, repo: Repository, importer: ImportService, access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, importer: ImportService, access: Access | None = None) -> None:
         self.repo = repo
         self.importer = importer
         self.access = access

@@ -26,7 +26,7 @@ from memctl.core.typed import canonical
 from memctl.errors import InvalidMemory
 from memctl.policy.infer import infer_kind
 from memctl.store.filters import scope_filter
-from memctl.store.repository import Repository
+from memctl.store.repository import ReadsAndWrites
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -105,7 +105,7 @@ class StructureReport(BaseModel):
 class StructureService:
     """Type the untyped memories already stored."""
 
-    def __init__(self, repo: Repository, config: Config, kinds: "KindFiles", access: Access | None = None) -> None:
+    def __init__(self, repo: ReadsAndWrites, config: Config, kinds: "KindFiles", access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.kinds = kinds

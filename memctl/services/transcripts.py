@@ -28,7 +28,7 @@ from memctl.services.imports import (
     decode_input,
 )
 from memctl.store.layout import PROMPT_NAME
-from memctl.store.repository import Repository
+from memctl.store.repository import ExtractionStore
 
 EXTRACT_SOURCE = "auto"
 DEFAULT_EXTRACT_CONFIDENCE = 0.8
@@ -182,7 +182,7 @@ def _json_line(number: int, line: str) -> Any:
 class TranscriptService:
     """Log conversation messages and extract memories from the ones not yet extracted."""
 
-    def __init__(self, repo: Repository, config: Config, importer: ImportService, access: Access | None = None) -> None:
+    def __init__(self, repo: ExtractionStore, config: Config, importer: ImportService, access: Access | None = None) -> None:
         self.repo = repo
         self.config = config
         self.importer = importer

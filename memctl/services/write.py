@@ -33,7 +33,7 @@ from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Memories, Repository, SearchIndex
+from memctl.store.repository import Memories, ReadsAndWrites, SearchIndex, WriteStore
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -132,7 +132,7 @@ def inferred_of(memory: Memory) -> dict[str, Any] | None:
     return {"kind": memory.kind, "fields": dict(memory.fields), "by": by}
 
 
-def link_conflict(repo: Repository, memory_id: str, other: str, actor: str | None) -> None:
+def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str | None) -> None:
     """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock);
     journaled as `actor`'s."""
     stored = repo.get(memory_id)
@@ -146,7 +146,7 @@ def link_conflict(repo: Repository, memory_id: str, other: str, actor: str | Non
 class WriteService:
     """Gate, decide and write single memories."""
 
-    def __init__(self, repo: Repository, search: SearchIndex, config: Config, access: Access | None = None,
+    def __init__(self, repo: WriteStore, search: SearchIndex, config: Config, access: Access | None = None,
                  kinds: "KindFiles | None" = None) -> None:
         self.repo = repo
         self.search = search
@@ -402,7 +402,7 @@ class WriteService:
         return written
 
 
-def _after_linked(repo: Repository, candidate: Memory) -> None:
+def _after_linked(repo: Memories, candidate: Memory) -> None:
     """A memory written in the same second as one it conflicts with is dated a second later, so
     "newer first" between the two never depends on their random ids (times are kept to the second)."""
     if not candidate.conflicts_with:

@@ -113,12 +113,16 @@ class Memories(Protocol):
         ...
 
 
-class MemoryWrites(Protocol):
-    """Writing memories under the write lock: create, rewrite, archive, restore, and undo."""
+class NewIds(Protocol):
+    """Ids for new memories (building one names it before it is written)."""
 
     def new_id(self) -> str:
         """A fresh id no stored memory uses."""
         ...
+
+
+class Locks(Protocol):
+    """The write lock, and locks of their own for long jobs."""
 
     def locked(self, timeout: float = 30.0) -> AbstractContextManager[None]:
         """The write lock; on entry the repository re-reads what other writers changed."""
@@ -127,6 +131,17 @@ class MemoryWrites(Protocol):
     def named_lock(self, name: str, timeout: float = 600.0) -> AbstractContextManager[None]:
         """A lock of its own for a long job (an extraction per session), not the write lock."""
         ...
+
+    @property
+    def repaired(self) -> list[str]:
+        """What the last entry into `locked()` repaired (leftovers of interrupted writes; doctor --fix
+        reports them)."""
+        ...
+
+
+class MemoryWrites(NewIds, Locks, Protocol):
+    """Writing memories under the write lock: create, rewrite, archive, restore, and undo. Each
+    write names its `actor` (journaled with it; None: no one in particular)."""
 
     def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a new memory and journal it."""
@@ -236,18 +251,26 @@ class Health(Protocol):
         ...
 
 
-class Records(Protocol):
-    """Where compaction records and conversation transcripts are kept."""
+class KeepsCompactions(Protocol):
+    """Where compaction records are kept."""
 
     @property
     def compactions(self) -> RecordStore:
         """Where compaction records are kept."""
         ...
 
+
+class KeepsTranscripts(Protocol):
+    """Where conversation transcripts are kept."""
+
     @property
     def transcripts(self) -> Transcripts:
         """Where conversation transcripts are kept."""
         ...
+
+
+class Records(KeepsCompactions, KeepsTranscripts, Protocol):
+    """Where compaction records and conversation transcripts are kept."""
 
 
 class Repository(Memories, MemoryWrites, Journal, UsageLog, IndexFiles, Health, Records, Protocol):
@@ -267,6 +290,61 @@ class ReadsAndHealth(Memories, Health, Protocol):
     """What stats read: memories and the files that do not read."""
 
 
+class ReadsAndWrites(Memories, MemoryWrites, Protocol):
+    """What edit, forget, restore, dedupe and a migration read and write: memories alone."""
+
+
+class CompactionStore(Memories, MemoryWrites, UsageLog, KeepsCompactions, Protocol):
+    """What compaction reads and writes: memories, how they were used (importance), and its records
+    (resume, undo)."""
+
+
+class WriteStore(Memories, MemoryWrites, Journal, KeepsTranscripts, Protocol):
+    """What a write reads and writes: memories, the journal (the rate limit), the transcript's length
+    (the turn a write is made at)."""
+
+
+class ExtractionStore(Memories, Locks, Journal, IndexFiles, KeepsTranscripts, Protocol):
+    """What extraction from transcripts reads: memories, transcripts, their writes, the prompt text."""
+
+
+class ContentState(Protocol):
+    """One consistent state of the stored memories as a search cache syncs from it: each memory's
+    content hash and place, and the memory behind a place (store/catalog.Snapshot for a folder)."""
+
+    @property
+    def order(self) -> Sequence[str]:
+        """The places (relative paths) of the readable memories."""
+        ...
+
+    @property
+    def hashes(self) -> dict[str, str]:
+        """Content hash of each memory, by id (shared: never changed by a reader)."""
+        ...
+
+    def paths(self) -> dict[str, str]:
+        """The place of each memory, by id (shared: never changed by a reader)."""
+        ...
+
+    def memory(self, rel: str) -> Memory:
+        """The memory at a place of `order`."""
+        ...
+
+
+class Snapshots(Protocol):
+    """What the engine over a folder's caches (search/engine.py) reads: the current state of the
+    memories and where caches go."""
+
+    @property
+    def cache(self) -> Path:
+        """The folder's own cache folder (store/cachedir.py)."""
+        ...
+
+    def snapshot(self, refresh: bool = False) -> ContentState:
+        """The memories as they are now (within a command: as the command first read them)."""
+        ...
+
+
 # -- optional capabilities: a backend offers them or not (isinstance tells) ----------------------
 @runtime_checkable
 class NativeSearch(Protocol):
@@ -281,6 +359,14 @@ class Watchable(Protocol):
     server's folder); False when it cannot."""
 
     def watch(self) -> bool: ...
+
+
+@runtime_checkable
+class Flushable(Protocol):
+    """A part that saves some caches only now and then while warm (a server's folder and engine):
+    `flush` writes them now."""
+
+    def flush(self) -> None: ...
 
 
 @runtime_checkable

@@ -138,7 +138,7 @@ def test_a_hit_sharing_a_kind_with_a_clearly_relevant_hit_comes_along() -> None:
 
 def test_hold_back_keeps_order_and_never_hides_unscored_hits() -> None:
     hits = [hit("a", r) for r in (0.9, 0.2, None, 0.6)]
-    shown, held = hold_back(hits, 0.55)
+    shown, held = hold_back(hits, 0.55, follow=0.55)
     assert [h.relevance for h in shown] == [0.9, None, 0.6] and [h.relevance for h in held] == [0.2]
     assert hold_back(hits, 0.0) == (hits, [])
 
@@ -154,3 +154,27 @@ def test_a_memory_about_someone_else_does_not_answer_a_query_naming_someone_the_
     assert [h.relevance for h in out] == [OTHER_CAP, 0.1, 0.9]
     assert out[0].components["someone_else"] == 1.0 and "margin" not in out[1].components
     assert on_topic([hit("kate", 0.9)], [kates], EN)[0].relevance == 0.9  # "What TV shows did Kate watch?"
+
+
+def test_once_the_best_hit_answers_the_query_only_what_is_clearly_unrelated_is_held_back() -> None:
+    answered = [hit("a", r) for r in (0.9, 0.4, 0.1)]
+    shown, held = hold_back(answered, 0.55, follow=0.3)
+    assert [h.relevance for h in shown] == [0.9, 0.4] and [h.relevance for h in held] == [0.1]
+    nothing = [hit("b", r) for r in (0.5, 0.4)]  # no hit reaches min_relevance: the store does not answer it
+    assert hold_back(nothing, 0.55, follow=0.3) == ([], nothing)
+    assert hold_back(answered, 0.2, follow=0.3)[0] == answered[:2]  # the follow line is never above min_relevance
+
+
+def test_a_hit_about_someone_else_never_comes_along_under_the_follow_line() -> None:
+    from memctl.policy.relevance import OTHER
+
+    kate = hit("kate", 0.4).model_copy(update={"components": {OTHER: 1.0}})
+    assert hold_back([hit("a", 0.9), kate], 0.55, follow=0.2) == ([hit("a", 0.9)], [kate])
+
+
+def test_a_margin_one_model_sees_and_another_contradicts_lifts_nothing() -> None:
+    from memctl.policy.relevance import margin
+
+    assert margin(HitSignals(gaps={E5: 0.05}), EN)  # e5 alone: its best by a clear margin
+    assert not margin(HitSignals(gaps={E5: 0.05, MINILM: -0.05}), EN)  # MiniLM ranks another first
+    assert margin(HitSignals(gaps={E5: 0.05, MINILM: 0.01}), EN)

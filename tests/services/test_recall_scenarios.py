@@ -169,6 +169,14 @@ def test_a_name_for_a_puppy_gets_no_profile_and_never_the_passport_number(store:
     assert "X1234567" not in block["text"]
 
 
+@pytest.mark.parametrize("request_", ["Write a haiku about autumn leaves", "Explain how a rainbow forms"])
+def test_a_request_unrelated_to_any_memory_gets_no_memory_and_no_profile(store: MemoryStore, request_: str) -> None:
+    fill(store, EVERYDAY)
+    block = store.context(request_, user="dana")
+    assert block["items"] == [] and block["profile_lines"] == 0
+    assert "X1234567" not in block["text"]
+
+
 def test_at_a_small_budget_the_return_flight_asked_about_is_kept(store: MemoryStore) -> None:
     fill(store, EVERYDAY)
     store.add_raw("Return flight from Lisbon: TP1234 on 2026-12-20 at 18:05", type="event", user="dana", source="user")

@@ -13,50 +13,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from whoosh.util.numeric import byte_to_length, length_to_byte  # a lookup table: no index is touched
 
+from memctl.core.keywordspec import KeywordSpec
 from memctl.core.models import Memory
 from memctl.core.text import search_terms
 
 MAX_POSITIONS = 256  # PostgreSQL keeps at most 256 positions per lexeme: tf is counted up to that
 MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit is 2047 bytes; a longer "word" is not a search term
-
-
-@dataclass(frozen=True)
-class KeywordSpec:
-    """What the keyword index holds for a memory and how it scores, given by the facade from the file
-    index's own definition (search/engine.py keyword_doc, search/keyword.py boosts), so both agree.
-
-    `version` names the analysis and the fields: when it changes, stored terms are rebuilt."""
-
-    fields: Callable[[Memory], Mapping[str, str]]
-    boosts: Mapping[str, float]
-    version: str
-    vector_text: Callable[[Memory], str] = lambda m: m.body
-    # Coverage weighs a query term by its IDF times a share: 1 for a term `specific` names (a name, an
-    # identifier, a rare word), else `present_common` if some memory holds it, `absent_common` if none
-    # does (search/keyword.py's weights; by default every term is specific: plain IDF).
-    specific: Callable[[str], Collection[str]] | None = None
-    present_common: float = 1.0
-    absent_common: float = 1.0
-    k1: float = 1.2  # whoosh BM25F's defaults
-    b: float = 0.75
-    coord: float = 0.9
-    codes: dict[str, str] = field(init=False)
-
-    def __post_init__(self) -> None:
-        codes: dict[str, str] = {}
-        for name in self.boosts:  # a field's first letter, unless another field took it
-            codes[name] = next(c for c in (name[0], *"0123456789", *"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-                               if c not in codes.values())
-        object.__setattr__(self, "codes", codes)
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.boosts)
+__all__ = ["KeywordSpec"]  # re-exported: the spec lives in core (search/native.py builds it, this module reads it)
 
 
 def norm(length: int) -> int:
