@@ -31,7 +31,8 @@ OUT = HERE.parent / "memctl" / "policy" / "decision_fit.py"
 FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", "subject_differs",
             "relations_differ", "negation_flip", "negation_differs", "announces", "additive", "zh",
             "values_same", "values_swapped", "values_one_side", "values_jaccard", "values_covered", "values_none",
-            "identifiers_differ", "qualifier_differs")
+            "identifiers_differ", "qualifier_differs", "frame_words", "frame_chars", "only_old", "only_new",
+            "both_owner", "length_ratio")
 MODEL = "memctl/all-MiniLM-L6-v2-int8"  # the shipped model: the cosines the fit reads
 
 

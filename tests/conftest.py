@@ -11,6 +11,7 @@ import pytest
 from memctl import clock
 
 if TYPE_CHECKING:
+    from memctl.search.embedders import Embedder
     from tests.postgres import TestServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No MEMCTL_* leakage, caches in a folder of the test's own (MEMCTL_CACHE_DIR, beside its
     tmp_path, never in it), an unpinned clock, and (unless marked `model`) the hashing embedder
-    registered in place of the shipped and the multilingual model, so most tests need no model."""
+    registered in place of the shipped and the multilingual model, so most tests need no model (a test
+    marked `model` gets the real ones, each loaded once per session)."""
     from memctl.search import embedders
 
     for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMCTL_SERVER", "MEMCTL_TOKEN", "MEMCTL_TOKENS", "MEMCTL_LLM", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
@@ -32,14 +34,33 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
     monkeypatch.setenv("MEMCTL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     previous: dict = {}
     fake = request.node.get_closest_marker("model") is None
-    if fake:  # the shipped model and the multilingual one ("auto" finds it when installed)
-        for name in (embedders.DEFAULT_MODEL, embedders.MULTILINGUAL_MODEL):
-            previous[name] = embedders.register_embedder(name, lambda *_: embedders.HashingEmbedder())
+    for name in (embedders.DEFAULT_MODEL, embedders.MULTILINGUAL_MODEL):  # "auto" finds the multilingual one
+        previous[name] = embedders.register_embedder(name, _hashing if fake else _loaded_once)
     clock.set_now(None)
     yield
     clock.set_now(None)
     for name, factory in previous.items():
         embedders.unregister_embedder(name, factory)
+
+
+def _hashing(*_: object) -> "Embedder":
+    from memctl.search.embedders import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+_MODELS: dict[tuple[str, int], "Embedder"] = {}
+
+
+def _loaded_once(name: str, cache_dir: Path | None, batch_size: int) -> "Embedder":
+    """The real model, as memctl's own factory builds it, but one instance per session (tests marked
+    `model` each used a folder of their own, so each loaded the model again: 1-2 s a test). Both
+    models ship their weights in a package, so the folder's model cache plays no part in them."""
+    from memctl.core.plugins import EMBEDDERS, load
+
+    if (name, batch_size) not in _MODELS:
+        _MODELS[name, batch_size] = load(EMBEDDERS, name)(name, None, batch_size)
+    return _MODELS[name, batch_size]
 
 
 @pytest.fixture(scope="session")

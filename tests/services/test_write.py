@@ -248,3 +248,28 @@ def test_write_service_takes_its_collaborators(store) -> None:
     service = WriteService(store.repo, store.search, store.config)
     result = service.add("Carol is allergic to peanuts", type="constraint", user="carol")
     assert result.written and store.repo.get(result.memory.id).type == "constraint"
+
+
+def test_a_change_in_new_wording_is_superseded_by_the_configured_llm(memdir: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """MEMCTL_LLM (the `[llm] command` a person configures) is asked the mem0 way about a case the rules
+    leave open, with the candidates shown; its SUPERSEDE retires the old memory."""
+    _lower_related_threshold(memdir)
+    prompt = tmp_path / "prompt.txt"
+    monkeypatch.setenv("MEMCTL_LLM", f"{FAKE} --calls {tmp_path / 'calls'} --prompt {prompt} decide ADD Pixel=SUPERSEDE")
+    first = add(memdir, "My phone is an iPhone 13", "--user", "maria")[1]["data"]["memory"]
+    code, out = add(memdir, "I switched to a Pixel 8", "--user", "maria")
+    assert code == 0 and out["data"]["decision"]["action"] == "supersede", out
+    assert out["data"]["decision"]["decided_by"] == "llm" and out["data"]["decision"]["target"] == first["id"]
+    assert first["id"] in prompt.read_text() and "iPhone 13" in prompt.read_text()
+    assert active_ids(memdir) == {out["data"]["memory"]["id"]}
+
+
+def test_a_failing_llm_leaves_the_decision_to_the_rules(memdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _lower_related_threshold(memdir)
+    monkeypatch.setenv("MEMCTL_LLM", f"{FAKE} garbage")
+    first = add(memdir, "My phone is an iPhone 13", "--user", "maria")[1]["data"]["memory"]
+    code, out = add(memdir, "I switched to a Pixel 8", "--user", "maria")
+    assert code == 0 and out["data"]["decision"]["decided_by"] == "rules", out
+    assert "malformed" in out["data"]["decision"]["reason"]
+    assert first["id"] in active_ids(memdir)
