@@ -86,7 +86,7 @@ class FileRepository:
         self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
         self._lock_depth = 0
-        self._mutex = threading.RLock()  # the write lock and each command, within this process (the flock is per process)
+        self._mutex = threading.RLock()  # the write lock within this process (the flock is per process)
         self._command_depth = 0
         self._checked = False  # the running command has its snapshot: it reads that one (command())
         self.repaired: list[str] = []  # what the last entry into locked() repaired
@@ -97,17 +97,14 @@ class FileRepository:
         """One command's reads (re-entrant): the first checks the folder, the rest of the command
         reads that same snapshot, re-scanned only after this repository wrote or when asked (the
         write lock asks). A slow step never makes a command walk the folder again: one consistent
-        view, one stat of each file, however long the command runs. Threads sharing this repository
-        (and its search caches, which are not safe to write from two threads) run their commands one
-        after another: the command holds the in-process write mutex, which its writes take again."""
-        with self._mutex:
-            if not self._command_depth:
-                self._checked = False
-            self._command_depth += 1
-            try:
-                yield
-            finally:
-                self._command_depth -= 1
+        view, one stat of each file, however long the command runs."""
+        if not self._command_depth:
+            self._checked = False
+        self._command_depth += 1
+        try:
+            yield
+        finally:
+            self._command_depth -= 1
 
     def snapshot(self, refresh: bool = False) -> Snapshot:
         """The directory as it is now (within a `command`: as it was when the command first read it).
