@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
@@ -74,6 +75,9 @@ class Engine:
         self._state: dict[str, str] | None = None
         self._unsaved: set[str] = set()
         self._saved_at = 0.0
+        # Threads sharing a store (as_actor views) share this engine: its vector cache and last query
+        # are changed one thread at a time (two adds' syncs raced in VectorStore.upsert).
+        self._vec_lock = threading.RLock()
 
     def _wanted(self, snapshot: "ContentState") -> tuple[dict[str, str], dict[str, str]]:
         """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
@@ -242,6 +246,10 @@ class Engine:
 
     def sync_vectors(self, progress: Progress | None = None) -> int:
         """Embed new or changed memories, drop vanished ones; returns how many were embedded."""
+        with self._vec_lock:
+            return self._sync_vectors(progress)
+
+    def _sync_vectors(self, progress: Progress | None) -> int:
         snapshot = self.repo.snapshot()
         if snapshot is self._vec_synced:
             return 0
@@ -259,24 +267,27 @@ class Engine:
 
     def query_vector(self, query: str) -> "np.ndarray":
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
-        if self._last_query is None or self._last_query[0] != query:
-            self._last_query = (query, self.embedder.embed_query(query))
-        return self._last_query[1]
+        with self._vec_lock:
+            if self._last_query is None or self._last_query[0] != query:
+                self._last_query = (query, self.embedder.embed_query(query))
+            return self._last_query[1]
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         """(id, cosine) best first among `allowed` ids (None: all), after syncing the vectors."""
-        self.sync_vectors()
-        vector = self.query_vector(query)
-        if allowed is not None and len(allowed) >= len(self.vectors):
-            allowed = None  # everything is allowed: no row mask to build
-        return self.vectors.search(vector, limit, allowed=allowed)
+        with self._vec_lock:
+            self.sync_vectors()
+            vector = self.query_vector(query)
+            if allowed is not None and len(allowed) >= len(self.vectors):
+                allowed = None  # everything is allowed: no row mask to build
+            return self.vectors.search(vector, limit, allowed=allowed)
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each stored memory id."""
         if not ids:
             return {}
-        self.sync_vectors()
-        return self.vectors.similarities(self.query_vector(text), list(ids))
+        with self._vec_lock:
+            self.sync_vectors()
+            return self.vectors.similarities(self.query_vector(text), list(ids))
 
     def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
         """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
