@@ -99,17 +99,29 @@ class PostgresSearch:
     def _check_terms_version(self) -> None:
         """Stored terms made by another analysis (or none yet) are rebuilt from the memories."""
         with self._own_connection() as conn:
-            row = conn.execute("SELECT value FROM memctl_meta WHERE key = 'keyword_version'").fetchone()
-        if row is None or row[0] != self.spec.version:
-            self.reset_terms()
+            version = self._terms_version(conn)
+        if version != self.spec.version:
+            self.reset_terms(unless_current=True)  # several processes may see it first: one resets
         self._terms_checked = True
 
-    def reset_terms(self) -> None:
-        """Drop every stored term and statistic and queue every memory again (one transaction)."""
+    @staticmethod
+    def _terms_version(conn: Any) -> str | None:
+        row = conn.execute("SELECT value FROM memctl_meta WHERE key = 'keyword_version'").fetchone()
+        return None if row is None else str(row[0])
+
+    def reset_terms(self, *, unless_current: bool = False) -> None:
+        """Drop every stored term and statistic and queue every memory again (one transaction); with
+        `unless_current`, not when another process has just done it for this analysis. The tables are
+        locked in the order a sync takes them (the queue, then the terms), and emptied by DELETE,
+        whose lock lets a writer's open read of the terms finish: neither can deadlock with this."""
         with self._own_connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK + 1,))
-            conn.execute("LOCK TABLE memctl_terms, memctl_term_df, memctl_corpus_stats IN EXCLUSIVE MODE")
-            conn.execute("TRUNCATE memctl_terms, memctl_term_df, memctl_corpus_stats")
+            if unless_current and self._terms_version(conn) == self.spec.version:
+                return
+            conn.execute("LOCK TABLE memctl_index_queue, memctl_terms, memctl_term_df, memctl_corpus_stats "
+                         "IN EXCLUSIVE MODE")
+            for table in ("memctl_terms", "memctl_term_df", "memctl_corpus_stats"):
+                conn.execute(f"DELETE FROM {table}")
             conn.execute("INSERT INTO memctl_index_queue SELECT id, content_hash FROM memctl_memories "
                          "ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash")
             conn.execute("INSERT INTO memctl_meta VALUES ('keyword_version', %s) ON CONFLICT (key) "

@@ -222,3 +222,35 @@ def test_changed_analysis_rebuilds_the_terms_and_reindex_rebuilds_everything(pgs
     report = fresh.reindex()
     assert report["memories"] == 1 and report["embedded"] == 1
     assert fresh.recall("piano restoration", k=1, record_usage=False).hits[0].id == memory.id
+
+
+def test_a_reset_of_the_terms_waits_for_a_running_sync_and_neither_deadlocks(pgstore, pgdir: Path) -> None:
+    """A process deriving terms holds queue rows and then locks terms rows; a reset (another process
+    seeing an older analysis) locks the same tables in the same order, so it waits, never deadlocks."""
+    import threading
+
+    import psycopg
+
+    pgstore.add("Grace tunes harpsichords", type="skill", user="grace")
+    with pgstore.repo.connection() as conn:
+        conn.execute("INSERT INTO memctl_index_queue SELECT id, content_hash FROM memctl_memories ON CONFLICT DO NOTHING")
+    other = MemoryStore(pgdir)
+    errors: list[Exception] = []
+    with psycopg.connect(pgstore.repo.url) as sync:  # a sync in another process, half way through
+        claimed = sync.execute("SELECT id FROM memctl_index_queue FOR UPDATE SKIP LOCKED").fetchall()
+        assert claimed
+        reset = threading.Thread(target=lambda: _catch(errors, other.search.reset_terms))
+        reset.start()
+        reset.join(1.5)  # past PostgreSQL's deadlock_timeout (1 s): a deadlock would be reported by now
+        sync.execute("SELECT id FROM memctl_terms WHERE id = ANY(%s) FOR UPDATE", ([i for i, in claimed],))
+        sync.commit()
+    reset.join(30)
+    assert errors == [] and not reset.is_alive()
+    assert other.search.keyword_search("harpsichords", 5, None)[0][0] == claimed[0][0]
+
+
+def _catch(errors: list[Exception], job) -> None:
+    try:
+        job()
+    except Exception as exc:  # the test reports it
+        errors.append(exc)
