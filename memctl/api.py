@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the services and search import pydantic models, numpy, whoo
     from memctl.services.context import ContextService
     from memctl.services.dedupe import DedupeReport, DedupeService, OpenConflict
     from memctl.services.edit import EditService
+    from memctl.services.grouped import GroupCommit
     from memctl.services.imports import ImportReport, ImportService
     from memctl.services.memory_md import MemoryMdService
     from memctl.services.migrate import MigrationReport, MigrationService
@@ -101,6 +102,7 @@ class MemoryStore:
         self.actor = name_arg(actor, "actor") if actor else None
         self.access = Access.of(self.actor, self.config.members) if self.actor else None
         self._lexicon: "tuple[Any, Lexicon] | None" = None  # (the schemas it was built from, the words)
+        self._group: "GroupCommit | None" = None  # a server's: concurrent adds written together
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, config: Config | None = None,
@@ -144,7 +146,7 @@ class MemoryStore:
         for each authenticated request."""
         view = object.__new__(MemoryStore)
         view.root, view.repo, view.config, view._embedder = self.root, self.repo, self.config, self._embedder
-        view._config_file, view._lexicon = self._config_file, self._lexicon
+        view._config_file, view._lexicon, view._group = self._config_file, self._lexicon, self._group
         view.actor = name_arg(actor, "actor") if actor else None
         view.access = Access.of(view.actor, self.config.members) if view.actor else None
         view.__dict__["search"] = self.search
@@ -507,6 +509,8 @@ class MemoryStore:
         whatever `source` it claims (policy/gate.py claimed_source)."""
         request = request_of(AddRequest, locals(), "add")
         try:
+            if self._group is not None:
+                return self._group.add(self._writer, request.text, _given(request, "text"))
             return self._writer.add(request.text, **_given(request, "text"))
         finally:
             self._changed()
@@ -766,6 +770,14 @@ class MemoryStore:
             if isinstance(part, Flushable):
                 with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
                     part.flush()
+
+    def group_adds(self, lock: Any) -> None:
+        """Write the adds of threads that take turns on `lock` (a server's requests) in groups: the
+        adds arriving within a few milliseconds are embedded together and written under one lock
+        hold, each decided as it would be alone (services/grouped.py). The caller of `add` holds `lock`."""
+        from memctl.services.grouped import GroupCommit
+
+        self._group = GroupCommit(lock)
 
     def drain_warnings(self) -> List[str]:
         """Warnings gathered while reading (broken files skipped...) since the last call."""

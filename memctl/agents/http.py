@@ -16,7 +16,8 @@ The seed MemoryService shape, for a user and the same for a project (`/api/proje
 Every request runs as the actor guard.authenticate decides (403 `forbidden` for what their role
 does not allow). Every answer, errors included, is the JSON envelope; the operations are the agent tools of
 agents/tools.py, so HTTP and MCP answer alike. OpenAPI is at /openapi.json, docs at /docs.
-The store is not thread-safe: requests use it one at a time.
+The store is not thread-safe: requests use it one at a time (adds arriving together are written as
+one group: services/grouped.py).
 """
 
 # No `from __future__ import annotations`: FastAPI reads these signatures at run time, and the
@@ -77,6 +78,7 @@ class Served:
         self.store = store
         self.access = access
         self.lock = threading.Lock()
+        store.group_adds(self.lock)  # the adds of requests arriving together are written together
 
     def answer(self, command: str, work: Callable[[Any], Any], caller: Caller,
                status: Callable[[Any], int] = lambda _: 200, warnings_header: bool = False) -> JSONResponse:

@@ -100,6 +100,7 @@ class HashingEmbedder:
 
     identity = f"hashing:{FAKE_DIM}"
     dim = FAKE_DIM
+    symmetric = True  # a query's vector is its text's document vector
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts as an (n, 256) float32 matrix of unit rows."""
@@ -208,6 +209,13 @@ class FastEmbedder:
         self._model: TextEmbedding | None = None
         self._direct: _OnnxQueryEncoder | None = None
         self._lock = threading.Lock()
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether a query's vector is its text's document vector: the shipped model has no query
+        prefix (fastembed gives the same vector both ways; the direct query encoder agrees with it
+        to rounding, 1.5e-8), so an added text is embedded once, as the write decision's query."""
+        return self.shipped
 
     @property
     def shipped(self) -> bool:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
 
 Progress = Callable[[int], None]
 TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
+KNOWN = 256  # document vectors kept by text (Engine.prime, and the last queries of a symmetric model)
 SAVE_SECONDS = 10.0  # a warm engine writes its vector matrix and keyword state at most this often
 
 
@@ -66,6 +67,10 @@ class Engine:
         self._kw_synced: object = None
         self._vec_synced: object = None
         self._last_query: tuple[str, Any] | None = None
+        # Document vectors by text, of the texts about to be written (`prime`) and, when the model
+        # embeds a query as it embeds a document, of the last queries: an add's text is embedded
+        # once, not again when the next sync finds its memory (bounded: KNOWN texts).
+        self._known: dict[str, Any] = {}
         self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
         self._term_sets: dict[tuple[str, str], frozenset[str]] = {}
         # A warm engine (a server) keeps what its keyword index holds in memory and writes the
@@ -257,7 +262,7 @@ class Engine:
 
         wanted, rel_of = self._wanted(snapshot)
         self.cache.mkdir(parents=True, exist_ok=True)
-        todo = sync_store(self.vectors, self.embedder, wanted,
+        todo = sync_store(self.vectors, _Remembered(self.embedder, self._known), wanted,
                           lambda i: vector_text(snapshot.memory(rel_of[i])), progress, save=not self._deferred)
         self._vec_synced = snapshot
         if self._deferred:  # something changed (an embedding or a removal): save it later
@@ -269,8 +274,41 @@ class Engine:
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
         with self._vec_lock:
             if self._last_query is None or self._last_query[0] != query:
-                self._last_query = (query, self.embedder.embed_query(query))
+                symmetric = getattr(self.embedder, "symmetric", False)
+                known = self._known.get(query) if symmetric else None
+                vector = known if known is not None else self.embedder.embed_query(query)
+                if symmetric:
+                    self._remember({query: vector})
+                self._last_query = (query, vector)
             return self._last_query[1]
+
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed texts about to be added, in one batch (before the write lock): the sync that finds
+        their memories, and (for a model that embeds queries as documents) the write decision's
+        query, take these vectors instead of embedding each text alone."""
+        with self._vec_lock:
+            todo = [t for t in dict.fromkeys(texts) if t and t not in self._known][:KNOWN]
+            if todo:
+                self._remember(dict(zip(todo, self.embedder.embed(todo))))
+
+    def keep_written(self) -> None:
+        """After this process wrote (under the write lock): bring the vector cache up to date when
+        every vector it lacks is already known (the added texts, embedded as the write decision's
+        queries), so the next process adopts them from disk instead of loading the model to embed
+        them; otherwise leave them to the next sync, which embeds them."""
+        with self._vec_lock:
+            snapshot = self.repo.snapshot()
+            if snapshot is self._vec_synced or self._vectors is None:
+                return
+            wanted, rel_of = self._wanted(snapshot)
+            missing = self._vectors.missing(wanted)
+            if all(vector_text(snapshot.memory(rel_of[i])) in self._known for i in missing if i in rel_of):
+                self._sync_vectors(None)
+
+    def _remember(self, vectors: dict[str, Any]) -> None:
+        self._known.update(vectors)
+        for text in list(self._known)[:max(len(self._known) - KNOWN, 0)]:  # the oldest go first
+            del self._known[text]
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         """(id, cosine) best first among `allowed` ids (None: all), after syncing the vectors."""
@@ -353,3 +391,24 @@ class Engine:
         """From now on write the whole-directory cache files at most every SAVE_SECONDS (`flush`
         writes them at once): for a long-running process, whose memory holds the current state."""
         self._deferred, self._saved_at = True, time.monotonic()
+
+
+class _Remembered:
+    """An embedder that takes the vectors of texts already embedded (Engine._known) instead of
+    embedding them again; the rest in one batch."""
+
+    def __init__(self, embedder: "Embedder", known: dict[str, Any]) -> None:
+        self.embedder, self.known = embedder, known
+        self.identity, self.dim = embedder.identity, embedder.dim
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        import numpy as np
+
+        todo = [t for t in dict.fromkeys(texts) if t not in self.known]
+        fresh = dict(zip(todo, self.embedder.embed(todo))) if todo else {}
+        if not texts:
+            return self.embedder.embed([])
+        return np.stack([fresh[t] if t in fresh else self.known[t] for t in texts])
+
+    def embed_query(self, text: str) -> "np.ndarray":
+        return self.embedder.embed_query(text)

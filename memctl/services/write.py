@@ -191,6 +191,7 @@ class WriteService:
             if not verdict.passed:
                 raise refusal(verdict.failures, data=result.to_data())
             result.memory, result.written = self._apply(candidate, decision, matched, rate_session), True
+            getattr(self.search, "keep_written", lambda: None)()  # its vector, known: cached for the next process
         return result
 
     def add_raw(self, text: str, **fields: Any) -> Memory:

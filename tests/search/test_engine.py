@@ -51,3 +51,30 @@ def test_a_warm_store_saves_on_its_own_after_a_while(tmp_path: Path, monkeypatch
     store.recall("sails", users=["alice"])  # the catalog is written by the read after the one that changed it
     after = cache_files(tmp_path)
     assert all(after[name] != before[name] for name in before)
+
+
+def test_an_add_leaves_its_vector_cached_so_the_next_process_embeds_nothing(tmp_path: Path) -> None:
+    init_directory(tmp_path)
+    MemoryStore(tmp_path).add("Alice sails on the Tagus every Sunday", user="alice")  # one CLI add
+    added = MemoryStore(tmp_path).add("Bob drinks oolong at four", user="bob")  # the next one
+    nxt = MemoryStore(tmp_path)  # a third process: both vectors are on disk, embedded once each
+    assert nxt.search.sync_vectors() == 0
+    assert [h.id for h in nxt.recall("oolong", users=["bob"], k=1, mode="semantic").hits] == [added.memory.id]
+
+
+def test_primed_texts_are_embedded_once_in_one_batch(tmp_path: Path) -> None:
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    engine = store.search.primary if hasattr(store.search, "primary") else store.search
+    calls: list[int] = []
+    embedder = engine.embedder
+    real = embedder.embed
+    engine.prime(["Carla rides a red bike", "Deepak bakes sourdough"])
+    embedder.embed = lambda texts: calls.append(len(texts)) or real(texts)  # type: ignore[method-assign]
+    try:
+        for text, user in (("Carla rides a red bike", "carla"), ("Deepak bakes sourdough", "deepak")):
+            store.add(text, user=user)
+        assert engine.sync_vectors() == 0
+    finally:
+        embedder.embed = real  # type: ignore[method-assign]
+    assert calls == []  # neither the decisions' queries nor the syncs embedded a primed text again
