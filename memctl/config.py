@@ -136,6 +136,11 @@ class IndexSettings(_Section):
     auto_refresh: bool = True
 
 
+class ServerSettings(_Section):
+    auto: bool = False  # the first recall/context/add starts a background `memctl serve` (README: Warm server)
+    idle_minutes: float = Field(default=15.0, ge=0.05, le=24 * 60)  # an automatic server exits after so long idle
+
+
 class ProjectSettings(_Section):
     """One project's members and their roles (a project with members is managed: see core/access.py)."""
 
@@ -157,6 +162,7 @@ class Config(_Section):
     facts: FactSettings = Field(default_factory=FactSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     typing: TypingSettings = Field(default_factory=TypingSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     projects: dict[str, ProjectSettings] = Field(default_factory=dict)
     # Typed memories: [schemas.KIND] declares a kind, [checks.NAME] a rule (read by store/kinds.py,
     # validated there so an error names its line; see docs/checks.md).
@@ -320,6 +326,15 @@ auto_refresh = true
 # add proposes a kind and fields (a passport, a trip...) for a plain statement one of the
 # recognisers fits (memctl/data/recognisers.toml, recognisers/*.toml); false: only --kind types.
 infer = true
+
+[server]
+# true: the first recall, context or add of this folder (with no server running) starts a background
+# `memctl serve` for it, detached, with its log in this user's cache folder, and answers in-process;
+# later commands are forwarded to it (MEMCTL_AUTO_SERVE=0 or 1 overrides this; CI=true turns it off).
+# It answers only this user's CLI (the key in its private record) and stops with `memctl serve --stop`.
+auto = false
+# An automatic server exits after this many minutes with no request (0.05 to 1440).
+idle_minutes = 15
 
 # Projects with members are managed: with an actor set (--actor or MEMCTL_ACTOR), viewers read,
 # editors also add and change their own memories, admins and owners change everything, and

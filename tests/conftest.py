@@ -27,7 +27,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
     marked `model` gets the real ones, each loaded once per session)."""
     from memctl.search import embedders
 
-    for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMCTL_SERVER", "MEMCTL_TOKEN", "MEMCTL_TOKENS", "MEMCTL_LLM", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
+    for name in ("MEMCTL_DIR", "MEMCTL_STORE", "MEMCTL_NOW", "MEMCTL_SERVER", "MEMCTL_TOKEN", "MEMCTL_TOKENS", "MEMCTL_LLM", "MEMCTL_AUTO_SERVE", "MEMORY_MIN_CONFIDENCE", "MEMORY_DUPLICATE_THRESHOLD",
                  "MEMORY_MAX_EXTRACTIONS", "MEMORY_MIN_LENGTH", "MEMORY_MAX_LENGTH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

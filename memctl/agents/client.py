@@ -1,6 +1,7 @@
 """The CLI's client for a warm `memctl serve`: find the server, send one command, read its envelope.
 
-A server answers for a directory when its record (`.memctl/server.json`) is live, or when
+A server answers for a directory when its record (server.json in this user's cache folder of the
+directory, store/server_record.py) is live and names a server this user started, or when
 MEMCTL_SERVER names one (then `--dir` on the command line wins). A forwarded `memctl recall` is a
 fresh process with a budget of about 100 ms, so this module is lean: a plain socket speaks the
 little HTTP/1.1 it needs (http.client alone takes ~25 ms to import) and nothing here loads pydantic.
@@ -17,7 +18,7 @@ from memctl.store.locate import locate_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
-    from typing import Any
+    from typing import Any, Callable
 
 CLI_PATH = "/api/cli/"
 EXIT_BY_STATUS = {200: 0, 201: 0, 400: 2, 403: 3, 422: 3, 404: 4, 500: 1}
@@ -49,20 +50,28 @@ class NoAnswer(Exception):
         self.sent = sent
 
 
-def server_for(directory: str | None) -> str | None:
-    """The URL of a server that answers for this invocation's directory, or None (run in-process)."""
+def server_for(directory: str | None, warn: Callable[[str], None] | None = None) -> str | None:
+    """The URL of a server that answers for this invocation's directory, or None (run in-process);
+    `warn` hears why a record there was ignored (one naming a server this user did not start)."""
     named = os.environ.get("MEMCTL_SERVER")
     if named and not directory:
         return named.rstrip("/")
-    root = locate_root(directory, os.environ.get("MEMCTL_DIR"), Path.cwd())
+    root = root_for(directory)
     if root is None:
         return None  # the in-process run reports it in its own words
-    record = server_record.live_record(root)
+    record, problem = server_record.examine(root)
+    if problem and warn is not None:
+        warn(problem)
     if record is None:
         return None
     if isinstance(record.get("local_key"), str):
         _LOCAL_KEYS[record["url"]] = record["local_key"]
     return record["url"]
+
+
+def root_for(directory: str | None) -> Path | None:
+    """The memory directory of this invocation (--dir, MEMCTL_DIR, else upwards from here), or None."""
+    return locate_root(directory, os.environ.get("MEMCTL_DIR"), Path.cwd())
 
 
 def call(url: str, command: str, args: dict[str, Any], actor: str | None = None) -> Reply:

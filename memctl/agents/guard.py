@@ -127,6 +127,25 @@ def sent_local_key(request: Request, access: Access) -> bool:
     return bool(access.local_key and sent) and hmac.compare_digest(sent.encode(), str(access.local_key).encode())
 
 
+class KeyOnly:
+    """ASGI middleware of a server the CLI started by itself (`[server] auto`): it answers only
+    requests carrying the key of its record, which only this user can read (a private cache
+    folder, mode 0600), so no other local user reaches the memories through it; 401 otherwise."""
+
+    def __init__(self, app: Any, key: str) -> None:
+        self.app, self.key = app, key.encode()
+
+    async def __call__(self, scope: Message, receive: Callable[[], Awaitable[Message]],
+                       send: Callable[[Message], Awaitable[None]]) -> None:
+        if scope["type"] == "http":
+            sent = dict(scope.get("headers") or ()).get(LOCAL_KEY_HEADER.lower().encode(), b"")
+            if not hmac.compare_digest(sent, self.key):
+                await send_envelope(send, 401, failure("http", "unauthorized", "this server answers only the memctl "
+                                                       "CLI of the user who started it"))
+                return
+        await self.app(scope, receive, send)
+
+
 def _bearer_actor(request: Request, access: Access) -> str | None:
     """The actor of the request's bearer token (MEMCTL_TOKENS names one; MEMCTL_TOKEN the server's
     --actor), or 401. Every token is compared, so the time taken says nothing about which matched."""

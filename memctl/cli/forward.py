@@ -31,6 +31,8 @@ POSITIONAL = {name: _COMMANDS[name]["positional"][0] for name in TABLE["forwarde
 # command -> option spelling -> (parameter, value for a flag): the generated table of the typer commands
 OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {name: _COMMANDS[name]["options"] for name in TABLE["forwarded"]}
 QUIET = tuple(name for name in TABLE["forwarded"] if _COMMANDS[name]["quiet"])  # the commands with -q
+AUTO_COMMANDS = ("recall", "context", "add")  # cli/autostart.py: these start a server when the folder asks
+_SAID: set[Any] = set()  # warnings given and folders whose server was started, by this process
 _INT = re.compile(r"\d+")
 _FLOAT = re.compile(r"\d+(\.\d*)?|\.\d+")  # plain decimals only: typer decides anything fancier
 
@@ -55,8 +57,10 @@ def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, dire
         return None  # the server's clock is its own, and an LLM command would run in its process
     if os.environ.get("MEMCTL_STORE"):
         return None  # a store named for this command may not be the one the server opened
-    url = client.server_for(directory)
+    url = client.server_for(directory, _warn_once)
     if url is None:
+        if command in AUTO_COMMANDS:
+            _auto_start(directory)
         return None
     if command in TEXT_ARGUMENT:
         try:
@@ -72,6 +76,23 @@ def forward(command: str, args: dict[str, Any], as_json: bool, quiet: bool, dire
         return _no_answer(command, as_json, client.NoAnswer(_first_error(reply.envelope), sent=False), url)
     _print_reply(command, args, as_json, quiet, reply)
     return reply.exit_code
+
+
+def _warn_once(message: str) -> None:
+    """A warning about the server record, once a process (the typer path asks again after the fast path)."""
+    if message not in _SAID:
+        _SAID.add(message)
+        output.warn(message)
+
+
+def _auto_start(directory: str | None) -> None:
+    """`[server] auto`: start the folder's server in the background (once a process); never waits."""
+    root = None if os.environ.get("MEMCTL_SERVER") else client.root_for(directory)
+    if root is not None and root not in _SAID:
+        _SAID.add(root)
+        from memctl.cli.autostart import maybe_start
+
+        maybe_start(root)
 
 
 def _print_reply(command: str, args: dict[str, Any], as_json: bool, quiet: bool, reply: client.Reply) -> None:

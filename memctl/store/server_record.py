@@ -43,7 +43,8 @@ def config_stamp(root: Path) -> str:
     return f"{st.st_mtime_ns}-{st.st_size}"
 
 
-def write_record(root: Path, url: str, version: str, local_key: str | None = None) -> dict[str, Any]:
+def write_record(root: Path, url: str, version: str, local_key: str | None = None,
+                 auto: bool = False) -> dict[str, Any]:
     """Record that this process serves `root` at `url` (written atomically, readable by its owner
     only); returns the record. `local_key` is what the CLI sends to show its command comes from
     someone who can read this folder, so the server believes the source it gives (as in-process)."""
@@ -55,6 +56,8 @@ def write_record(root: Path, url: str, version: str, local_key: str | None = Non
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if local_key:
         record["local_key"] = local_key
+    if auto:
+        record["auto"] = True  # started by the CLI (`[server] auto`): answers only requests with the key
     write_atomic(record_path(root), json.dumps(record, indent=2) + "\n", durable=False, mode=0o600)
     return record
 
@@ -75,12 +78,24 @@ def read_record(root: Path) -> dict[str, Any] | None:
 
 
 def _own_file(path: Path) -> bool:
-    """True for a regular file (not a link) this user owns."""
+    """True for a regular file (not a link) this user owns, that no one else can read or write."""
+    return _file_problem(path) is None
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why `path` is not a record this user wrote (None when it is): missing, not a regular file,
+    someone else's, or open to other users (its key would leak)."""
     try:
         st = os.lstat(path)
     except OSError:
-        return False
-    return (st.st_mode & 0o170000) == 0o100000 and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
+        return "it does not exist"
+    if (st.st_mode & 0o170000) != 0o100000:
+        return "it is not a regular file"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"it belongs to user id {st.st_uid}"
+    if os.name == "posix" and st.st_mode & 0o077:
+        return f"other users can read or write it (mode {st.st_mode & 0o777:o})"
+    return None
 
 
 def remove_record(root: Path, pid: int | None = None) -> bool:
@@ -108,7 +123,16 @@ def process_alive(pid: int) -> bool:
         return False
     except (PermissionError, OverflowError, ValueError):
         return pid > 0  # someone else's process: it exists
-    return pid > 0
+    return pid > 0 and not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """True for a process that has exited and waits to be reaped (Linux: its state in /proc is Z)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read(512).rpartition(b")")[2].split()[:1] == [b"Z"]
+    except OSError:
+        return False
 
 
 def stale_reason(record: dict[str, Any], root: Path) -> str | None:
@@ -125,5 +149,94 @@ def stale_reason(record: dict[str, Any], root: Path) -> str | None:
 
 def live_record(root: Path) -> dict[str, Any] | None:
     """The record of a server that can answer for `root` now, or None."""
-    record = read_record(root)
-    return record if record is not None and stale_reason(record, root) is None else None
+    return examine(root)[0]
+
+
+def examine(root: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the record of a server this user started for `root` that answers now, or None; why a record
+    that is there was ignored, when that is news: one that names a server this user did not start).
+    A record whose process is gone is removed; one left by an older config is left to its server."""
+    path = record_path(root)
+    if not os.path.lexists(path):
+        return None, None
+    problem = _file_problem(path) or why_not_private(path.parent)
+    record = read_record(root) if problem is None else None
+    if record is None:
+        return None, f"ignored the server record {path}: {problem or 'it is not a record memctl wrote'}"
+    if record.get("host") == _hostname() and not process_alive(record["pid"]):
+        remove_record(root, record["pid"])  # a server that died without cleaning up
+        return None, None
+    if stale_reason(record, root) is not None:
+        return None, None
+    problem = untrusted_reason(record)
+    return (None, f"ignored the server record {path}: {problem}") if problem else (record, None)
+
+
+def untrusted_reason(record: dict[str, Any]) -> str | None:
+    """Why the server a record names may not be one this user started (None when it is): it is not
+    on this machine's loopback, its process is someone else's, or (where /proc tells) that process
+    does not hold the socket listening at the record's port. Queries and the key go to no other."""
+    url = record["url"]
+    host, _, port = url[len("http://"):].rstrip("/").rpartition(":") if url.startswith("http://") else ("", "", "")
+    if host.strip("[]") not in LOOPBACK or not port.isdigit():
+        return f"{url!r} is not an http:// address on this machine's loopback"
+    if record.get("host") != _hostname():
+        return f"it was written on {record.get('host')!r}"
+    pid = record["pid"]
+    if not owned_process(pid):
+        return f"its process {pid} is not this user's"
+    if not _holds_listener(pid, int(port)):
+        return f"its process {pid} does not listen on port {port}"
+    return None
+
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def owned_process(pid: int) -> bool:
+    """True when process `pid` runs as this user (where /proc tells; else when it can be signalled)."""
+    try:
+        return os.stat(f"/proc/{pid}").st_uid == os.getuid()
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except (OSError, OverflowError, ValueError):
+        return False
+    return True
+
+
+def _holds_listener(pid: int, port: int) -> bool:
+    """True when process `pid` holds a socket listening on TCP `port` (Linux: /proc/net and the
+    process's open files); True where /proc does not tell (the other checks then stand alone)."""
+    inodes = _listening_inodes(port)
+    if inodes is None:
+        return True
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for name in names:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{name}") in inodes:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _listening_inodes(port: int) -> set[str] | None:
+    """`socket:[INODE]` of every TCP socket listening on `port` (IPv4 and IPv6), or None without /proc."""
+    wanted, found, readable = f":{port:04X}", set(), False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as handle:
+                lines = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        readable = True
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and fields[1].endswith(wanted):  # 0A: LISTEN
+                found.add(f"socket:[{fields[9]}]")
+    return found if readable else None

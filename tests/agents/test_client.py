@@ -38,13 +38,22 @@ def test_parse_response_plain_and_chunked() -> None:
 
 
 def test_server_for_reads_the_record_and_memctl_server(memdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
     assert client.server_for(str(memdir)) is None
-    server_record.write_record(memdir, "http://127.0.0.1:8765", "1")
-    assert client.server_for(str(memdir)) == "http://127.0.0.1:8765"
-    monkeypatch.setenv("MEMCTL_SERVER", "http://10.0.0.9:8765/")
-    assert client.server_for(None) == "http://10.0.0.9:8765"  # no --dir: the named server
-    assert client.server_for(str(memdir)) == "http://127.0.0.1:8765"  # --dir wins
-    assert client.server_for(str(memdir / "missing")) is None  # the in-process run reports it
+    with socket.socket() as listener:  # the record's process (this one) holds the socket it names
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        server_record.write_record(memdir, url, "1")
+        assert client.server_for(str(memdir)) == url
+        monkeypatch.setenv("MEMCTL_SERVER", "http://10.0.0.9:8765/")
+        assert client.server_for(None) == "http://10.0.0.9:8765"  # no --dir: the named server
+        assert client.server_for(str(memdir)) == url  # --dir wins
+        assert client.server_for(str(memdir / "missing")) is None  # the in-process run reports it
+    warned: list[str] = []
+    assert client.server_for(str(memdir), warned.append) is None  # nothing listens there any more
+    assert len(warned) == 1 and "does not listen on port" in warned[0]
 
 
 def test_call_against_a_real_server(store: MemoryStore) -> None:

@@ -21,7 +21,8 @@ def test_write_read_remove(memdir: Path) -> None:
     record = server_record.write_record(memdir, "http://127.0.0.1:8765", "1.0")
     assert server_record.read_record(memdir) == record
     assert record["pid"] == os.getpid() and record["root"] == str(memdir.resolve())
-    assert server_record.live_record(memdir) == record
+    assert server_record.stale_reason(record, memdir) is None
+    assert server_record.live_record(memdir) is None  # nothing of this process listens on 8765
     assert not server_record.remove_record(memdir, pid=record["pid"] + 1)  # someone else's: left alone
     assert server_record.remove_record(memdir) and server_record.read_record(memdir) is None
     assert not server_record.remove_record(memdir)
@@ -83,3 +84,20 @@ def test_a_record_others_could_write_or_a_link_is_not_read(memdir: Path, tmp_pat
     path.unlink()
     path.symlink_to(elsewhere)
     assert server_record.read_record(memdir) is None
+
+
+def test_a_record_is_trusted_only_for_a_loopback_socket_its_own_process_holds(memdir: Path) -> None:
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        record = server_record.write_record(memdir, url, "1.0")
+        assert server_record.examine(memdir) == (record, None)
+        for fields, reason in [({"url": "http://192.0.2.1:80"}, "loopback"), ({"url": "https://127.0.0.1:1"}, "loopback"),
+                               ({"pid": 1}, "its process 1 "), ({"host": "other"}, "written on 'other'")]:
+            assert reason in (server_record.untrusted_reason({**record, **fields}) or "")
+    gone = dead_pid()
+    server_record.record_path(memdir).write_text(json.dumps({**record, "pid": gone}))
+    assert server_record.examine(memdir) == (None, None) and not server_record.record_path(memdir).exists()

@@ -77,11 +77,20 @@ def serve(
                                                        help="With no folder: the settings of this memctl.toml (its [store] url "
                                                             "too, unless --store or MEMCTL_STORE names one).")] = None,
     trust_source: TrustSource = False,
+    idle: Annotated[Optional[float], typer.Option("--idle", metavar="MINUTES", min=0.05, max=24 * 60, show_default=False,
+                                                  help="Stop after this many minutes with no request (default: never).")] = None,
+    stop: Annotated[bool, typer.Option("--stop", help="Stop the server of this directory (started by hand or by "
+                                                      "[server] auto) and exit.")] = False,
 ) -> None:
     """Serve the REST API (and answer the CLI's commands) with the model kept loaded. Requests act as
     --actor (MEMCTL_ACTOR), or as the person their token names (MEMCTL_TOKENS=name=token,...).
     Several servers may share one PostgreSQL database (--store URL). A client's `source` is believed
-    only with --trust-source (the CLI's own forwarded commands, from the same folder, always are)."""
+    only with --trust-source (the CLI's own forwarded commands, from the same folder, always are).
+    With `[server] auto = true` in memctl.toml, the first recall, context or add starts one by itself."""
+    if stop:
+        _stop()
+        return
+    lock_fd = _handed_lock()
     serve_forever = _server_module("serve", "memctl.agents.serve").serve
     from memctl.agents.tools import Defaults
 
@@ -93,11 +102,42 @@ def serve(
         store = _served_store(store_url, config_file)
         sys.stderr.write("memctl serve: loading the model...\n")
         url = serve_forever(store, host, port, os.environ.get("MEMCTL_TOKEN") or None, Defaults(user, project), announce,
-                            tokens=os.environ.get("MEMCTL_TOKENS"), trust_source=trust_source)
+                            tokens=os.environ.get("MEMCTL_TOKENS"), trust_source=trust_source,
+                            idle_minutes=idle, lock_fd=lock_fd)
         return {"url": url}
 
     def stopped(data: dict) -> None:  # a clean stop is news, not a warning; stderr, like the other lines
         sys.stderr.write(f"memctl serve: stopped ({data['url']})\n")
+
+    run("serve", False, action, stopped)
+
+
+def _handed_lock() -> int | None:
+    """The directory's serve lock, when the CLI started this server by itself (cli/autostart.py)."""
+    from memctl.cli.autostart import LOCK_FD_ENV
+
+    given = os.environ.pop(LOCK_FD_ENV, "")
+    return int(given) if given.isdigit() else None
+
+
+def _stop() -> None:
+    """`memctl serve --stop`: stop this directory's server, if one runs."""
+    from memctl.agents.client import root_for
+    from memctl.cli.autostart import stop
+    from memctl.errors import NoDirectory
+
+    def action() -> dict:
+        root = root_for(STATE.dir)
+        if root is None:
+            raise NoDirectory("no memory directory found: pass --dir, set MEMCTL_DIR, or run `memctl init`")
+        return stop(root)
+
+    def stopped(data: dict) -> None:
+        if data["stopped"] is None:
+            sys.stderr.write(f"memctl serve: no server runs for {data['root']}\n")
+        else:
+            where = f" ({data['url']})" if data["url"] else ""
+            sys.stderr.write(f"memctl serve: stopped pid {data['stopped']}{where}\n")
 
     run("serve", False, action, stopped)
 
