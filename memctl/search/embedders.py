@@ -465,8 +465,8 @@ def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> tuple[
 
     if not pairs:
         return embedder.identity, []
-    left = embedder.embed([a for a, _ in pairs])
-    right = embedder.embed([b for _, b in pairs])
+    both = embedder.embed([a for a, _ in pairs] + [b for _, b in pairs])  # one batch (the same vectors)
+    left, right = both[:len(pairs)], both[len(pairs):]
     return embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
 
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
+from memctl.core.knownvectors import KnownVectors
 from memctl.core.models import Memory
 from memctl.store.files import file_lock, write_atomic
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
 
 Progress = Callable[[int], None]
 TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
-KNOWN = 256  # document vectors kept by text (Engine.prime, and the last queries of a symmetric model)
 SAVE_SECONDS = 10.0  # a warm engine writes its vector matrix and keyword state at most this often
 
 
@@ -70,7 +70,7 @@ class Engine:
         # Document vectors by text, of the texts about to be written (`prime`) and, when the model
         # embeds a query as it embeds a document, of the last queries: an add's text is embedded
         # once, not again when the next sync finds its memory (bounded: KNOWN texts).
-        self._known: dict[str, Any] = {}
+        self._known = KnownVectors()
         self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
         self._term_sets: dict[tuple[str, str], frozenset[str]] = {}
         # A warm engine (a server) keeps what its keyword index holds in memory and writes the
@@ -274,12 +274,7 @@ class Engine:
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
         with self._vec_lock:
             if self._last_query is None or self._last_query[0] != query:
-                symmetric = getattr(self.embedder, "symmetric", False)
-                known = self._known.get(query) if symmetric else None
-                vector = known if known is not None else self.embedder.embed_query(query)
-                if symmetric:
-                    self._remember({query: vector})
-                self._last_query = (query, vector)
+                self._last_query = (query, self._known.query(self.embedder, query))
             return self._last_query[1]
 
     def prime(self, texts: Sequence[str]) -> None:
@@ -287,9 +282,7 @@ class Engine:
         their memories, and (for a model that embeds queries as documents) the write decision's
         query, take these vectors instead of embedding each text alone."""
         with self._vec_lock:
-            todo = [t for t in dict.fromkeys(texts) if t and t not in self._known][:KNOWN]
-            if todo:
-                self._remember(dict(zip(todo, self.embedder.embed(todo))))
+            self._known.prime(self.embedder, texts)
 
     def keep_written(self) -> None:
         """After this process wrote (under the write lock): bring the vector cache up to date when
@@ -304,11 +297,6 @@ class Engine:
             missing = self._vectors.missing(wanted)
             if all(vector_text(snapshot.memory(rel_of[i])) in self._known for i in missing if i in rel_of):
                 self._sync_vectors(None)
-
-    def _remember(self, vectors: dict[str, Any]) -> None:
-        self._known.update(vectors)
-        for text in list(self._known)[:max(len(self._known) - KNOWN, 0)]:  # the oldest go first
-            del self._known[text]
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         """(id, cosine) best first among `allowed` ids (None: all), after syncing the vectors."""
@@ -331,7 +319,8 @@ class Engine:
         """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
         from memctl.search.embedders import pair_cosines
 
-        return pair_cosines(self.embedder, pairs)
+        with self._vec_lock:
+            return pair_cosines(_Remembered(self.embedder, self._known), pairs)
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair); with
@@ -397,18 +386,12 @@ class _Remembered:
     """An embedder that takes the vectors of texts already embedded (Engine._known) instead of
     embedding them again; the rest in one batch."""
 
-    def __init__(self, embedder: "Embedder", known: dict[str, Any]) -> None:
+    def __init__(self, embedder: "Embedder", known: KnownVectors) -> None:
         self.embedder, self.known = embedder, known
         self.identity, self.dim = embedder.identity, embedder.dim
 
     def embed(self, texts: Sequence[str]) -> "np.ndarray":
-        import numpy as np
-
-        todo = [t for t in dict.fromkeys(texts) if t not in self.known]
-        fresh = dict(zip(todo, self.embedder.embed(todo))) if todo else {}
-        if not texts:
-            return self.embedder.embed([])
-        return np.stack([fresh[t] if t in fresh else self.known[t] for t in texts])
+        return self.known.embed(self.embedder, texts)
 
     def embed_query(self, text: str) -> "np.ndarray":
         return self.embedder.embed_query(text)

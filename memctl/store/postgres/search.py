@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
+from memctl.core.knownvectors import KnownVectors
 from memctl.core.models import Memory
 from memctl.store.files import content_hash
 from memctl.store.postgres import rows
@@ -55,6 +56,7 @@ class PostgresSearch:
         self._vectors: str | None = None  # the vector table of the embedder, once checked
         self._terms_checked = False
         self._last_query: tuple[str, Any] | None = None
+        self._known = KnownVectors()  # an added text's vector: embedded once, as its query (core/knownvectors.py)
         self._last_statistics: tuple[str, tuple[float, list[float], dict[str, int]]] | None = None
         self._pool_thread: Any = None
 
@@ -237,7 +239,7 @@ class PostgresSearch:
             return
         ordered = sorted(memories, key=lambda m: m.id)
         texts = [self.spec.vector_text(m) for m in ordered]
-        for m, text, vector in zip(ordered, texts, self.embedder.embed(texts)):
+        for m, text, vector in zip(ordered, texts, self._known.embed(self.embedder, texts)):
             conn.execute(f"INSERT INTO {table} VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE "
                          "SET text_hash = excluded.text_hash, embedding = excluded.embedding",
                          (m.id, content_hash(text), vector))
@@ -272,8 +274,12 @@ class PostgresSearch:
     def query_vector(self, query: str) -> Any:
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
         if self._last_query is None or self._last_query[0] != query:
-            self._last_query = (query, self.embedder.embed_query(query))
+            self._last_query = (query, self._known.query(self.embedder, query))
         return self._last_query[1]
+
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed texts about to be added in one batch (a server's group of adds, before any lock)."""
+        self._known.prime(self.embedder, texts)
 
     def semantic_search(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
         """(id, cosine) best first among `allowed`: the HNSW index for a large pool, exact for a small one
@@ -386,7 +392,7 @@ class PostgresSearch:
                 stale.append(memory[0])
         if stale:
             self._store_vectors(table, stale)
-            out.update(zip([m.id for m in stale], self.embedder.embed([self.spec.vector_text(m) for m in stale])))
+            out.update(zip([m.id for m in stale], self._known.embed(self.embedder, [self.spec.vector_text(m) for m in stale])))
         return out
 
     def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
@@ -395,8 +401,8 @@ class PostgresSearch:
 
         if not pairs:
             return self.embedder.identity, []
-        left = self.embedder.embed([a for a, _ in pairs])
-        right = self.embedder.embed([b for _, b in pairs])
+        both = self._known.embed(self.embedder, [a for a, _ in pairs] + [b for _, b in pairs])  # one batch
+        left, right = both[:len(pairs)], both[len(pairs):]
         return self.embedder.identity, [float(v) for v in np.sum(left * right, axis=1)]
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
