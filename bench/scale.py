@@ -313,25 +313,26 @@ def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0
             "client_cpu_ms_per_add": round(cpu / max(done, 1) * 1000, 1)}
 
 
-def client_adds(base: str, folder: Path, clients: int, adds: int) -> dict[str, Any]:
+def client_adds(base: str, folder: Path, clients: int, adds: int, embedder: str) -> dict[str, Any]:
     """`clients` processes (each a MemoryStore on the database) adding `adds` memories each at once
-    into an empty store of 100 users, with the hashing embedder and then with the real model."""
+    into an empty store of 100 users, with the hashing embedder and then (unless `embedder` is
+    hashing) with the real model."""
     import psycopg
 
     from memctl.api import MemoryStore
     from memctl.store.postgres.connect import close_pool
 
     out: dict[str, Any] = {}
-    for embedder in ("hashing", "default"):
-        schema = f"memctl_adds_{'hashing' if embedder == 'hashing' else 'model'}"
+    for model in ("hashing",) if embedder == "hashing" else ("hashing", embedder):
+        schema = f"memctl_adds_{'hashing' if model == 'hashing' else 'model'}"
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
             conn.execute(f"CREATE SCHEMA {schema}")
         url = in_schema(base, schema)
-        root = store_dir(folder / schema, url, embedder)
+        root = store_dir(folder / schema, url, model)
         MemoryStore(root).list()  # the tables, once, before the clients race
         load = os.getloadavg()[0]
-        out[embedder] = {**add_throughput(root, clients, adds, 100), "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]}
+        out[model] = {**add_throughput(root, clients, adds, 100), "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]}
         close_pool(url)
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
@@ -460,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not args.reuse:
                     conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
                 conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        adds = client_adds(base, folder, args.clients, args.client_adds) if args.clients else None
+        adds = client_adds(base, folder, args.clients, args.client_adds, args.embedder) if args.clients else None
         result = {"stages": []} if args.adds_only else run(args, in_schema(base, schema) if schema != "public" else base, folder)
         result["client_adds"] = adds
         if args.url and not args.keep:

@@ -12,7 +12,10 @@ For each size, a synthetic memory directory is generated (template sentences wit
 - served: with `memctl serve` running for the directory, the server's own search (`GET
   /api/memory/USER/search?q=Q` on a kept-alive connection) and a fresh `memctl recall Q --json`
   process forwarded to it, p50/p95;
-- peak memory: ru_maxrss of the fresh processes and of this (warm) process.
+- peak memory: ru_maxrss of the fresh processes and of this (warm) process;
+- writers: 8 processes at once, each running `memctl add` commands one after another (bench/writers.py),
+  forwarded to `memctl serve` (--writer-adds each) and with no server (a fifth as many): adds/s, the
+  CPU seconds an add of every process involved, and the load.
 `--embedder hashing` uses the deterministic hashing embedder instead of the model (for tests; the
 figures then mean little).
 """
@@ -35,7 +38,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 TARGETS = {"fresh_keyword_p50_s": 0.3, "fresh_hybrid_p50_s": 1.0, "warm_hybrid_p50_ms": 30.0,
-           "incremental_sync_s": 0.5, "server_search_p50_ms": 20.0, "forwarded_recall_p50_ms": 100.0}
+           "incremental_sync_s": 0.5, "server_search_p50_ms": 20.0, "forwarded_recall_p50_ms": 100.0,
+           "adds_per_s_8_processes": 20.0}
+WRITERS = 8  # processes adding at once (issue 27: >= 20 adds/s from 8 processes)
 USERS = [f"user{i:02d}" for i in range(20)]
 WORDS = {
     "name": "Alice Bob Carla Deepak Elena Farid Grace Hiro Ines Jonas Kofi Lena Mateo Nadia Omar Priya "
@@ -282,8 +287,20 @@ def served_latency(root: Path, searches: list[str], recalls: list[str]) -> tuple
     return out, round(max(m for _, m in runs), 1)
 
 
+def writer_rates(root: Path, adds: int) -> dict[str, Any]:
+    """Adds/s from WRITERS processes at once, each running `memctl add` commands one after another:
+    forwarded to `memctl serve` (which writes concurrent adds in groups), and with no server."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from writers import run_writers
+
+    if adds < 1:
+        return {}
+    return {mode: run_writers(root, WRITERS, adds if mode == "served" else max(1, adds // 5), mode, tag=f"speed-{mode}-")
+            for mode in ("served", "cli")}
+
+
 def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default",
-            second: str = "auto") -> dict[str, Any]:
+            second: str = "auto", writer_adds: int = 0) -> dict[str, Any]:
     """Every figure for one directory size."""
     from memctl.api import MemoryStore
 
@@ -303,6 +320,7 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
         synced = incremental(store)
         fresh, rss = fresh_latency(root, queries(fresh_runs, seed=13))
         served, rss["forwarded"] = served_latency(root, queries(warm_queries, seed=17), queries(fresh_runs, seed=19))
+        writers = writer_rates(root, writer_adds)  # last: the memories it adds change the folder
     rss["warm"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return {"memories": size, "generate_s": round(generated, 2), "load_average": _load(),
             "build_s": {k: round(v, 3) for k, v in built.items()},
@@ -310,7 +328,7 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
             "single_model_build": single,
             "build_cpu_ratio": round(built_cpu["total"] / single["cpu_s"], 2) if single and single["cpu_s"] else None,
             "incremental_sync_s": {k: round(v, 4) for k, v in synced.items()},
-            "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss}
+            "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss, "writers": writers}
 
 
 def _load() -> list[float]:
@@ -325,7 +343,9 @@ def check_targets(result: dict[str, Any]) -> dict[str, bool]:
             "warm_hybrid_p50_ms": result["warm_ms"]["hybrid"]["p50"] <= TARGETS["warm_hybrid_p50_ms"],
             "incremental_sync_s": result["incremental_sync_s"]["total"] <= TARGETS["incremental_sync_s"],
             "server_search_p50_ms": result["server_search_ms"]["p50"] <= TARGETS["server_search_p50_ms"],
-            "forwarded_recall_p50_ms": result["forwarded_recall_ms"]["p50"] <= TARGETS["forwarded_recall_p50_ms"]}
+            "forwarded_recall_p50_ms": result["forwarded_recall_ms"]["p50"] <= TARGETS["forwarded_recall_p50_ms"],
+            "adds_per_s_8_processes": result["writers"].get("served", {}).get("adds_per_s", 0.0)
+            >= TARGETS["adds_per_s_8_processes"]}
 
 
 def render(results: list[dict[str, Any]]) -> None:
@@ -340,6 +360,15 @@ def render(results: list[dict[str, Any]]) -> None:
     for label, get in ROWS:
         table.add_row(label, *(get(r) for r in results))
     Console().print(table)
+
+
+def _writers(r: dict[str, Any], mode: str) -> str:
+    w = r["writers"].get(mode)
+    if not w:
+        return "-"
+    failed = f", {w['failed']} failed" if w["failed"] else ""
+    mark = (" ok" if w["adds_per_s"] >= TARGETS["adds_per_s_8_processes"] else " MISSED") if mode == "served" else ""
+    return f"{w['adds_per_s']:.1f} ({w['cpu_s_per_add']:.3f}; {w['load_average'][0]:.1f}){failed}{mark}"
 
 
 def _mark(r: dict[str, Any], key: str, text: str) -> str:
@@ -369,6 +398,10 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
      lambda r: _mark(r, "server_search_p50_ms", "{p50:.1f} / {p95:.1f}".format(**r["server_search_ms"]))),
     ("forwarded CLI recall p50 / p95 (ms)",
      lambda r: _mark(r, "forwarded_recall_p50_ms", "{p50:.0f} / {p95:.0f}".format(**r["forwarded_recall_ms"]))),
+    (f"adds/s from {WRITERS} processes of `memctl add`, served (CPU s an add; load)",
+     lambda r: _writers(r, "served")),
+    (f"adds/s from {WRITERS} processes of `memctl add`, no server (CPU s an add; load)",
+     lambda r: _writers(r, "cli")),
     ("peak RSS fresh keyword / hybrid / forwarded (MB)",
      lambda r: "{fresh_keyword:.0f} / {fresh_hybrid:.0f} / {forwarded:.0f}".format(**r["peak_rss_mb"])),
     ("peak RSS warm process so far (MB)", lambda r: f"{r['peak_rss_mb']['warm']:.0f}"),
@@ -382,6 +415,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-queries", type=int, default=50, help="recalls timed in this process per mode")
     parser.add_argument("--fresh-runs", type=int, default=15, help="fresh `memctl recall` processes per mode")
     parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
+    parser.add_argument("--writer-adds", type=int, default=10,
+                        help=f"adds per process of the {WRITERS} writer processes, served (a fifth of them with no server; 0: skip)")
     parser.add_argument("--second-model", default=None,
                         help="[embedding] second_model (default: auto, or none with --embedder)")
     args = parser.parse_args(argv)
@@ -401,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     results = []
     for size in args.sizes:
-        result = measure(size, args.warm_queries, args.fresh_runs, args.embedder, args.second_model)
+        result = measure(size, args.warm_queries, args.fresh_runs, args.embedder, args.second_model, args.writer_adds)
         result["targets"] = check_targets(result)
         results.append(result)
     if args.json:

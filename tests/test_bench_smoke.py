@@ -207,10 +207,10 @@ def test_recall_at(hits: list, evidence: list, k: int, expected: float) -> None:
 
 
 def test_speed_json_shape() -> None:
-    out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1")
+    out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1", "--writer-adds", "1")
     assert out["embedder"] == "hashing" and set(out["targets"]) == {
         "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s",
-        "server_search_p50_ms", "forwarded_recall_p50_ms"}
+        "server_search_p50_ms", "forwarded_recall_p50_ms", "adds_per_s_8_processes"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
     assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
@@ -223,6 +223,9 @@ def test_speed_json_shape() -> None:
     for group in ("server_search_ms", "forwarded_recall_ms"):
         assert set(size[group]) == {"p50", "p95"} and size[group]["p50"] > 0
     assert set(size["peak_rss_mb"]) == {"fresh_keyword", "fresh_hybrid", "forwarded", "warm"}
+    assert set(size["writers"]) == {"served", "cli"}
+    assert all(w["processes"] == 8 and w["adds"] == 8 and w["failed"] == 0 and w["adds_per_s"] > 0
+               and w["cpu_s_per_add"] > 0 for w in size["writers"].values())
     assert set(size["targets"]) == set(out["targets"])
 
 
@@ -263,8 +266,10 @@ def test_speed_generates_valid_memories(tmp_path: Path) -> None:
 
 def test_scale_prints_each_stage_with_load_recall_and_add_figures() -> None:
     out = run_script("scale", "--sizes", "300,600", "--per-user", "50", "--queries", "3", "--adders", "2",
-                     "--adds", "2", "--hnsw-max", "300")
+                     "--adds", "2", "--hnsw-max", "300", "--clients", "2", "--client-adds", "2")
     assert out["vectors"] == "synthetic unit-normalised random" and out["embedder"] == "hashing:256"
+    (adds,) = out["client_adds"].values()  # the hashing embedder's only (no real model with --embedder hashing)
+    assert adds["processes"] == 2 and adds["adds"] == 4 and adds["adds_per_s"] > 0 and adds["client_cpu_ms_per_add"] > 0
     first, second = out["stages"]
     assert (first["memories"], second["memories"]) == (300, 604) and second["users"] == 12  # with the 4 adds
     assert first["hnsw_index_s"] is not None and second["hnsw_index_s"] is None  # above --hnsw-max
@@ -296,7 +301,7 @@ def test_scale_reuse_measures_a_kept_load_without_loading_it_again(pg_server: An
     import psycopg
 
     base = ("--url", pg_server.base, "--sizes", "200", "--per-user", "50", "--queries", "2", "--adders", "1",
-            "--adds", "1")
+            "--adds", "1", "--clients", "0")
     try:
         first = run_script("scale", *base, "--keep")["stages"][0]
         again = run_script("scale", *base, "--reuse")["stages"][0]
