@@ -8,12 +8,13 @@ The engine syncs itself from the repository's current snapshot before every quer
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
 from memctl.core.knownvectors import KnownVectors
 from memctl.core.models import Memory
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # heavy modules: imported only when a search needs them
 Progress = Callable[[int], None]
 TERM_SETS = 50_000  # memories whose keyword terms are kept for recall's coverage
 SAVE_SECONDS = 10.0  # a warm engine writes its vector matrix and keyword state at most this often
+KNOWN_TEXTS = 30_000  # vectors of batches' texts kept for later batches (a neighbour's frame comes up again)
 
 
 def keyword_doc(memory: Memory) -> "KeywordDoc":
@@ -83,6 +85,11 @@ class Engine:
         # Threads sharing a store (as_actor views) share this engine: its vector cache and last query
         # are changed one thread at a time (two adds' syncs raced in VectorStore.upsert).
         self._vec_lock = threading.RLock()
+        # A batch of writes (`batch`): its texts' vectors, embedded at once; the vector cache is saved
+        # at its end, not after each write.
+        self._queries: dict[str, "np.ndarray"] = {}
+        self._batches = 0
+        self._held = False
 
     def _wanted(self, snapshot: "ContentState") -> tuple[dict[str, str], dict[str, str]]:
         """id -> content hash and id -> path of a snapshot, computed once even when both caches sync."""
@@ -262,19 +269,80 @@ class Engine:
 
         wanted, rel_of = self._wanted(snapshot)
         self.cache.mkdir(parents=True, exist_ok=True)
-        todo = sync_store(self.vectors, _Remembered(self.embedder, self._known), wanted,
-                          lambda i: vector_text(snapshot.memory(rel_of[i])), progress, save=not self._deferred)
+        since = getattr(snapshot, "changed_since", None)  # own writes patched in: only those are new
+        delta = since(self._vec_synced) if since is not None and self._vec_synced is not None else None
+        if delta is not None:
+            self._same_text(snapshot, delta[0], wanted)
+        todo = sync_store(self.vectors, _Remembered(self.embedder, self._known), wanted, lambda i: vector_text(snapshot.memory(rel_of[i])),
+                          progress, save=not (self._deferred or self._batches), delta=delta)
         self._vec_synced = snapshot
+        if self._batches and todo:
+            self._held = True
         if self._deferred:  # something changed (an embedding or a removal): save it later
             self._unsaved.add("vectors")
             self._save_due()
         return todo
 
+    def _same_text(self, snapshot: "ContentState", changed: Collection[str], wanted: dict[str, str]) -> None:
+        """Changed memories whose text is what was embedded (a link or a confidence changed, not the
+        body) keep their vector under the new content hash: nothing to embed for them."""
+        old = self._vec_synced
+        vectors, old_paths, new_paths = self.vectors, old.paths(), snapshot.paths()  # type: ignore[attr-defined]
+        for memory_id in changed:
+            vector, was = vectors.vector(memory_id), old_paths.get(memory_id)
+            if vector is None or was is None or memory_id not in new_paths:
+                continue
+            before = vector_text(old.memory(was))  # type: ignore[attr-defined]
+            if before == vector_text(snapshot.memory(new_paths[memory_id])):
+                vectors.upsert([memory_id], [wanted[memory_id]], vector[None, :])
+
+    @contextlib.contextmanager
+    def batch(self, queries: Sequence[str], documents: Sequence[str] = ()) -> Iterator[None]:
+        """A batch of writes: the model and the vectors brought up to date, then `queries` (the
+        candidates, as the write path compares them) and `documents` (other texts it will embed,
+        e.g. the candidates' frames) embedded now, a batch to a model call, before the caller takes
+        the write lock. While it lasts, those vectors are used where the texts come up again (a
+        candidate once written, a frame) and the vector cache is saved once, at the end."""
+        with self._vec_lock:
+            self.sync_vectors()
+            self._batches += 1
+            try:
+                self._embed_batch(queries, documents)
+            except BaseException:
+                self._end_batch()
+                raise
+        try:
+            yield
+        finally:
+            with self._vec_lock:
+                self._end_batch()
+
+    def _embed_batch(self, queries: Sequence[str], documents: Sequence[str]) -> None:
+        """The batch's texts as documents in one call (a symmetric model's queries with them, as
+        KnownVectors.query takes them), an asymmetric model's queries in one more."""
+        emb = self.embedder
+        self._known.limit = max(self._known.limit, KNOWN_TEXTS)
+        self._known.prime(emb, [*queries, *documents])
+        if not getattr(emb, "symmetric", False):
+            todo = [q for q in dict.fromkeys(queries) if q not in self._queries]
+            many = getattr(emb, "embed_queries", None)
+            self._queries.update(zip(todo, many(todo) if many is not None else [emb.embed_query(q) for q in todo]))
+
+    def _end_batch(self) -> None:
+        self._batches -= 1
+        if self._batches:
+            return
+        self._queries = {}
+        if self._held and not self._deferred and self._vectors is not None:
+            self._vectors.save()
+        self._held = False
+
     def query_vector(self, query: str) -> "np.ndarray":
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""
         with self._vec_lock:
             if self._last_query is None or self._last_query[0] != query:
-                self._last_query = (query, self._known.query(self.embedder, query))
+                known = self._queries.get(query)  # a batch's asymmetric query vectors
+                self._last_query = (query, known if known is not None else self._known.query(self.embedder, query))
             return self._last_query[1]
 
     def prime(self, texts: Sequence[str]) -> None:

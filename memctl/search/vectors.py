@@ -39,6 +39,7 @@ class VectorStore:
     def _clear(self) -> None:
         self._seen: tuple[int, int, int] | None = None  # meta.json as last read or written here
         self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+        self._buf: np.ndarray | None = None  # what the matrix is a view of, with room to grow (_grow)
         self._ids: list[str] = []
         self._hashes: list[str] = []
         self._rows: dict[str, int] = {}
@@ -126,8 +127,7 @@ class VectorStore:
         latest = {id_: (h, v) for id_, h, v in zip(ids, hashes, vectors)}  # last one wins
         new = [id_ for id_ in latest if id_ not in self._rows]
         if new:
-            grown = np.zeros((len(new), self.dim), dtype=np.float32)
-            self._matrix = np.concatenate([self._matrix, grown])
+            self._grow(len(new))
             for id_ in new:
                 self._rows[id_] = len(self._ids)
                 self._ids.append(id_)
@@ -136,6 +136,18 @@ class VectorStore:
         self._matrix[rows] = np.stack([vector for _, vector in latest.values()])
         for row, (content_hash, _) in zip(rows, latest.values()):
             self._hashes[row] = content_hash
+
+    def _grow(self, more: int) -> None:
+        """Room for `more` rows: the matrix is a view of a buffer that doubles when full, so adding
+        one memory at a time copies the matrix a logarithmic number of times, not once per add."""
+        rows, buf = len(self._matrix), self._buf
+        if buf is None or self._matrix.base is not buf or buf.shape[0] < rows + more:
+            buf = np.zeros((max(2 * rows, rows + more, 64), self.dim), dtype=np.float32)
+            buf[:rows] = self._matrix
+            self._buf = buf
+        else:
+            buf[rows:rows + more] = 0
+        self._matrix = buf[:rows + more]
 
     def remove(self, ids: Iterable[str]) -> None:
         """Drop the vectors of `ids`; unknown ids are ignored."""
@@ -249,18 +261,24 @@ def sync_vectors(
 def sync_store(
     store: VectorStore, embedder: Embedder, hashes: Mapping[str, str], text_of: Callable[[str], str],
     progress: Callable[[int], None] | None = None, batch: int = 256, save: bool = True,
+    delta: tuple[Collection[str], Collection[str]] | None = None,
 ) -> int:
     """Bring the store in line with `hashes` (id -> content hash); returns the number embedded.
 
     Only new or changed ids are embedded (their text fetched by `text_of`, in batches, so a caller
     never materialises every text); ids no longer present are dropped; the store is saved only
-    when something changed (and `save`: a warm engine saves later). `progress` gets the number of ids done so far.
+    when something changed (and `save`: a warm engine saves later). `progress` gets the number of ids done so far;
+    `delta` (ids changed, ids removed) limits the work to those when the store matched the hashes before them.
     """
     if embedder.identity != store.identity or embedder.dim != store.dim:
         raise ValueError(f"embedder {embedder.identity} does not match store {store.identity}")
-    stale = [id_ for id_ in store.ids if id_ not in hashes]
+    if delta is None:
+        stale = [id_ for id_ in store.ids if id_ not in hashes]
+        todo = store.missing(hashes)
+    else:  # the store was in line with an earlier snapshot: only what changed since is looked at
+        stale = [id_ for id_ in delta[1] if id_ in store and id_ not in hashes]
+        todo = store.missing({i: hashes[i] for i in delta[0] if i in hashes})
     store.remove(stale)
-    todo = store.missing(hashes)
     if todo:  # what another process embedded since: not embedded again
         store.adopt({i: hashes[i] for i in todo})
         todo = store.missing({i: hashes[i] for i in todo})

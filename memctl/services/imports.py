@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memctl import clock
 from memctl.core import jsonsafe
-from memctl.errors import InvalidMemory, Refused, UsageError
-from memctl.services.write import WriteService
+from memctl.errors import ConfigError, InvalidMemory, MemctlError, Refused, StoreError, UsageError
+from memctl.services.write import ADD_BATCH, AddRequest, WriteResult, WriteService
 
 # Categories of other presets mapped onto a configured type; used only for names not configured.
 TYPE_ALIASES: dict[str, str] = {
@@ -224,19 +224,39 @@ class ImportService:
         return self.import_candidates(parse_lines(text), defaults or ImportDefaults(), llm)
 
     def import_candidates(self, entries: Iterable[tuple[int, CandidateIn | str]], defaults: ImportDefaults,
-                          llm: str | None = None) -> ImportReport:
-        """Write each candidate in order (later lines see earlier ones); errors become refused items."""
+                          llm: str | None = None, batch: int = ADD_BATCH) -> ImportReport:
+        """Write each candidate in order (later lines see earlier ones); errors become refused items.
+        Candidates go to the write path `batch` at a time (WriteService.add_many: one model call and
+        one lock hold each), with the decisions of writing them one by one."""
         report = ImportReport()
+        pending: list[tuple[int, CandidateIn]] = []  # (place in the report, candidate)
         for number, entry in entries:
             if isinstance(entry, str):
                 report.items.append(ImportItem(line=number, outcome="refused", codes=["malformed"], message=entry))
-            else:
-                report.items.append(self.write_candidate(number, entry, defaults, llm))
+                continue
+            pending.append((len(report.items), entry))
+            report.items.append(ImportItem(line=number, outcome="refused"))  # its place, filled below
+            if len(pending) >= batch:
+                self._write_batch(pending, defaults, llm, report)
+        self._write_batch(pending, defaults, llm, report)
         return report
+
+    def _write_batch(self, pending: list[tuple[int, CandidateIn]], defaults: ImportDefaults, llm: str | None,
+                     report: ImportReport) -> None:
+        """Write the pending candidates and put their items in the places kept for them."""
+        if pending:
+            results = self.writer.add_many([self.request(cand, defaults, llm) for _, cand in pending])
+            for (at, _), result in zip(pending, results):
+                report.items[at] = item_of(report.items[at].line, result)
+        pending.clear()
 
     def write_candidate(self, number: int, cand: CandidateIn, defaults: ImportDefaults,
                         llm: str | None = None) -> ImportItem:
         """Send one candidate through the write path; refusals become an item, never an exception."""
+        return item_of(number, self.writer.add_many([self.request(cand, defaults, llm)])[0])
+
+    def request(self, cand: CandidateIn, defaults: ImportDefaults, llm: str | None = None) -> AddRequest:
+        """The add a candidate asks for: its fields, else the import's defaults."""
         named = cand.type if "type" in cand.model_fields_set else self.writer.config.default_type
         type_, hint = resolve_type(named, self.writer.config.types)
         fields: dict[str, Any] = {"type": type_, "subtype": cand.subtype or hint, "confidence": cand.confidence,
@@ -248,12 +268,18 @@ class ImportService:
                       "occurred": cand.occurred, "state": cand.state, "valid_until": cand.valid_until,
                       "kind": cand.kind, "fields": cand.fields,
                       "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
-        try:
-            result = self.writer.add(cand.content, llm=llm, rate_session=defaults.rate_session, surface="import", **fields)
-        except Refused as exc:
-            return _refused_item(number, exc)
-        except (InvalidMemory, UsageError) as exc:
-            return ImportItem(line=number, outcome="refused", codes=[exc.code], message=exc.message)
-        memory = result.memory
-        return ImportItem(line=number, outcome=_DONE[result.decision.action], decision=result.decision.action,
-                          id=memory.id if memory else None, message=result.decision.reason)
+        return AddRequest.model_construct(text=cand.content, fields=fields, llm=llm, rate_session=defaults.rate_session,
+                                          surface="import", redact=None, overrides=None, trusted_source=True)
+
+
+def item_of(number: int, result: WriteResult | MemctlError) -> ImportItem:
+    """What happened to one line: written, skipped as a repeat, or refused (with the error's code)."""
+    if isinstance(result, Refused):
+        return _refused_item(number, result)
+    if isinstance(result, (ConfigError, StoreError)):
+        raise result  # the folder or its configuration, not the line: the import stops, as one add would
+    if isinstance(result, MemctlError):
+        return ImportItem(line=number, outcome="refused", codes=[result.code], message=result.message)
+    memory = result.memory
+    return ImportItem(line=number, outcome=_DONE[result.decision.action], decision=result.decision.action,
+                      id=memory.id if memory else None, message=result.decision.reason)

@@ -7,17 +7,18 @@ keeps the higher confidence and records the extra source) and the write is refus
 
 from __future__ import annotations
 
+import contextlib
 import os
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from memctl import clock
 from memctl.config import Config, GateSettings
 from memctl.core.access import Access, access_view, can_read, write_refusal
 from memctl.core.models import Memory, name_arg
-from memctl.errors import ConfigError, Forbidden, InvalidMemory, NotFound, UsageError
+from memctl.errors import ConfigError, Forbidden, InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
 from memctl.policy.gate import (
     GateFailure,
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 LLM_ENV = "MEMCTL_LLM"
 LLM_CANDIDATES = 5  # stored memories shown to the LLM when none is similar enough for the rules
 FRAMED = 3  # the closest stored memories whose frames the pair model compares with the candidate's
+ADD_BATCH = 128  # adds of one add_many embedded in one model call and written in one lock hold
+HOLD_SECONDS = 2.0  # an add_many lets the write lock go after this long, then takes it again for the rest
 
 
 class WriteResult(BaseModel):
@@ -60,6 +63,19 @@ class WriteResult(BaseModel):
                 "verdict": self.verdict.model_dump(mode="json"), "written": self.written,
                 "memory": self.memory.to_public() if self.memory else None,
                 "matched": self.matched.to_public() if self.matched else None}
+
+
+class AddRequest(BaseModel):
+    """One add of a batch (add_many): WriteService.add's arguments."""
+
+    text: str
+    fields: dict[str, Any] = Field(default_factory=dict)  # add's **fields: type, user, project, key, tags...
+    llm: str | None = None
+    rate_session: str | None = None
+    surface: Surface = "add"
+    redact: bool | None = None
+    overrides: dict[str, Any] | None = None
+    trusted_source: bool = True
 
 
 def resolve_gate(config: Config, overrides: dict[str, Any] | None = None) -> GateSettings:
@@ -165,33 +181,73 @@ class WriteService:
 
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
-        redact = self.config.gate.redact if redact is None else redact
-        if not trusted_source:
+        request = AddRequest.model_construct(text=text, fields=fields, llm=llm, rate_session=rate_session, surface=surface,
+                                             redact=redact, overrides=overrides, trusted_source=trusted_source)
+        self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
+        with self.repo.locked():
+            return self._add_locked(request, dry_run)
+
+    def add_many(self, requests: Sequence[AddRequest], batch: int = ADD_BATCH) -> list[WriteResult | MemctlError]:
+        """Many adds, with the decisions of calling `add` for each in order (later ones see earlier
+        ones, repeats within the batch included), and what each gave: its WriteResult or the error
+        `add` would have raised, so one bad request never stops the rest. Per `batch` requests: their
+        texts embedded in one model call before the lock, then one write-lock hold for all of them."""
+        out: list[WriteResult | MemctlError] = []
+        for start in range(0, len(requests), max(1, batch)):
+            out += self._add_chunk(requests[start:start + max(1, batch)])
+        return out
+
+    def _add_chunk(self, chunk: Sequence[AddRequest]) -> list[WriteResult | MemctlError]:
+        texts = [r.text.strip() for r in chunk if r.text.strip()]
+        identity, _ = self.search.text_similarities([])
+        frames = [frame(r.text.strip(), r.fields.get("user")) for r in chunk if r.text.strip()] \
+            if fitted_for(identity.split(":")[0]) else []
+        batch = getattr(self.search, "batch", None)  # a search that embeds in batches (search/engine.py)
+        out: list[WriteResult | MemctlError] = []
+        with batch(texts, frames) if batch is not None else contextlib.nullcontext():
+            while len(out) < len(chunk):
+                with self.repo.locked():  # held at most HOLD_SECONDS: other writers wait that long at most
+                    held = clock.monotonic()
+                    for request in chunk[len(out):]:
+                        out.append(self._add_one(request))
+                        if clock.monotonic() - held > HOLD_SECONDS:
+                            break
+        return out
+
+    def _add_one(self, request: AddRequest) -> WriteResult | MemctlError:
+        try:
+            return self._add_locked(request)
+        except MemctlError as exc:
+            return exc
+
+    def _add_locked(self, request: AddRequest, dry_run: bool = False) -> WriteResult:
+        """Gate, decide and write one memory (the caller holds the lock; its embeddings are ready)."""
+        fields, text, llm, overrides, surface = dict(request.fields), request.text, request.llm, request.overrides, request.surface
+        redact = self.config.gate.redact if request.redact is None else request.redact
+        if not request.trusted_source:
             fields["source"] = claimed_source(fields.get("source"), trusted=False)
         replaces = fields.pop("replaces", None)
         infer = fields.pop("infer", None)
-        rate_session = name_arg(rate_session, "session") if rate_session else None
-        self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
-        with self.repo.locked():
-            candidate = self._build(text, fields, self.config.typing.infer if infer is None else bool(infer))
-            verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
-                                              rate_session=rate_session, surface=surface)
-            decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
-            if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
-                verdict = _without_duplicate(verdict)
-            matched = self.repo.get(decision.target) if decision.target else None
-            result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
-                                 notes=date_notes(candidate, fields.get("occurred")) + typed_notes(candidate),
-                                 inferred=inferred_of(candidate))
-            if dry_run:
-                return result
-            if decision.action == "noop" and matched is not None and write_refusal(
-                    self.access, "change", access_view(matched)) is None:
-                result.matched = self._reinforce(matched, candidate)
-            if not verdict.passed:
-                raise refusal(verdict.failures, data=result.to_data())
-            result.memory, result.written = self._apply(candidate, decision, matched, rate_session), True
-            getattr(self.search, "keep_written", lambda: None)()  # its vector, known: cached for the next process
+        rate_session = name_arg(request.rate_session, "session") if request.rate_session else None
+        candidate = self._build(text, fields, self.config.typing.infer if infer is None else bool(infer))
+        verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
+                                          rate_session=rate_session, surface=surface)
+        decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
+        if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
+            verdict = _without_duplicate(verdict)
+        matched = self.repo.get(decision.target) if decision.target else None
+        result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
+                             notes=date_notes(candidate, fields.get("occurred")) + typed_notes(candidate),
+                             inferred=inferred_of(candidate))
+        if dry_run:
+            return result
+        if decision.action == "noop" and matched is not None and write_refusal(
+                self.access, "change", access_view(matched)) is None:
+            result.matched = self._reinforce(matched, candidate)
+        if not verdict.passed:
+            raise refusal(verdict.failures, data=result.to_data())
+        result.memory, result.written = self._apply(candidate, decision, matched, rate_session), True
+        getattr(self.search, "keep_written", lambda: None)()  # its vector, known: cached for the next process
         return result
 
     def add_raw(self, text: str, **fields: Any) -> Memory:

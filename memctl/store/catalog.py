@@ -10,6 +10,7 @@ reported and not read. `plan_file_changes` is pure; `load_snapshot` is the thin 
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import marshal
 import os
@@ -90,6 +91,10 @@ class Snapshot:
         self._memories: list[Memory] | None = None
         self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
         self._odd: list[str] | None = None
+        # Own writes applied without a walk (`patched`): the ids each patch changed or removed, shared
+        # by every snapshot patched from the same scan; `generation` is how many of them this one holds.
+        self.changes: list[tuple[frozenset[str], frozenset[str]]] = []
+        self.generation = 0
 
     def unvalidated(self) -> set[str]:
         """Paths whose file changed and whose Memory object has not been rebuilt since."""
@@ -156,6 +161,75 @@ class Snapshot:
 
     def by_id(self) -> dict[str, Memory]:
         return {m.id: m for m in self.memories}
+
+    def changed_since(self, older: "Snapshot") -> tuple[set[str], set[str]] | None:
+        """(ids changed, ids removed) between `older` and this snapshot when this one was patched from
+        it (own writes, no walk); None when they are not of one scan (a consumer then compares all)."""
+        if older.changes is not self.changes or older.generation > self.generation:
+            return None
+        changed: set[str] = set()
+        removed: set[str] = set()
+        for new, gone in self.changes[older.generation:self.generation]:
+            changed = (changed - gone) | new
+            removed = (removed - new) | gone
+        return changed, removed
+
+    def patched(self, written: dict[str, Entry], removed: Iterable[str], folders: dict[str, int]) -> "Snapshot | None":
+        """This snapshot with a process's own writes applied, without a walk: `written` files (new or
+        replaced, each a valid memory) and `removed` ones (moved away), `folders` their folders' new
+        mtimes. None when a write touches a broken file or a repeated id (a scan sorts that out)."""
+        odd = {rel for rel, _ in self.broken} | {rel for pair in self.duplicates for rel in pair}
+        removed = [rel for rel in removed if rel not in written]
+        if self.generation != len(self.changes) or odd & (set(written) | set(removed)) or any(not e.data for e in written.values()):
+            return None
+        hashes, paths = (dict(m) for m in self._ids())
+        aligned = self._memories is not None and len(self._memories) == len(self.order)
+        entries, order = dict(self.entries), list(self.order)
+        memories = list(self._memories) if aligned and self._memories is not None else None
+        objects, fresh = dict(self.objects), set(self._fresh)
+        gone_ids: set[str] = set()
+        for rel in removed:
+            entry = entries.pop(rel, None)
+            if entry is None:
+                continue
+            at = bisect.bisect_left(order, _order_key(rel), key=_order_key)
+            if at < len(order) and order[at] == rel:
+                del order[at]
+                if memories is not None:
+                    del memories[at]
+            memory_id = str(entry.data["id"])  # type: ignore[index]  # entries in order are parsed
+            paths.pop(memory_id, None)
+            hashes.pop(memory_id, None)
+            objects.pop(rel, None)
+            fresh.discard(rel)
+            gone_ids.add(memory_id)
+        for rel, entry in written.items():
+            memory_id, old = str(entry.data["id"]), entries.get(rel)  # type: ignore[index]
+            if paths.get(memory_id, rel) != rel or (old is not None and str((old.data or {}).get("id")) != memory_id):
+                return None  # the id is another file's, or the file held another memory
+            entries[rel] = entry
+            hashes[memory_id], paths[memory_id] = entry.hash, rel
+            objects.pop(rel, None)
+            fresh.add(rel)
+            at = bisect.bisect_left(order, _order_key(rel), key=_order_key)
+            if old is None:
+                order.insert(at, rel)
+            if memories is not None:
+                memory = Memory.model_validate(entry.data)
+                memory.path = rel
+                objects[rel] = memory
+                fresh.discard(rel)
+                memories[at:at + (old is not None)] = [memory]
+        snap = Snapshot(entries, order, list(self.broken), list(self.duplicates), objects, fresh)
+        snap.folders, snap.temps = {**self.folders, **folders}, self.temps
+        files = {rel: sig for rel, sig in self.scanned.files.items() if rel not in removed}
+        files.update((rel, e.sig) for rel, e in written.items())
+        snap.scanned = self.scanned._replace(files=files, folders={**self.scanned.folders, **folders})
+        snap._memories, snap._by_id = memories, (hashes, paths)
+        new_ids = frozenset(str(e.data["id"]) for e in written.values())  # type: ignore[index]
+        self.changes.append((new_ids, frozenset(gone_ids - new_ids)))
+        snap.changes, snap.generation = self.changes, len(self.changes)
+        return snap
 
 
 CATALOG_FILE = "catalog.bin"
@@ -296,6 +370,7 @@ class Scan(Protocol):
 class MemctlScan:
     """The `memctl` layout: every `*.md` but MEMORY.md under users/, projects/ and archive/."""
 
+    mtime_free = True  # parse never reads the file's mtime: a writer's own parse is what a scan would read
     catalog_name: str = CATALOG_FILE
     tops: tuple[str, ...] = (*ACTIVE_DIRS, ARCHIVE_DIR)
     deep = True
@@ -344,9 +419,14 @@ def _parse_entry(root: Path, rel: str, sig: Signature, old: Entry | None, scan: 
         return Entry(sig, digest, error=f"{rel}: not UTF-8 text")
     except InvalidMemory as exc:
         return Entry(sig, digest, error=str(exc))
-    data = {k: v for k, v in memory.model_dump(mode="json", exclude={"path"}, exclude_none=True).items()
-            if v != [] and v != {}}  # defaults come back on validation; a smaller catalog loads faster
-    return Entry(sig, digest, data=data)
+    return Entry(sig, digest, data=record(memory))
+
+
+def record(memory: Memory) -> dict:
+    """The catalog's field dict of a parsed memory (defaults come back on validation: a smaller
+    catalog loads faster)."""
+    return {k: v for k, v in memory.model_dump(mode="json", exclude={"path"}, exclude_none=True).items()
+            if v != [] and v != {}}
 
 
 def merge_scan(old: ScanResult, fresh: ScanResult, folders: Iterable[str]) -> ScanResult:
@@ -376,7 +456,7 @@ def load_snapshot(root: Path, cache: Path, write_cache: bool = True, previous: S
     on_disk = found.files
     report = plan_file_changes(on_disk, cached)
     if previous is not None and not report.dirty and catalog_path.exists():
-        previous.folders, previous.scanned = found.folders, found
+        previous.folders, previous.scanned, previous.temps = found.folders, found, found.temps
         return previous  # nothing changed: the same snapshot, so what was memoised on it stays valid
     entries = {rel: cached[rel] for rel in report.unchanged}
     changed_paths = report.new + report.modified
@@ -399,6 +479,11 @@ def save_catalog(cache: Path, scan: Scan, snapshot: Snapshot) -> None:
     with contextlib.suppress(OSError):
         cache.mkdir(parents=True, exist_ok=True)
         _write_catalog(cache / scan.catalog_name, snapshot.entries)
+
+
+def _order_key(rel: str) -> tuple[bool, str]:
+    """Where a file comes in a snapshot's order: active folders first, then archive/, each sorted."""
+    return rel.startswith(ARCHIVE_DIR + "/"), rel
 
 
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:

@@ -21,6 +21,7 @@ from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
 from memctl.store.cachedir import folder_cache, private_folder
 from memctl.store.catalog import (
     MEMCTL_SCAN,
+    Entry,
     Scan,
     ScanResult,
     Snapshot,
@@ -28,11 +29,21 @@ from memctl.store.catalog import (
     load_snapshot,
     merge_scan,
     read_regular,
+    record,
     save_catalog,
 )
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
-from memctl.store.files import content_hash, file_lock, move, own_folder, pause_for_tests, write_atomic
+from memctl.store.files import (
+    content_hash,
+    file_lock,
+    fsync_dir,
+    fsync_file,
+    move,
+    own_folder,
+    pause_for_tests,
+    write_atomic,
+)
 from memctl.store.filters import MemoryFilter, filter_records, order_key, scope_owners
 from memctl.store.journal import Journal
 from memctl.store.layout import CACHE_DIR, Layout, MemctlLayout, is_archived
@@ -85,7 +96,15 @@ class FileRepository:
         self._pools: dict[Any, tuple[dict[str, str], str, Snapshot]] = {}
         self._wholes: tuple[frozenset[str], Snapshot] | None = None
         self._touched: set[str] = set()
+        # This repository's own writes not yet in the snapshot (store/catalog.py Snapshot.patched):
+        # applied at the next read instead of a walk of the whole folder.
+        self._own: dict[str, Entry] = {}
+        self._own_gone: set[str] = set()
+        self._own_folders: dict[str, int] = {}
         self._lock_depth = 0
+        # What a lock hold wrote and has not fsynced yet: the folders of its renames and the journal
+        # (each file's own data is fsynced before its rename); synced once, as the hold ends.
+        self._unsynced: set[Path] = set()
         self._mutex = threading.RLock()  # the write lock within this process (the flock is per process)
         self._command_depth = 0
         self._checked = False  # the running command has its snapshot: it reads that one (command())
@@ -116,6 +135,8 @@ class FileRepository:
         A repository that `watch`es re-stats only the folders its change notices name instead
         (also when asked to refresh: the notices miss nothing a scan would see).
         """
+        if self._own or self._own_gone:
+            self._apply_own()
         snap = self._snapshot
         if self._watcher is not None and snap is not None:  # notices are exact: a refresh needs no walk
             return self._noticed(snap)
@@ -128,6 +149,46 @@ class FileRepository:
                 snap = self._watch_folders(snap)
         self._checked = True
         return snap
+
+    def _apply_own(self) -> None:
+        """Put this repository's own writes into its snapshot without a walk (a rescan when that
+        cannot be done: a broken or repeated-id file involved, or no snapshot to patch)."""
+        written, gone, folders = self._own, self._own_gone, self._own_folders
+        self._own, self._own_gone, self._own_folders = {}, set(), {}
+        snap = self._snapshot
+        patched = None if snap is None or self._stale else snap.patched(written, gone, folders)
+        if patched is None:
+            self._stale = True
+        else:
+            self._snapshot, self._catalog_behind = patched, True
+
+    def _note_own(self, rel: str, text: str, memory: Memory | None) -> None:
+        """Remember a file this repository just wrote (`memory`: its parse) or moved away (None)."""
+        if memory is None or not getattr(self.scan, "mtime_free", False) or self._stale:
+            self._stale = True
+            return
+        try:
+            st = os.stat(self.root / rel)
+        except OSError:
+            self._stale = True
+            return
+        self._own[rel] = Entry((st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino), content_hash(text), record(memory))
+        self._own_gone.discard(rel)
+        self._note_folders(rel)
+
+    def _note_gone(self, rel: str) -> None:
+        self._own.pop(rel, None)
+        self._own_gone.add(rel)
+        self._note_folders(rel)
+
+    def _note_folders(self, rel: str) -> None:
+        """The new mtimes of the folders on the way to a file (a write changed its folder's; a new
+        folder its parent's), so the next command's folder check knows them for this process's own."""
+        folder = rel.rpartition("/")[0]
+        while folder:
+            with contextlib.suppress(OSError):
+                self._own_folders[folder] = os.stat(self.root / folder).st_mtime_ns
+            folder = folder.rpartition("/")[0]
 
     def _rescan(self, snap: Snapshot | None, found: ScanResult | None = None) -> Snapshot:
         """A new snapshot from a stat scan (`found`: one already made), its problems noted as warnings.
@@ -172,7 +233,9 @@ class FileRepository:
         return self._rescan(snap, merge_scan(snap.scanned, self.scan.stat_files(self.root, again), again)) if again else snap
 
     def flush(self) -> None:
-        """Write the catalog if a watching process has put it off."""
+        """Write the catalog if a watching process has put it off, or own writes were patched in."""
+        if self._own or self._own_gone:
+            self._apply_own()
         if self._catalog_behind and self._snapshot is not None:
             save_catalog(self.cache, self.scan, self._snapshot)
             self._catalog_behind, self._catalog_saved = False, clock.monotonic()
@@ -313,6 +376,26 @@ class FileRepository:
                     yield
                 finally:
                     self._lock_depth = 0
+                    self._sync_hold()
+                    if self._watcher is None:  # own writes patched in: the catalog a fresh process reads
+                        self.flush()
+
+    def _sync_hold(self) -> None:
+        """Make the lock hold's renames and journal lines durable: one fsync per folder and one of
+        the journal, however many memories the hold wrote (before the lock goes, so before any
+        caller is told its write was made)."""
+        unsynced, self._unsynced = self._unsynced, set()
+        for folder in sorted(unsynced - {self.journal.path}):
+            fsync_dir(folder)
+        if self.journal.path in unsynced:
+            fsync_file(self.journal.path)
+
+    def _log(self, op: str, memory_id: str, before: str | None, after: str | None, **detail: Any) -> None:
+        """Journal a write; under the lock its fsync waits for the hold's end (_sync_hold)."""
+        held = bool(self._lock_depth)
+        if held:
+            self._unsynced.add(self.journal.path)
+        self.journal.append(op, memory_id, before, after, durable=not held, **detail)
 
     def named_lock(self, name: str, timeout: float = 600.0) -> contextlib.AbstractContextManager[None]:
         """A lock of its own (`.memctl/<name>.lock`) for a long job such as an extraction."""
@@ -340,26 +423,29 @@ class FileRepository:
         """Serialise, check the text reads back, and write atomically; returns the new content hash."""
         text = self.render(memory, path)
         try:
-            self.scan.parse(text, self.layout.relative(path), 0)
+            parsed = self.scan.parse(text, self.layout.relative(path), 0)
         except InvalidMemory as exc:  # never write a file the next scan would call broken
             raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
-        write_atomic(self._writable(path), text)
+        held = bool(self._lock_depth)
+        write_atomic(self._writable(path), text, sync_dir=not held)
+        if held:
+            self._unsynced.add(path.parent)
         memory.path = self.layout.relative(path)
-        self._stale = True
+        self._note_own(memory.path, text, parsed)
         self._touched.add(memory.owner)
         return content_hash(text)
 
     def create(self, memory: Memory, op: str = "add", *, actor: str | None = None, **detail: Any) -> Memory:
         """Write a new memory file and journal it."""
         after = self._save(memory, self.layout.new_path(memory))
-        self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
+        self._log(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
     def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:
         """Store a memory exactly as given (id, dates, status, links): an import of memctl's own records.
         It keeps its relative path when that fits this layout and is free."""
         after = self._save(memory, self.layout.place(memory))
-        self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
+        self._log(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
     def rewrite(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
@@ -371,7 +457,7 @@ class FileRepository:
         self._check_unchanged(str(memory.path), before)
         after = self._save(memory, path)
         detail.setdefault("path_before", memory.path)
-        self.journal.append(op, memory.id, before, after, path_after=memory.path, actor=actor, **detail)
+        self._log(op, memory.id, before, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
     def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
@@ -384,13 +470,14 @@ class FileRepository:
         target = self._free(self._writable(self.layout.archive_path(source)), memory)
         self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, actor=actor, **links)
         move(source, target)
+        self._note_gone(str(memory.path))
         pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path"})
         data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
         archived = Memory(**data)
         after = self._save(archived, target)
-        self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
-                            reason=reason, actor=actor, **links)
+        self._log(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
+                  reason=reason, actor=actor, **links)
         return archived
 
     def unarchive(self, memory: Memory, op: str = "restore", *, actor: str | None = None) -> Memory:

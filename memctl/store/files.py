@@ -104,13 +104,15 @@ def _portable_lock(path: Path, timeout: float) -> Iterator[None]:
         lock.release()
 
 
-def write_atomic(path: Path, text: str, durable: bool = True, mode: int | None = None) -> None:
+def write_atomic(path: Path, text: str, durable: bool = True, mode: int | None = None, sync_dir: bool = True) -> None:
     """Write via a unique temp file in the same folder, fsync, then os.replace. The file keeps its
-    mode (a new one gets the umask's), unless `mode` says otherwise (0o600: private records)."""
-    write_bytes_atomic(path, text.encode("utf-8"), durable, mode)
+    mode (a new one gets the umask's), unless `mode` says otherwise (0o600: private records).
+    `sync_dir` False leaves the folder's fsync (the rename's durability) to the caller, who groups them."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable, mode, sync_dir)
 
 
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, mode: int | None = None) -> None:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, mode: int | None = None,
+                       sync_dir: bool = True) -> None:
     """Bytes version of write_atomic; durable=False skips the fsyncs (caches that can be rebuilt)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(path, mode)
@@ -127,8 +129,18 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, mode: int 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if durable:
+    if durable and sync_dir:
         fsync_dir(path.parent)
+
+
+def fsync_file(path: Path) -> None:
+    """Make what was appended to a file without an fsync durable (best effort: it may be gone)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def temp_beside(path: Path, mode: int | None = None) -> tuple[int, str]:

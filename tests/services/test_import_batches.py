@@ -1,0 +1,83 @@
+"""`import` writes in batches (WriteService.add_many) with the decisions of adding each line one by
+one: repeats inside a batch are caught, keyed changes supersede, bad lines are refused and skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memctl.api import MemoryStore
+from memctl.errors import MemctlError
+from memctl.services.imports import ImportDefaults, ImportService, parse_lines
+
+LINES = [
+    {"content": "Alice lives in Berlin", "user": "alice", "key": "home.city"},
+    {"content": "Alice drinks green tea every morning", "type": "preference", "user": "alice"},
+    {"content": "Alice drinks green tea every morning", "type": "preference", "user": "alice"},  # a repeat
+    {"content": "Bob plays the cello in an orchestra", "user": "bob"},
+    {"content": "Alice lives in Lisbon", "user": "alice", "key": "home.city"},  # a keyed change
+    {"content": "password=hunter2hunter2 for the staging box", "user": "bob"},  # a secret
+    {"content": "Bob plays the cello in an orchestra.", "user": "bob"},  # the same, punctuated
+    {"content": "x", "user": "alice", "confidence": 0.1},  # low confidence
+    {"content": "Alice moved to Porto", "user": "alice", "key": "home.city"},
+    {"content": "Bob owns a red bicycle", "user": "bob"},
+]
+
+
+def _text() -> str:
+    return "\n".join([json.dumps(line) for line in LINES[:5]] + ["{not json"] + [json.dumps(line) for line in LINES[5:]])
+
+
+def _state(store: MemoryStore) -> list[tuple]:
+    return sorted((m.body, m.status, m.type, m.user or "", m.key or "") for m in store.repo.all_memories())
+
+
+def _one_by_one(store: MemoryStore) -> list[tuple[str, str | None]]:
+    importer = ImportService(store._writer)
+    out = []
+    for _, entry in parse_lines(_text()):
+        if isinstance(entry, str):
+            out.append(("refused", None))
+            continue
+        try:
+            result = store._writer.add(entry.content, **importer.request(entry, ImportDefaults()).fields, surface="import")
+            out.append((result.decision.action, None))
+        except MemctlError as exc:
+            out.append(("error", exc.code))
+    return out
+
+
+@pytest.mark.parametrize("batch", [1, 3, 100])
+def test_import_decides_as_one_add_after_another(tmp_path: Path, batch: int) -> None:
+    from memctl.store.directory import init_directory
+
+    for name in ("batched", "single"):
+        init_directory(tmp_path / name)
+    batched, single = MemoryStore(tmp_path / "batched"), MemoryStore(tmp_path / "single")
+    report = ImportService(batched._writer).import_candidates(parse_lines(_text()), ImportDefaults(), batch=batch)
+    singles = _one_by_one(single)
+    outcomes = [(i.outcome, i.decision) for i in report.items]
+    assert len(outcomes) == len(singles) == 11
+    expected = {"add": "added", "supersede": "superseded", "update": "updated", "noop": "skipped"}
+    for (outcome, decision), (action, code) in zip(outcomes, singles):
+        if action == "error":
+            assert outcome in ("refused", "skipped"), (outcome, code)
+        elif action == "refused":
+            assert outcome == "refused"
+        else:
+            assert (outcome, decision) == (expected[action], action)
+    assert outcomes[2][0] == "skipped" and outcomes[4] == ("superseded", "supersede")
+    assert outcomes[5][0] == "refused" and outcomes[6][0] == "refused"
+    assert _state(batched) == _state(single)
+
+
+def test_a_cli_import_with_bad_lines_reports_each_in_one_line(memdir: Path, tmp_path: Path) -> None:
+    from tests.helpers import cli
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(_text() + "\n[nosuchtype] text\n\x00\n", encoding="utf-8")
+    result = cli(memdir, "import", str(source))
+    assert result.exit_code == 3 and "Traceback" not in result.output
+    assert len(MemoryStore(memdir).repo.active()) == 4  # tea, Porto (Berlin and Lisbon superseded), cello, bicycle

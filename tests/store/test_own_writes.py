@@ -1,0 +1,56 @@
+"""A repository's own writes go into its snapshot without a walk, and that snapshot is the one a
+full scan of the folder would make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memctl.api import MemoryStore
+from memctl.store import catalog
+from memctl.store.filerepo import FileRepository
+
+
+def _view(repo: FileRepository) -> tuple:
+    snap = repo.snapshot()
+    return (sorted((rel, e.hash, e.data) for rel, e in snap.entries.items()), list(snap.order),
+            dict(snap.hashes), dict(snap.paths()), [m.model_dump() for m in snap.memories])
+
+
+def test_own_writes_patch_the_snapshot_as_a_scan_would(memdir: Path, monkeypatch) -> None:
+    store = MemoryStore(memdir)
+    store.add("Alice lives in Berlin", user="alice")
+    walks = []
+    real = catalog.scan_files
+    monkeypatch.setattr(catalog, "scan_files", lambda *a, **k: walks.append(1) or real(*a, **k))
+    repo = store.repo
+    assert isinstance(repo, FileRepository)
+    with repo.command(), repo.locked():
+        before = len(walks)
+        repo.snapshot().memories  # noqa: B018  # memoised, then patched
+        for text in ("Alice moved to Lisbon", "Bob drinks espresso", "Alice likes green tea"):
+            store._writer.add(text, user="bob" if "Bob" in text else "alice")
+        patched = _view(repo)
+        assert len(walks) == before  # no walk after the first
+        old = next(m for m in repo.active() if "Berlin" in m.body)
+        repo.archive(old, "forgotten", "test", "forget")
+        archived = _view(repo)
+        assert len(walks) == before
+    fresh = FileRepository(memdir)
+    fresh.drop_caches()
+    assert _view(fresh) == archived
+    assert len(patched[1]) == 4 and len(archived[1]) == 4
+    assert any(rel.startswith("archive/") for rel in archived[1][-1:])
+
+
+def test_changed_since_names_the_ids_written(memdir: Path) -> None:
+    store = MemoryStore(memdir)
+    repo = store.repo
+    assert isinstance(repo, FileRepository)
+    with repo.command(), repo.locked():
+        start = repo.snapshot()
+        first = store._writer.add("Carol plays the cello", user="carol").memory
+        second = store._writer.add("Carol owns a red bicycle", user="carol").memory
+        end = repo.snapshot()
+    assert first is not None and second is not None
+    assert end.changed_since(start) == ({first.id, second.id}, set())
+    assert start.changed_since(end) is None
