@@ -41,6 +41,8 @@ ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 ORDER = 'ORDER BY (m.path LIKE \'archive/%%\'), m.path COLLATE "C"'  # as a folder lists them
 LOCK_KEY = "SELECT {fn}(hashtextextended('memctl:' || current_schema() || ':' || %s, 0))"
 EVERYTHING = "*"
+_KEY = "hashtextextended('memctl:' || current_schema() || ':' || %s, 0)"
+FIRST_LOCKS = f"SELECT pg_advisory_xact_lock_shared({_KEY}), pg_advisory_xact_lock({_KEY})"  # evaluated left to right
 # The columns `select` orders by (text in code point order, as Python compares strings).
 _ORDER_COLUMNS = {"created": "m.created", "updated": "m.updated", "confidence": "m.confidence",
                   "id": 'm.id COLLATE "C"', "type": 'm.type COLLATE "C"', "user": 'COALESCE(m."user", \'\') COLLATE "C"'}
@@ -84,6 +86,9 @@ class PostgresRepository:
         self._warnings: dict[str, None] = {}
         self._broken: dict[str, str] = {}  # path -> why its row does not validate
         self._pool: CandidatePool | None = None
+        # The search's vector for a memory's text when it has one already (its vector table, the text's
+        # hash, the vector), set by PostgresSearch: a write stores it at once instead of queueing it.
+        self.known_vector: Callable[[Memory], tuple[str, str, Any] | None] | None = None
         self.journal = PostgresJournal(self.connection)
         self.usage_table = PostgresUsage(self.connection)
         self.compactions = PostgresCompactions(self.connection)
@@ -147,10 +152,11 @@ class PostgresRepository:
         txn = self._txn
         if txn.conn is None or txn.mode == "exclusive" or owner in txn.owners:
             return False
-        if txn.mode is None:
-            txn.conn.execute(LOCK_KEY.format(fn="pg_advisory_xact_lock_shared"), (EVERYTHING,))
+        if txn.mode is None:  # the whole store shared, then the folder: one round trip, in that order
+            txn.conn.execute(FIRST_LOCKS, (EVERYTHING, owner))
             txn.mode = "shared"
-        txn.conn.execute(LOCK_KEY.format(fn="pg_advisory_xact_lock"), (owner,))
+        else:
+            txn.conn.execute(LOCK_KEY.format(fn="pg_advisory_xact_lock"), (owner,))
         txn.owners.add(owner)
         return True
 
@@ -307,7 +313,11 @@ class PostgresRepository:
         row = rows.to_row(memory, path)
         with self.connection() as conn:
             conn.execute(rows.insert_sql() if new else rows.update_sql(), row)
-            self._queue(conn, memory.id, str(row["content_hash"]))
+            known = self.known_vector(memory) if self.known_vector is not None else None
+            if known is None:
+                self._queue(conn, memory.id, str(row["content_hash"]))
+            else:
+                self._queue_known(conn, memory.id, str(row["content_hash"]), *known)
         memory.path = path
         self._touched.add(memory.owner)
         return str(row["content_hash"])
@@ -320,6 +330,20 @@ class PostgresRepository:
                      "DO UPDATE SET content_hash = excluded.content_hash", (memory_id, digest))
         conn.execute("INSERT INTO memctl_embed_queue SELECT name, %s, %s FROM memctl_vector_tables "
                      "ON CONFLICT (vectors, id) DO UPDATE SET content_hash = excluded.content_hash", (memory_id, digest))
+
+    @staticmethod
+    def _queue_known(conn: Any, memory_id: str, digest: str, table: str, text_hash: str, vector: Any) -> None:
+        """`_queue`, with the vector the search already has for the memory's text stored in its table
+        now, in the write's transaction (one statement): no other process embeds it again, and
+        the next query finds nothing to derive for it."""
+        conn.execute(
+            "WITH terms AS (INSERT INTO memctl_index_queue VALUES (%(id)s, %(digest)s) ON CONFLICT (id) "
+            "DO UPDATE SET content_hash = excluded.content_hash), "
+            f"vector AS (INSERT INTO {table} VALUES (%(id)s, %(text_hash)s, %(vector)s) ON CONFLICT (id) "
+            "DO UPDATE SET text_hash = excluded.text_hash, embedding = excluded.embedding) "
+            "INSERT INTO memctl_embed_queue SELECT name, %(id)s, %(digest)s FROM memctl_vector_tables "
+            "WHERE name <> %(table)s ON CONFLICT (vectors, id) DO UPDATE SET content_hash = excluded.content_hash",
+            {"id": memory_id, "digest": digest, "table": table, "text_hash": text_hash, "vector": vector})
 
     def _free(self, rel: str, memory_id: str) -> str:
         """`rel`, or a fresh `<stem>-<id>.md` beside it when another memory has that path."""

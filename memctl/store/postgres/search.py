@@ -57,6 +57,8 @@ class PostgresSearch:
         self._terms_checked = False
         self._last_query: tuple[str, Any] | None = None
         self._known = KnownVectors()  # an added text's vector: embedded once, as its query (core/knownvectors.py)
+        if getattr(repo, "known_vector", False) is None:
+            repo.known_vector = self._known_vector  # type: ignore[attr-defined]
         self._last_statistics: tuple[str, tuple[float, list[float], dict[str, int]]] | None = None
         self._pool_thread: Any = None
 
@@ -276,6 +278,14 @@ class PostgresSearch:
         if self._last_query is None or self._last_query[0] != query:
             self._last_query = (query, self._known.query(self.embedder, query))
         return self._last_query[1]
+
+    def _known_vector(self, memory: Memory) -> tuple[str, str, Any] | None:
+        """(vector table, text hash, vector) of a memory whose text this search embedded already."""
+        if self._vectors is None:
+            return None
+        text = self.spec.vector_text(memory)
+        vector = self._known.get(text)
+        return None if vector is None else (self._vectors, content_hash(text), vector)
 
     def prime(self, texts: Sequence[str]) -> None:
         """Embed texts about to be added in one batch (a server's group of adds, before any lock)."""

@@ -254,3 +254,17 @@ def _catch(errors: list[Exception], job) -> None:
         job()
     except Exception as exc:  # the test reports it
         errors.append(exc)
+
+
+def test_an_add_stores_its_own_vector_at_once_and_queues_it_for_no_one(pgstore) -> None:
+    added = pgstore.add("Dana paints lighthouses in watercolour", type="fact", user="dana").memory
+    table = pgstore.search.vector_table()
+    with pgstore.repo.connection() as conn:
+        queued = conn.execute("SELECT count(*) FROM memctl_embed_queue WHERE id = %s", (added.id,)).fetchone()[0]
+        stored = conn.execute(f"SELECT embedding FROM {table} WHERE id = %s", (added.id,)).fetchone()
+    assert queued == 0 and stored is not None  # written with the memory, in its transaction
+    import numpy as np
+
+    fresh = pgstore.search.embedder.embed([added.body])[0]  # the vector a sync would have made
+    assert float(np.dot(np.asarray(stored[0].to_numpy()), fresh)) > 0.9999
+    assert pgstore.search.sync_vectors() == 0
