@@ -4,8 +4,8 @@ request's words: "Recommend a Thai restaurant" brings "I'm allergic to peanuts, 
 
 The domains are data (memctl/data/constraints.toml): per domain, the words of a request in it and
 the words that make a memory one of its constraints, in each language, and the typed kinds that are
-its constraints. Words match as the kinds' words do (policy/topic.py): by stem, or inside the text
-for Chinese.
+its constraints. Words match by stem, in order, stop words kept ("at most" is two words, not
+"most"; "check in" not "check"), or inside the text for Chinese.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any, Mapping, Sequence
 
 from memctl.core.kindwords import check_words
 from memctl.core.models import Memory
-from memctl.core.text import search_terms
-from memctl.policy.topic import Lexicon, kinds_in
+from memctl.core.text import raw_terms, stem
+from memctl.policy.topic import Lexicon, in_order
 
 MAX_DOMAINS = 64
 WRITTEN_AS_TEXT = frozenset({"zh", "ja", "ko"})  # languages whose words are matched inside the text
@@ -64,25 +64,45 @@ def _lexicon(by_domain: Mapping[str, Mapping[str, Sequence[str]]]) -> Lexicon:
                 folded = unicodedata.normalize("NFKC", word).casefold()
                 if language in WRITTEN_AS_TEXT:
                     text.append(folded)
-                elif search_terms(folded, "query"):
-                    stems.append(tuple(search_terms(folded, "query")))
+                elif words_of(folded):
+                    stems.append(tuple(words_of(folded)))
         out[name] = (tuple(dict.fromkeys(stems)), tuple(dict.fromkeys(text)))
     return out
 
 
+def words_of(text: str) -> list[str]:
+    """The stems of every word of a text, stop words kept: a phrase's words are all matched, so
+    "at most" does not match "most of the cooking"."""
+    return [stem(term) for term, _, _ in raw_terms(text, False)]
+
+
+def said(texts: Sequence[str], words: Lexicon) -> frozenset[str]:
+    """The domains whose words any of `texts` says: a phrase's stems one after the other, or a
+    Chinese word inside the text."""
+    joined = unicodedata.normalize("NFKC", "\n".join(t for t in texts if t)).casefold()
+    if not joined.strip():
+        return frozenset()
+    terms = words_of(joined)
+    present = set(terms)
+    return frozenset(name for name, (stems, cjk) in words.items()
+                     if any(all(s in present for s in p) and in_order(p, terms) for p in stems)
+                     or any(w in joined for w in cjk))
+
+
 def request_domains(query: str, domains: Domains) -> frozenset[str]:
     """The domains a request is in ("a Thai restaurant": food, outings)."""
-    return kinds_in([query], domains.requests)
+    return said([query], domains.requests)
 
 
 def constraint_domains(memory: Memory, domains: Domains) -> frozenset[str]:
     """The domains a memory is a constraint of: its kind is one of a domain's, it says one of the
-    domain's constraint words, or it is of type `constraint` and says a request word of it."""
+    domain's constraint words, or it is of type `constraint` and says a request word of it: where
+    it bites ("Dinners out stay under $40": food; "snacks for him on hikes and trips": travel)."""
     texts = [memory.body, memory.description or "", " ".join(memory.tags)]
     found = {name for name, typed in domains.kinds.items() if memory.kind and memory.kind in typed}
-    found |= kinds_in(texts, domains.constraints)
+    found |= said(texts, domains.constraints)
     if memory.type == "constraint":
-        found |= kinds_in(texts, domains.requests)
+        found |= said(texts, domains.requests)
     return frozenset(found)
 
 

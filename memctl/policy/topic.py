@@ -111,13 +111,13 @@ def kinds_in(texts: Iterable[str], words: Lexicon) -> frozenset[str]:
     present = set(terms)
     found = set()
     for kind, (stems, cjk) in words.items():
-        if any(all(s in present for s in phrase) and _in_order(phrase, terms) for phrase in stems) \
+        if any(all(s in present for s in phrase) and in_order(phrase, terms) for phrase in stems) \
                 or any(w in joined for w in cjk):
             found.add(kind)
     return frozenset(found)
 
 
-def _in_order(phrase: tuple[str, ...], terms: Sequence[str]) -> bool:
+def in_order(phrase: tuple[str, ...], terms: Sequence[str]) -> bool:
     """Whether the stems of a phrase occur one after the other in `terms` (one stem: anywhere)."""
     if len(phrase) == 1:
         return True

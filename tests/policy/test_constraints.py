@@ -57,3 +57,24 @@ def test_a_domain_table_that_does_not_read_is_left_out() -> None:
     domains = read_domains({"food": {"requests": {"en": ["dinner"]}, "constraints": {"en": ["vegan"]}},
                             "bad": {"requests": "dinner"}, "worse": {"kinds": "allergy"}, "odd": 3})
     assert set(domains.description) == {"food"}
+
+
+@pytest.mark.parametrize("body", [
+    "My husband Douglas is 70; he retired in 2019 and does most of the cooking these days",  # not "at most"
+    "Pixel 8 on T-Mobile, bought Nov 2024; I added T-Mobile Protection for $18/mo",  # not "mobility"
+    "British passport came in June. No more Schengen forms for short jobs",  # not "no more than"
+])
+def test_a_word_of_a_phrase_alone_makes_no_constraint(body: str) -> None:
+    assert constraint_domains(memory(body), DOMAINS) == frozenset(), body
+
+
+def test_every_word_of_a_phrase_counts() -> None:
+    assert "spending" in constraint_domains(memory("Spend at most $50 on a gift"), DOMAINS)
+    assert "travel" in constraint_domains(memory("I use a mobility scooter"), DOMAINS)
+    assert "travel" in request_domains("Check us in for the Lisbon flight", DOMAINS)
+    assert request_domains("Check the calendar for Tuesday", DOMAINS) == frozenset()
+
+
+@pytest.mark.parametrize("request_", ["What's the gate code at Marcus's lake house?", "我在上海那套房子物业费一个月多少？"])
+def test_a_question_about_ones_home_is_no_outing(request_: str) -> None:
+    assert "outings" not in request_domains(request_, DOMAINS)
