@@ -145,10 +145,11 @@ def recall_at(hit_ids: Sequence[Sequence[str]], evidence: Sequence[str], k: int)
 
 def score_conversation(store: Any, users: list[str], qs: list[Question], modes: Sequence[str]) -> list[dict]:
     """One row per question and mode: category, mode and recall at each cutoff, over the ranking
-    (nothing held back); hybrid also as recall returns it by default ("hybrid held back": hits
-    below [recall] min_relevance dropped)."""
+    (nothing held back); hybrid also as recall returns it by default ("hybrid held back": a second
+    recall with the directory's `min_relevance`, so what is held back is what `recall` holds back:
+    below min_relevance when no hit reaches it, else below the follow line, and any hit about
+    someone else)."""
     rows = []
-    threshold = store.config.recall.min_relevance
     for q in qs:
         for mode in modes:
             result = store.recall(q.text, users=users, k=K, mode=mode, record_usage=False, min_relevance=0.0)
@@ -156,7 +157,8 @@ def score_conversation(store: Any, users: list[str], qs: list[Question], modes: 
             rows.append({"category": q.category, "mode": mode,
                          **{f"R@{c}": recall_at(hit_ids, q.evidence, c) for c in CUTOFFS}})
             if mode == "hybrid":
-                kept = [h.memory.source_ids for h in result.hits if h.relevance is None or h.relevance >= threshold]
+                shown = store.recall(q.text, users=users, k=K, mode=mode, record_usage=False).hits
+                kept = [h.memory.source_ids for h in shown if h.memory is not None]
                 rows.append({"category": q.category, "mode": FILTERED,
                              **{f"R@{c}": recall_at(kept, q.evidence, c) for c in CUTOFFS}})
     return rows
