@@ -20,9 +20,11 @@ cosines are min-max normalised over the candidates, so the best candidate of any
   are not split by spaces and a paraphrase shares few character pairs with its memory, but the
   characters that name a person, a relation or a place (哥 in 我哥哥, 沪) are what a store that never
   mentions them lacks;
-- names: whether the query names someone or something no memory it can see mentions (`absent`),
-  whether the hit then names someone else (`elsewhere`: "What TV shows did Kevin watch?" is not
-  answered by Kate's), and whether the hit holds a name the query says (`named`).
+- names: whether the query names someone or something no memory it can see mentions and the hit
+  holds none of the names the query says (`absent`: a hit about Melanie shares an entity with
+  "What did Melanie paint for Mel's party?", whatever Mel is; Kate's memory shares none with
+  "What TV shows did Kevin watch?"), whether the hit then names someone else (`elsewhere`), and
+  whether the hit holds a name the query says (`named`). Month and weekday names are no names.
 
 relevance = sigmoid(w . features + b), a small logistic model per combination of signals a recall
 can have (keyword only, one model, one model and keyword, two models and keyword, ...), per
@@ -106,7 +108,7 @@ def features(signals: HitSignals, facts: QueryFacts, known: frozenset[str]) -> d
             out[f"top:{family}"] = signals.tops.get(identity, cosine)
     if signals.coverage is not None:
         out["coverage"] = signals.coverage
-        out["absent"] = float(facts.absent)
+        out["absent"] = float(facts.absent and not signals.named)
         out["held"] = facts.held
         out["held_all"] = facts.held_all
         if signals.char_coverage is not None and facts.char_held is not None:

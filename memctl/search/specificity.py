@@ -30,6 +30,10 @@ from memctl.core.text import STOP_WORDS, raw_terms, stem
 COMMON_WORDS = Path(__file__).resolve().parent.parent / "data" / "common_words.txt"
 _SENTENCE_END = re.compile(r"[.!?:;\u3002\uff01\uff1f]\s*$")
 _PRONOUN_I = re.compile(r"I(?:['\u2019][a-z]+)?")  # "I'm", "I'd": always capitalised
+# Months and weekdays are capitalised by English spelling, not because they name someone or something
+# ("What did Caroline do in May?" names Caroline, and a memory dated in May need not say "May").
+CALENDAR = frozenset("""january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split())
 
 
 class SortedWords:
@@ -92,13 +96,14 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     went..."), or a speaker opening a line ("Kate: hi"; `speakers` False leaves them out: in a query
     given as a dialogue they are its participants, not what it asks about). A query naming someone
     the store never mentions cannot be answered by a memory that names someone else. `common`
-    replaces the shipped list (tests)."""
+    replaces the shipped list (tests). Month and weekday names are no names (`CALENDAR`)."""
     words: Container[str] = common_stems() if common is None else common
     text = unicodedata.normalize("NFKC", text)
     out = set()
     for term, start, end in raw_terms(text, index=False):
         word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
-        if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word):
+        if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word) \
+                or word.casefold() in CALENDAR:
             continue
         speaker = _speaker(text, start, end)
         if speaker and not speakers:

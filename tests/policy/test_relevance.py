@@ -90,6 +90,15 @@ def test_a_query_naming_someone_the_store_never_mentions_is_not_answered_by_a_me
     assert rel(signals(0.6, 1.0, named=True), asked_about_kate) > 0.55
 
 
+def test_a_hit_that_shares_a_name_with_the_query_is_not_taken_for_an_answer_about_someone_unknown() -> None:
+    # "What did Mel and Caroline paint?" of a store that never says "Mel": a memory about Caroline
+    # shares an entity with the query; one about Kate shares none ("What TV shows did Kevin watch?")
+    unknown = QueryFacts(absent=True)
+    assert features(signals(0.5, 0.5, named=True, names_other=True), unknown, KNOWN)["absent"] == 0.0
+    assert features(signals(0.5, 0.5, names_other=True), unknown, KNOWN)["absent"] == 1.0
+    assert features(signals(0.5, 0.5), EN, KNOWN)["absent"] == 0.0
+
+
 def test_uncalibrated_models_are_left_out() -> None:
     other = HitSignals(cosines={"other/model:768": 0.9})
     assert relevance(features(other, EN, KNOWN), EN) is None

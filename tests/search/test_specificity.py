@@ -70,3 +70,11 @@ def test_a_possessive_name_is_a_name() -> None:
 
     assert "kevin" in name_terms("what is Kevin's dog called")
     assert "kevin" in name_terms("what is Kevin\u2019s dog called")
+
+
+def test_months_and_weekdays_are_no_names() -> None:
+    from memctl.search.specificity import name_terms
+
+    assert name_terms("When did Caroline attend a pride parade in August?", speakers=False) == {"carolin"}
+    assert name_terms("What did Maria do on Monday, May 3?", speakers=False) == {"maria"}
+    assert "kevin" in name_terms("What TV shows did Kevin watch in June?")

@@ -201,3 +201,11 @@ def test_a_question_about_someone_the_store_knows_is_still_answered(store: Memor
     fill(store, SHOWS_AND_TRIPS)
     assert "Kate watched Breaking Bad twice last year" in defaults(store, "What TV shows did Kate watch?")
     assert "I visited Paris in 2024 with Tom" in defaults(store, "When did I visit Paris?")
+
+
+def test_a_month_no_memory_says_does_not_hide_what_a_known_person_did(store: MemoryStore) -> None:
+    # LoCoMo-style: the memories are dated, their text never says the month the question names
+    fill(store, ["Caroline went to a pride parade with her friends from the support group",
+                 "Melanie took her kids camping by the lake", "Caroline is researching adoption agencies"])
+    assert "Caroline went to a pride parade with her friends from the support group" in defaults(
+        store, "When did Caroline go to a pride parade in August?")
