@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 import numpy as np  # noqa: E402
 from decisions import LOCOMO, Pair, gather, owner_of  # noqa: E402
 
-from memctl.policy.pairs import LABELS, frame, pair_features  # noqa: E402
+from memctl.policy.pairs import LABELS, frame, ml_pairs, pair_features  # noqa: E402
 
 OUT = HERE.parent / "memctl" / "policy" / "decision_fit.py"
 FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", "subject_differs",
@@ -33,7 +33,12 @@ FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", 
             "values_same", "values_swapped", "values_one_side", "values_jaccard", "values_covered", "values_none",
             "identifiers_differ", "qualifier_differs", "frame_words", "frame_chars", "only_old", "only_new",
             "both_owner", "length_ratio")
+# The second fit also reads the statements' attributes and values (policy/triple.py), by words and by
+# the multilingual model's cosines (it reads Chinese, which the write model does not).
+ML_FEATURES = (*FEATURES, "attr_words", "value_words", "attr_equal", "both_read", "attr_differs", "value_overlap",
+               "ml_cos", "ml_frame", "ml_attr", "ml_value")
 MODEL = "memctl/all-MiniLM-L6-v2-int8"  # the shipped model: the cosines the fit reads
+ML_MODEL = "multilingual-e5-small"  # the second fit also reads this model's cosines (when installed)
 
 
 def cosines(pairs: Sequence[Pair], name: str) -> list[dict[str, float]]:
@@ -47,15 +52,31 @@ def cosines(pairs: Sequence[Pair], name: str) -> list[dict[str, float]]:
     news = np.stack([model.embed_query(p.new) for p in pairs])
     frames_old = model.embed([frame(p.old, o) for p, o in zip(pairs, owners)])
     frames_new = model.embed([frame(p.new, o) for p, o in zip(pairs, owners)])
-    return [{"cos": float(olds[i] @ news[i]), "frame": float(frames_old[i] @ frames_new[i])} for i in range(len(pairs))]
+    out = [{"cos": float(olds[i] @ news[i]), "frame": float(frames_old[i] @ frames_new[i])} for i in range(len(pairs))]
+    return [{**c, **m} for c, m in zip(out, ml_cosines(pairs, owners))]
 
 
-def matrix(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
-    rows = []
-    for n, (p, c) in enumerate(zip(pairs, cosines(pairs, MODEL))):
-        f = pair_features(p.old, p.new, owner_of(p, n), c).values
-        rows.append([f[name] for name in FEATURES])
-    return np.array(rows, dtype=float), np.array([LABELS.index(p.label) for p in pairs])
+def ml_cosines(pairs: Sequence[Pair], owners: Sequence[str]) -> list[dict[str, float]]:
+    """The multilingual model's cosines of each pair's `ml_pairs` (all embedded as documents, as the
+    write path does); none when its extra is not installed."""
+    from memctl.search.embedders import get_embedder, multilingual_installed
+
+    if not multilingual_installed():
+        return [{} for _ in pairs]
+    texts = [ml_pairs(p.old, p.new, o) for p, o in zip(pairs, owners)]
+    keys = list(texts[0]) if texts else []
+    flat = [t for pair in texts for k in keys for t in pair[k]]
+    vectors = get_embedder(ML_MODEL, None).embed(flat).reshape(len(pairs), len(keys), 2, -1)
+    return [{k: float(vectors[i, j, 0] @ vectors[i, j, 1]) for j, k in enumerate(keys)} for i in range(len(pairs))]
+
+
+def feature_rows(pairs: Sequence[Pair]) -> list[dict[str, float]]:
+    """Every feature of each pair (both models' cosines where the multilingual one is installed)."""
+    return [pair_features(p.old, p.new, owner_of(p, n), c).values for n, (p, c) in enumerate(zip(pairs, cosines(pairs, MODEL)))]
+
+
+def matrix(rows: Sequence[dict[str, float]], features: Sequence[str]) -> np.ndarray:
+    return np.array([[f[name] for name in features] for f in rows], dtype=float)
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 3000, rate: float = 0.3) -> np.ndarray:
@@ -112,16 +133,31 @@ def thresholds(y: np.ndarray, prob: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def write(w: np.ndarray, pairs: int) -> None:
-    lines = [f'"""The write decision\'s pair model (written by `python bench/decision_fit.py --write` from {pairs} '
-             'dev pairs;\ndo not edit by hand). Per label: feature names, a weight each, then the intercept. '
-             'See policy/pairs.py.\n"""', "",
-             "FIT: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {"]
+def _fit_lines(name: str, w: np.ndarray, features: Sequence[str]) -> list[str]:
+    lines = [f"{name}: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {{"]
     for k, label in enumerate(LABELS):
         weights = tuple(round(float(v), 4) for v in w[:, k])
-        lines.append(f"    {label!r}: ({FEATURES!r}, {weights!r}),")
-    lines += ["}", f"MODEL = {MODEL!r}  # the embedding model whose cosines the fit reads", ""]
+        lines.append(f"    {label!r}: ({tuple(features)!r}, {weights!r}),")
+    return [*lines, "}"]
+
+
+def write(fits: dict[str, tuple[np.ndarray, Sequence[str]]], pairs: int) -> None:
+    lines = [f'"""The write decision\'s pair model (written by `python bench/decision_fit.py --write` from {pairs} '
+             'dev pairs;\ndo not edit by hand). Per label: feature names, a weight each, then the intercept. '
+             'FIT reads the write\nmodel\'s cosines, FIT_ML also the multilingual model\'s (when installed). See policy/pairs.py.\n"""', ""]
+    for name, (w, features) in fits.items():
+        lines += _fit_lines(name, w, features)
+    lines += [f"MODEL = {MODEL!r}  # the embedding model whose cosines the fit reads",
+              f"ML_MODEL = {ML_MODEL!r}  # the second model FIT_ML also reads", ""]
     OUT.write_text("\n".join(lines), encoding="utf-8")
+
+
+def cross_validated(pairs: Sequence[Pair], x: np.ndarray, y: np.ndarray, folds: int, l2: float) -> np.ndarray:
+    prob = np.zeros((len(y), len(LABELS)))
+    fold = np.array([fold_of(p, folds) for p in pairs])
+    for k in range(folds):
+        prob[fold == k] = probabilities(fit(x[fold != k], y[fold != k], l2), x[fold == k])
+    return prob
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,18 +168,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     pairs = gather("dev", LOCOMO, [])
-    x, y = matrix(pairs)
-    prob = np.zeros((len(y), len(LABELS)))
-    folds = np.array([fold_of(p, args.folds) for p in pairs])
-    for k in range(args.folds):
-        prob[folds == k] = probabilities(fit(x[folds != k], y[folds != k], args.l2), x[folds == k])
-    print(f"dev, {args.folds}-fold cross-validated ({len(pairs)} pairs), the model alone: {figures(y, prob.argmax(axis=1))}")
-    for lang in ("en", "zh"):
-        mask = np.array([p.lang == lang for p in pairs])
-        print(f"  {lang}: {figures(y[mask], prob[mask].argmax(axis=1))}")
-    print(thresholds(y, prob))
+    rows = feature_rows(pairs)
+    y = np.array([LABELS.index(p.label) for p in pairs])
+    fits = {}
+    for name, features in (("FIT", FEATURES), ("FIT_ML", ML_FEATURES)):
+        if any(f not in rows[0] for f in features):
+            print(f"{name}: skipped (the multilingual model is not installed)")
+            continue
+        x = matrix(rows, features)
+        prob = cross_validated(pairs, x, y, args.folds, args.l2)
+        print(f"{name}: dev, {args.folds}-fold cross-validated ({len(pairs)} pairs), the model alone: "
+              f"{figures(y, prob.argmax(axis=1))}")
+        for lang in ("en", "zh"):
+            mask = np.array([p.lang == lang for p in pairs])
+            print(f"  {lang}: {figures(y[mask], prob[mask].argmax(axis=1))}")
+        print(thresholds(y, prob))
+        fits[name] = (fit(x, y, args.l2), features)
     if args.write:
-        write(fit(x, y, args.l2), len(pairs))
+        if len(fits) < 2:
+            parser.error("--write needs both fits: install the multilingual extra")
+        write(fits, len(pairs))
         print(f"wrote {OUT}")
     return 0
 

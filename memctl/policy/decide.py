@@ -321,6 +321,7 @@ class Neighbor(BaseModel):
     created: datetime | None = None
     confidence: float = 1.0
     frame_cosine: float | None = None  # cosine of the two frames, values masked (policy/pairs.py); None: not read
+    ml_cosines: dict[str, float] | None = None  # the multilingual model's cosines of pairs.ml_pairs; None: not read
 
 
 class Decision(BaseModel):
@@ -411,7 +412,7 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
     """When no rule decides: the fitted pair model's reading of the neighbours whose frames were
     compared (a repeat in other words is a NOOP of the closest one; a change is linked as a possible
     conflict, never superseded on the model's word alone)."""
-    readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine))
+    readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine, n.ml_cosines))
                 for n in ordered if n.frame_cosine is not None and n.type == candidate.type and not n.key]
     repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts), None)
     if repeat is not None and not candidate.key:

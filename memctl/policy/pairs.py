@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from memctl.core.text import CJK_RANGES
-from memctl.policy.decision_fit import FIT, MODEL
+from memctl.policy.decision_fit import FIT, FIT_ML, ML_MODEL, MODEL
 from memctl.policy.distinct import Values, distinct_reason, flips_polarity, values_of
 from memctl.policy.facts import IDENTIFIER, announces_change, relations
-from memctl.policy.statement import SLOT_SHARE, Statement, owner_free, qualifier_differs, read_statement
+from memctl.policy.statement import SLOT_SHARE, Statement, content_words, owner_free, qualifier_differs, read_statement
+from memctl.policy.triple import read_triple
 from memctl.policy.when import absolute_dates
 
 LABELS = ("change", "distinct", "duplicate")
@@ -112,8 +113,36 @@ def pair_features(old: str, new: str, owner: str | None, cosines: Mapping[str, f
         "qualifier_differs": float(bool(shared) and qualifier_differs(a, b, set(shared))),
         **_value_features(a.values, b.values),
         **_frame_features(old, new, owner, a, b),
+        **_triple_features(old, new, owner),
+        **{k: float(v) for k, v in cosines.items() if k.startswith("ml_")},
     }
     return PairFeatures(out)
+
+
+def _words(text: str) -> set[str]:
+    return set(content_words(text)) | set(_CJK.findall(text))
+
+
+def _triple_features(old: str, new: str, owner: str | None) -> dict[str, float]:
+    """How the attributes (values masked) and the values of the two statements compare word by word
+    (policy/triple.py): one attribute with another value is a change, another attribute another fact."""
+    a, b = read_triple(old, owner), read_triple(new, owner)
+    attr_a, attr_b = _words(frame(a.attribute, owner)), _words(frame(b.attribute, owner))
+    value_a, value_b = _words(a.value), _words(b.value)
+    return {"attr_words": _jaccard(attr_a, attr_b) if attr_a | attr_b else 1.0,
+            "value_words": _jaccard(value_a, value_b) if value_a | value_b else 1.0,
+            "attr_equal": float(attr_a == attr_b and bool(attr_a)),
+            "both_read": float(a.attribute != a.value and b.attribute != b.value),
+            "attr_differs": len(attr_a ^ attr_b) / max(len(attr_a | attr_b), 1),
+            "value_overlap": float(bool(value_a & value_b))}
+
+
+def ml_pairs(old: str, new: str, owner: str | None) -> dict[str, tuple[str, str]]:
+    """The text pairs whose multilingual cosines the second fit reads: the statements, their frames,
+    their attributes (values masked) and their values."""
+    a, b = read_triple(old, owner), read_triple(new, owner)
+    return {"ml_cos": (old, new), "ml_frame": (frame(old, owner), frame(new, owner)),
+            "ml_attr": (frame(a.attribute, owner), frame(b.attribute, owner)), "ml_value": (a.value, b.value)}
 
 
 def _frame_features(old: str, new: str, owner: str | None, a: Statement, b: Statement) -> dict[str, float]:
@@ -135,9 +164,17 @@ def fitted_for(model: str) -> bool:
     return model == MODEL
 
 
-def probabilities(features: PairFeatures, fit: Fit = FIT) -> dict[str, float] | None:
+def multilingual_fit_for(identity: str) -> bool:
+    """Whether the second fit reads the cosines of the model of this identity ("multilingual-e5-small-q4@...")."""
+    return identity.startswith(ML_MODEL)
+
+
+def probabilities(features: PairFeatures, fit: Fit | None = None) -> dict[str, float] | None:
     """P(change), P(distinct), P(duplicate) by the fitted multinomial logistic model (`fit`: per label,
-    feature names and a weight each then the intercept); None when the fit needs a feature not given."""
+    feature names and a weight each then the intercept; by default the multilingual fit when its
+    cosines were given, else the write model's); None when the fit needs a feature not given."""
+    if fit is None:
+        fit = FIT_ML if "ml_cos" in features.values else FIT
     scores = {}
     for label in LABELS:
         names, weights = fit[label]
@@ -150,11 +187,13 @@ def probabilities(features: PairFeatures, fit: Fit = FIT) -> dict[str, float] | 
     return {k: v / total for k, v in exp.items()}
 
 
-def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: float) -> str | None:
-    """"duplicate" or "change" when the fitted model reads the pair so above its floor, else None. A
-    duplicate must name no value the other contradicts (policy/distinct.py: never merge two facts);
-    a change must be about the same people and things (no other identifier or relation)."""
-    prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine}))
+def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: float,
+            more: Mapping[str, float] | None = None) -> str | None:
+    """"duplicate" or "change" when the fitted model reads the pair so above its floor, else None
+    (`more`: the multilingual cosines of `ml_pairs`, when that model was asked). A duplicate must
+    name no value the other contradicts (policy/distinct.py: never merge two facts); a change must
+    be about the same people and things (no other identifier or relation)."""
+    prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine, **(more or {})}))
     if prob is None:
         return None
     if prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None:

@@ -69,6 +69,11 @@ def _content(text: str) -> list[str]:
     return english + pairs
 
 
+def content_words(text: str) -> list[str]:
+    """The content words of a text (English stems, Chinese character pairs), grammar words left out."""
+    return _content(text)
+
+
 def read_statement(text: str, owner: str | None = None) -> Statement:
     """Subject, slot and values of one statement (the owner's name read as the first person)."""
     plain = owner_free(text, owner)

@@ -76,6 +76,10 @@ class TwoModelSearch:
         """The primary model's (the write path's model)."""
         return self.primary.text_similarities(pairs)
 
+    def second_text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
+        """The second model's identity and cosines of each pair of texts (both embedded as documents)."""
+        return self.second.text_similarities(pairs)
+
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Pairwise cosines of the primary model."""
         return self.primary.pair_similarities(ids, threshold, sync)

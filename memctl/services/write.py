@@ -29,12 +29,12 @@ from memctl.policy.gate import (
     refusal,
     resolve_thresholds,
 )
-from memctl.policy.pairs import fitted_for, frame
+from memctl.policy.pairs import fitted_for, frame, ml_pairs, multilingual_fit_for
 from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Memories, ReadsAndWrites, SearchIndex, WriteStore
+from memctl.store.repository import Memories, ReadsAndWrites, SearchIndex, SecondModel, WriteStore
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -394,8 +394,23 @@ class WriteService:
         owner = candidate.user
         _, cosines = self.search.text_similarities([(frame(n.text, owner), frame(candidate.body, owner)) for n in framed])
         by_id = {n.id: c for n, c in zip(framed, cosines)}
-        return [n.model_copy(update={"frame_cosine": by_id[n.id]}) if n.id in by_id else n
+        more = self._ml_cosines(candidate, framed)
+        return [n.model_copy(update={"frame_cosine": by_id[n.id], "ml_cosines": more.get(n.id)}) if n.id in by_id else n
                 for n in pool if n.id in known or n.id in by_id]
+
+    def _ml_cosines(self, candidate: Memory, framed: list[Neighbor]) -> dict[str, dict[str, float]]:
+        """Per framed neighbour, the multilingual model's cosines of `ml_pairs` (statements, frames,
+        attributes, values), when the search fuses that model (the pair model's second fit reads them)."""
+        if not framed or not isinstance(self.search, SecondModel):
+            return {}
+        asked = [(n.id, key, pair) for n in framed for key, pair in ml_pairs(n.text, candidate.body, candidate.user).items()]
+        identity, cosines = self.search.second_text_similarities([pair for _, _, pair in asked])
+        if not multilingual_fit_for(identity):
+            return {}
+        out: dict[str, dict[str, float]] = {}
+        for (nid, key, _), cos in zip(asked, cosines):
+            out.setdefault(nid, {})[key] = cos
+        return out
 
     def _neighbors(self, candidate: Memory, group: list[Memory], related: float) -> list[Neighbor]:
         """Stored memories similar to the candidate (cosine >= related), sharing its key, or stating the

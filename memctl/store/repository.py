@@ -376,6 +376,15 @@ class Pingable(Protocol):
     def ping(self) -> None: ...
 
 
+@runtime_checkable
+class SecondModel(Protocol):
+    """A search that fuses a second model beside the write model (search/fused.TwoModelSearch):
+    `second_text_similarities` is `text_similarities` by that model (the write decision's pair model
+    reads it when it is the multilingual one)."""
+
+    def second_text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]: ...
+
+
 class SearchIndex(Protocol):
     """Keyword and semantic search over a repository's memories (search/engine.Engine for files;
     a database searches in SQL). Results are (id, raw score) pairs, best first."""
