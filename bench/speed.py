@@ -1,6 +1,6 @@
 """Speed benchmark: index build, incremental sync, recall latency (warm and fresh process), peak memory.
 
-Usage: python bench/speed.py [--sizes 1000,10000] [--json] [--warm-queries 50] [--fresh-runs 15]
+Usage: python bench/speed.py [--sizes 1000,10000] [--json] [--warm-queries 50] [--fresh-runs 15] [--served DIR]
 
 For each size, a synthetic memory directory is generated (template sentences with varied vocabulary,
 20 users, every default type; files written directly with `serialise_memory` for speed), then:
@@ -11,7 +11,9 @@ For each size, a synthetic memory directory is generated (template sentences wit
 - fresh: `python -m memctl -d DIR recall Q --mode M --json` as a new process, p50/p95 wall time;
 - served: with `memctl serve` running for the directory, the server's own search (`GET
   /api/memory/USER/search?q=Q` on a kept-alive connection) and a fresh `memctl recall Q --json`
-  process forwarded to it, p50/p95;
+  process forwarded to it, p50/p95; then, interleaved query by query, `rg -l -i WORD DIR` (the
+  query's longest word) and a plain `memctl -d DIR recall Q --json` forwarded to it: p50s, their
+  ratio (target forwarded <= 2x rg) and CPU ms; `--served DIR` measures only this on a built directory;
 - peak memory: ru_maxrss of the fresh processes and of this (warm) process;
 - writers: 8 processes at once, each running `memctl add` commands one after another (bench/writers.py),
   forwarded to `memctl serve` (--writer-adds each) and with no server (a fifth as many): adds/s, the
@@ -39,7 +41,7 @@ from typing import Any, Callable, Sequence
 
 TARGETS = {"fresh_keyword_p50_s": 0.3, "fresh_hybrid_p50_s": 1.0, "warm_hybrid_p50_ms": 30.0,
            "incremental_sync_s": 0.5, "server_search_p50_ms": 20.0, "forwarded_recall_p50_ms": 100.0,
-           "adds_per_s_8_processes": 20.0}
+           "adds_per_s_8_processes": 20.0, "forwarded_vs_rg": 2.0}
 WRITERS = 8  # processes adding at once (issue 27: >= 20 adds/s from 8 processes)
 USERS = [f"user{i:02d}" for i in range(20)]
 WORDS = {
@@ -280,11 +282,59 @@ def served_latency(root: Path, searches: list[str], recalls: list[str]) -> tuple
         server = [timed(lambda q=q, i=i: search(q, USERS[i % len(USERS)])) for i, q in enumerate(searches)]
         conn.close()
         runs = [run_fresh(["-d", str(root), "recall", q, "--json"]) for q in recalls]
+        beside = rg_beside_forwarded(root, recalls)
     finally:
         stop_server(proc)
     out = {"server_search_ms": percentiles(server, 1000.0),
-           "forwarded_recall_ms": percentiles([t for t, _ in runs], 1000.0)}
+           "forwarded_recall_ms": percentiles([t for t, _ in runs], 1000.0), "rg_beside": beside}
     return out, round(max(m for _, m in runs), 1)
+
+
+def query_word(text: str) -> str:
+    """The query's longest word: what a person would hand `rg -l -i`."""
+    return max(re.findall(r"[A-Za-z]+", text) or ["memory"], key=len)
+
+
+def rg_beside_forwarded(root: Path, recalls: list[str]) -> dict[str, Any]:
+    """`rg -l -i WORD ROOT` and a plain `memctl -d ROOT recall Q --json` forwarded to the running
+    server, interleaved query by query (the same minutes, the same folder): p50/p95 ms of each,
+    the ratio of the p50s (issue 27's target: forwarded <= 2x rg), and the CPU ms of each (children)."""
+    import shutil
+
+    rg = shutil.which("rg")
+    if rg is None:
+        return {"rg": None, "note": "rg (ripgrep) is not installed: apt-get install ripgrep"}
+    walls: dict[str, list[float]] = {"rg": [], "forwarded": []}
+    cpus: dict[str, list[float]] = {"rg": [], "forwarded": []}
+    for q in recalls:
+        for name, argv in (("rg", [rg, "-l", "-i", query_word(q), str(root)]),
+                           ("forwarded", [sys.executable, "-m", "memctl", "-d", str(root), "recall", q, "--json"])):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=name == "forwarded")
+            walls[name].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    out: dict[str, Any] = {name: percentiles(values, 1000.0) for name, values in walls.items()}
+    out["cpu_ms"] = {name: round(statistics.median(values) * 1000, 1) for name, values in cpus.items()}
+    out["ratio"] = round(out["forwarded"]["p50"] / out["rg"]["p50"], 2) if out["rg"]["p50"] else None
+    out["load_average"] = _load()
+    return out
+
+
+def served_only(root: Path, runs: int) -> dict[str, Any]:
+    """`--served DIR`: forwarded recall beside rg on an existing, already built directory (what a
+    full run measures last, without building a new one), with the load average."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from serve import start_server, stop_server
+
+    recalls = queries(runs, seed=19)
+    proc, _ = start_server(root)
+    try:
+        run_fresh(["-d", str(root), "recall", recalls[0], "--json"])  # the server's first answer warms it
+        return {"root": str(root), "load_before": _load(), **rg_beside_forwarded(root, recalls)}
+    finally:
+        stop_server(proc)
 
 
 def writer_rates(root: Path, adds: int) -> dict[str, Any]:
@@ -344,6 +394,7 @@ def check_targets(result: dict[str, Any]) -> dict[str, bool]:
             "incremental_sync_s": result["incremental_sync_s"]["total"] <= TARGETS["incremental_sync_s"],
             "server_search_p50_ms": result["server_search_ms"]["p50"] <= TARGETS["server_search_p50_ms"],
             "forwarded_recall_p50_ms": result["forwarded_recall_ms"]["p50"] <= TARGETS["forwarded_recall_p50_ms"],
+            "forwarded_vs_rg": (result["rg_beside"].get("ratio") or float("inf")) <= TARGETS["forwarded_vs_rg"],
             "adds_per_s_8_processes": result["writers"].get("served", {}).get("adds_per_s", 0.0)
             >= TARGETS["adds_per_s_8_processes"]}
 
@@ -369,6 +420,13 @@ def _writers(r: dict[str, Any], mode: str) -> str:
     failed = f", {w['failed']} failed" if w["failed"] else ""
     mark = (" ok" if w["adds_per_s"] >= TARGETS["adds_per_s_8_processes"] else " MISSED") if mode == "served" else ""
     return f"{w['adds_per_s']:.1f} ({w['cpu_s_per_add']:.3f}; {w['load_average'][0]:.1f}){failed}{mark}"
+
+
+def _beside(b: dict[str, Any]) -> str:
+    if b.get("rg") is None:
+        return b.get("note", "-")
+    return f"{b['rg']['p50']:.0f} / {b['forwarded']['p50']:.0f}, {b['ratio']:.2f}x (CPU {b['cpu_ms']['rg']:.0f} / " \
+           f"{b['cpu_ms']['forwarded']:.0f} ms; load {b['load_average'][0]:.1f})"
 
 
 def _mark(r: dict[str, Any], key: str, text: str) -> str:
@@ -398,6 +456,8 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
      lambda r: _mark(r, "server_search_p50_ms", "{p50:.1f} / {p95:.1f}".format(**r["server_search_ms"]))),
     ("forwarded CLI recall p50 / p95 (ms)",
      lambda r: _mark(r, "forwarded_recall_p50_ms", "{p50:.0f} / {p95:.0f}".format(**r["forwarded_recall_ms"]))),
+    ("beside: `rg -l -i WORD` / forwarded `memctl recall` p50 (ms), ratio (target <= 2x)",
+     lambda r: _mark(r, "forwarded_vs_rg", _beside(r["rg_beside"]))),
     (f"adds/s from {WRITERS} processes of `memctl add`, served (CPU s an add; load)",
      lambda r: _writers(r, "served")),
     (f"adds/s from {WRITERS} processes of `memctl add`, no server (CPU s an add; load)",
@@ -412,6 +472,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="memctl index build and recall speed on synthetic directories.")
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated memory counts")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--served", metavar="DIR", help="only forwarded recall beside `rg -l -i` on this built directory")
     parser.add_argument("--warm-queries", type=int, default=50, help="recalls timed in this process per mode")
     parser.add_argument("--fresh-runs", type=int, default=15, help="fresh `memctl recall` processes per mode")
     parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
@@ -434,6 +495,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure every size and print a table or JSON."""
     args = parse_args(argv)
+    if args.served:
+        sys.stdout.write(json.dumps(served_only(Path(args.served), args.fresh_runs)) + "\n")
+        return 0
     results = []
     for size in args.sizes:
         result = measure(size, args.warm_queries, args.fresh_runs, args.embedder, args.second_model, args.writer_adds)

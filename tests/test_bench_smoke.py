@@ -210,7 +210,7 @@ def test_speed_json_shape() -> None:
     out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1", "--writer-adds", "1")
     assert out["embedder"] == "hashing" and set(out["targets"]) == {
         "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s",
-        "server_search_p50_ms", "forwarded_recall_p50_ms", "adds_per_s_8_processes"}
+        "server_search_p50_ms", "forwarded_recall_p50_ms", "adds_per_s_8_processes", "forwarded_vs_rg"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
     assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
@@ -223,6 +223,8 @@ def test_speed_json_shape() -> None:
     for group in ("server_search_ms", "forwarded_recall_ms"):
         assert set(size[group]) == {"p50", "p95"} and size[group]["p50"] > 0
     assert set(size["peak_rss_mb"]) == {"fresh_keyword", "fresh_hybrid", "forwarded", "warm"}
+    beside = size["rg_beside"]  # rg side by side with forwarded recall, when ripgrep is installed
+    assert beside["rg"] is None or (beside["ratio"] > 0 and beside["forwarded"]["p50"] > 0 and len(beside["load_average"]) == 3)
     assert set(size["writers"]) == {"served", "cli"}
     assert all(w["processes"] == 8 and w["adds"] == 8 and w["failed"] == 0 and w["adds_per_s"] > 0
                and w["cpu_s_per_add"] > 0 for w in size["writers"].values())
