@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from memctl.errors import MemctlError
 
 if TYPE_CHECKING:
-    from memctl.services.write import WriteResult, WriteService
+    from memctl.services.write import AddRequest, WriteResult, WriteService
 
 WINDOW = 0.004  # seconds a group stays open for more adds (a forwarded add takes ~50 ms to arrive)
 LIMIT = 64  # adds written in one group at most; later ones start the next
@@ -82,20 +82,48 @@ class GroupCommit:
 
 
 def write_group(group: Sequence[_Add]) -> None:
-    """Write a group of adds: texts embedded together first, then one write-lock hold, one by one."""
+    """Write a group of adds: on a folder through WriteService.add_many (texts embedded together,
+    then one write-lock hold), each run of one actor's adds in arrival order; on a database store an
+    add at a time (a failed statement would abort one shared transaction, and every member's write
+    with it), their texts embedded together first."""
     if not group:
         return
+    if callable(getattr(group[0].writer.repo, "in_transaction", None)):
+        _one_by_one(group)
+        return
+    start = 0
+    while start < len(group):
+        end = start + 1
+        while end < len(group) and group[end].writer is group[start].writer:
+            end += 1
+        run = group[start:end]
+        try:
+            outcomes: list[Any] = run[0].writer.add_many([_request(item) for item in run], batch=len(run))
+        except Exception:  # a request add_many cannot take (a bad field): each add alone says what it is
+            _one_by_one(run)
+            outcomes = [item.result or item.error for item in run]
+        for item, outcome in zip(run, outcomes):
+            item.result, item.error = (None, outcome) if isinstance(outcome, BaseException) else (outcome, None)
+        start = end
+
+
+def _request(item: _Add) -> "AddRequest":
+    from memctl.services.write import AddRequest
+
+    fields = dict(item.kwargs)
+    named = {k: fields.pop(k) for k in ("llm", "rate_session", "surface", "redact", "overrides", "trusted_source")
+             if k in fields}
+    return AddRequest(text=item.text, fields=fields, **{k: v for k, v in named.items() if v is not None})
+
+
+def _one_by_one(group: Sequence[_Add]) -> None:
     writer = group[0].writer
     prime = getattr(writer.search, "prime", None)
     if prime is not None:
         with contextlib.suppress(MemctlError):  # each add embeds for itself, and reports a failure as its own
             prime([item.text.strip() for item in group])
-    # A lock that is a database transaction is held per add: a failed statement would abort the
-    # transaction, and with it every other member's write.
-    one_hold = not callable(getattr(writer.repo, "in_transaction", None))
-    with writer.repo.locked() if one_hold else contextlib.nullcontext():
-        for item in group:
-            try:
-                item.result = item.writer.add(item.text, **item.kwargs)
-            except Exception as exc:  # its own error (a refusal, a bad field): not the group's
-                item.error = exc
+    for item in group:
+        try:
+            item.result = item.writer.add(item.text, **item.kwargs)
+        except Exception as exc:  # its own error (a refusal, a bad field): not the group's
+            item.error = exc
