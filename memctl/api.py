@@ -714,11 +714,13 @@ class MemoryStore:
             if not self._may_write_owner(owner):
                 raise Forbidden(f"{self.actor} may not write {owner}/MEMORY.md")
 
-    def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
-        """Rebuild every cache (catalog, keyword index, vectors) from the memories."""
+    def reindex(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None,
+                full: bool = False) -> dict[str, Any]:
+        """Rebuild every cache (catalog, keyword index, vectors) from the memories; a second model's
+        vectors are filled lazily (recall fuses it once they cover every memory) unless `full`."""
         from memctl.services.maintenance import reindex
 
-        return reindex(self.repo, self.search, vectors, progress)
+        return reindex(self.repo, self.search, vectors, progress, full)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Check the stored memories; with fix, repair what needs no person: leftovers of interrupted

@@ -336,6 +336,46 @@ class Engine:
         if self._held and not self._deferred and self._vectors is not None:
             self._vectors.save()
         self._held = False
+    def vector_gap(self) -> int:
+        """How many memories of the snapshot lack this model's vector for their current content;
+        embeds nothing (what another process saved since is adopted) and never loads the model."""
+        with self._vec_lock:
+            return len(self._lacking(self.repo.snapshot()))
+
+    def _lacking(self, snapshot: "ContentState") -> list[str]:
+        """Ids of `snapshot` with no vector for their content here, after adopting the saved ones."""
+        wanted, _ = self._wanted(snapshot)
+        store = self.vectors
+        todo = store.missing(wanted)
+        if todo:
+            store.adopt({i: wanted[i] for i in todo})
+            todo = store.missing({i: wanted[i] for i in todo})
+        return sorted(todo)
+
+    def fill_vectors(self, limit: int) -> int:
+        """Embed up to `limit` of the memories that lack this model's vector (a lazily filled second
+        model), the model's work outside the lock; saved (or, warm, marked to save); returns how
+        many still lack one."""
+        with self._vec_lock:
+            snapshot = self.repo.snapshot()
+            wanted, rel_of = self._wanted(snapshot)
+            todo = self._lacking(snapshot)[:max(0, limit)]
+            texts = [vector_text(snapshot.memory(rel_of[i])) for i in todo]
+        if todo:
+            vectors = self.embedder.embed(texts)
+            with self._vec_lock:  # each vector is stored with the hash of the text it embeds
+                self.vectors.upsert(todo, [wanted[i] for i in todo], vectors)
+                self._vec_synced = None
+                self._keep_vectors()
+        return self.vector_gap()
+
+    def _keep_vectors(self) -> None:
+        """Save the vector matrix now, or (a warm engine) when the next save is due."""
+        if self._deferred:
+            self._unsaved.add("vectors")
+            self._save_due()
+        else:
+            self.vectors.save()
 
     def query_vector(self, query: str) -> "np.ndarray":
         """The query's vector; the last one is kept (hybrid recall and the write decision reuse it)."""

@@ -3,15 +3,27 @@
 The primary engine answers everything (keyword search, the write path's similarities, dedupe);
 the second engine only adds its cosine run to recall and keeps its own vector cache, so the
 write path's thresholds, which are the primary model's, never change meaning.
+
+The second model costs about five times the first per text, so its vectors are filled lazily: a
+build (`rebuild`, the first sync) embeds the primary model only; each recall embeds up to
+FILL_PER_COMMAND of the memories the second model lacks, a warm process (`memctl serve`) fills the
+rest in a background thread, `fill` (`memctl reindex --full`) all at once. Until the second model
+covers every memory, recall fuses nothing from it: its output is the primary model's alone, exactly
+what `second_model = "none"` gives, never a fusion over part of the memories.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Protocol, Sequence, Union
+import contextlib
+import os
+import threading
+from typing import Any, Callable, Collection, Protocol, Sequence, Union, runtime_checkable
 
 from memctl.store.repository import SearchIndex
 
 Run = list[tuple[str, float]]
+FILL_PER_COMMAND = 32  # second-model vectors a recall embeds while they are incomplete (~0.4 s of e5)
+FILL_CHUNK = 16  # a background fill's step: a recall waits at most one step for the engine's lock
 
 
 class ModelSearch(SearchIndex, Protocol):
@@ -23,6 +35,16 @@ class ModelSearch(SearchIndex, Protocol):
     def sync_vectors(self, progress: Callable[[int], None] | None = None) -> int: ...
 
 
+@runtime_checkable
+class FillsLazily(Protocol):
+    """A model's search whose vectors can be counted and filled a bounded amount at a time (the
+    folder's engine; a database's second model is synced as before)."""
+
+    def vector_gap(self) -> int: ...
+
+    def fill_vectors(self, limit: int) -> int: ...
+
+
 class TwoModelSearch:
     """The SearchIndex of a directory whose recall fuses two embedding models."""
 
@@ -32,6 +54,8 @@ class TwoModelSearch:
         self.second = second
         # False: recall uses the second model's cosines alone; a callable decides per query (by its language)
         self.recall_primary = recall_primary
+        self._filler: threading.Thread | None = None
+        self._stop = threading.Event()
 
     def uses_primary(self, query: str) -> bool:
         """Whether recall fuses the primary model's cosines for `query`."""
@@ -60,9 +84,22 @@ class TwoModelSearch:
         return self.primary.semantic_search(query, limit, allowed)
 
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, Run]]:
-        """(identity, cosine run) of both models, the primary first (or the second alone)."""
+        """(identity, cosine run) of both models, the primary first (or the second alone); the
+        primary's alone while the second does not cover every memory."""
+        if not self.second_ready():
+            return self.primary.semantic_runs(query, limit, allowed)
         second = self.second.semantic_runs(query, limit, allowed)
         return self.primary.semantic_runs(query, limit, allowed) + second if self.uses_primary(query) else second
+
+    def second_ready(self) -> bool:
+        """Whether the second model covers every memory, after embedding up to FILL_PER_COMMAND of
+        those it lacks (none while a background fill runs: a recall never waits for it)."""
+        if not isinstance(self.second, FillsLazily):
+            return True  # synced in full by its own semantic search, as before
+        if self._filler is not None and self._filler.is_alive():
+            return False
+        gap = self.second.vector_gap()
+        return gap == 0 or self.second.fill_vectors(FILL_PER_COMMAND) == 0
 
     def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> tuple[Run, list[tuple[str, Run]]]:
         """The primary's keyword hits, then both models' runs."""
@@ -85,23 +122,55 @@ class TwoModelSearch:
         return self.primary.pair_similarities(ids, threshold, sync)
 
     def rebuild(self, vectors: bool = True, progress: Callable[[str, int], None] | None = None) -> int:
-        """Rebuild the primary's caches, then the second model's vectors; returns how many were embedded."""
+        """Rebuild the primary's caches (the second model's vectors are filled lazily: `fill`);
+        returns how many were embedded."""
         embedded = self.primary.rebuild(vectors, progress)
-        if vectors:
+        if vectors and not isinstance(self.second, FillsLazily):
             tick = progress or (lambda stage, n: None)
             embedded += self.second.sync_vectors(progress=lambda n: tick("vectors (second model)", n))
         return embedded
 
+    def pending(self) -> int:
+        """Memories the second model has no vector for yet (0 when it is synced in full as it goes)."""
+        return self.second.vector_gap() if isinstance(self.second, FillsLazily) else 0
+
+    def fill(self, progress: Callable[[str, int], None] | None = None) -> int:
+        """Embed every memory the second model lacks now (`memctl reindex --full`); returns how many."""
+        tick = progress or (lambda stage, n: None)
+        return self.second.sync_vectors(progress=lambda n: tick("vectors (second model)", n))
+
     def warm_up(self) -> None:
-        """Load both models and bring every cache up to date."""
+        """Load both models and bring the primary's caches up to date; the second model's missing
+        vectors are filled by a background thread (recall fuses it once they are complete)."""
         self.primary.warm_up()
         load = getattr(self.second.embedder, "load", None)
         if load is not None:
             load()
-        self.second.sync_vectors()
         getattr(self.second, "defer_saves", lambda: None)()
+        if isinstance(self.second, FillsLazily) and self.second.vector_gap():
+            self._stop.clear()
+            self._filler = threading.Thread(target=self._fill_in_background, name="memctl-fill-second", daemon=True)
+            self._filler.start()
+        else:
+            self.second.sync_vectors()
+
+    def _fill_in_background(self) -> None:
+        """Fill the second model's vectors FILL_CHUNK at a time, at a lower priority than requests."""
+        assert isinstance(self.second, FillsLazily)
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread only (Linux)
+        try:
+            while not self._stop.is_set() and self.second.fill_vectors(FILL_CHUNK):
+                pass
+        except Exception:  # a cache: recall keeps the primary alone, the next process retries
+            import logging
+
+            logging.getLogger(__name__).warning("filling the second model's vectors failed", exc_info=True)
 
     def flush(self) -> None:
-        """Write what either model's engine has not saved yet."""
+        """Stop a background fill, then write what either model's engine has not saved yet."""
+        self._stop.set()
+        if self._filler is not None:
+            self._filler.join(timeout=60)
         for engine in (self.primary, self.second):
             getattr(engine, "flush", lambda: None)()

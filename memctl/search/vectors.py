@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 MATRIX_FILE = "vectors.npy"
 META_FILE = "meta.json"
 FORMAT_VERSION = 1
+NPY_HEADER_MAX = 65536  # an .npy header is padded to 64 bytes; numpy refuses one over 10,000 on load
 
 
 class VectorStore:
@@ -106,6 +107,7 @@ class VectorStore:
         ids, hashes = meta["ids"], meta["hashes"]
         if not isinstance(ids, list) or not isinstance(hashes, list):
             raise ValueError("ids and hashes must be lists")
+        _check_size(self.path / MATRIX_FILE, len(ids), self.dim)
         matrix = np.load(self.path / MATRIX_FILE, allow_pickle=False)
         _check_matrix(matrix, meta, len(ids), self.dim)
         if len(hashes) != len(ids) or len(set(ids)) != len(ids):
@@ -224,6 +226,14 @@ class VectorStore:
 def _crc(matrix: np.ndarray) -> int:
     """crc32 of a contiguous matrix's bytes, without copying them."""
     return zlib.crc32(memoryview(cast(Any, np.ascontiguousarray(matrix).reshape(-1).view(np.uint8))))
+
+
+def _check_size(path: Path, n_ids: int, dim: int) -> None:
+    """Raise ValueError unless the matrix file is about the size meta.json's ids need (a cache is
+    untrusted: a planted file never makes a reader allocate more than the rows it claims)."""
+    size = path.stat().st_size
+    if size > n_ids * dim * 4 + NPY_HEADER_MAX:
+        raise ValueError(f"matrix file of {size} bytes is larger than {n_ids} rows of {dim} floats")
 
 
 def _check_matrix(matrix: np.ndarray, meta: Mapping[str, Any], n_ids: int, dim: int) -> None:

@@ -9,21 +9,26 @@ from typing import Any, Callable
 
 from memctl import clock
 from memctl.store.filters import MemoryFilter
-from memctl.store.repository import ReadsAndHealth, Repository, SearchIndex
+from memctl.store.repository import FillsLater, ReadsAndHealth, Repository, SearchIndex
 
 Progress = Callable[[str, int], None]
 
 
 def reindex(repo: Repository, search: SearchIndex, vectors: bool = True,
-            progress: Progress | None = None) -> dict[str, Any]:
-    """Drop every cache and rebuild it (the catalog, the keyword index, the vectors)."""
+            progress: Progress | None = None, full: bool = False) -> dict[str, Any]:
+    """Drop every cache and rebuild it (the catalog, the keyword index, the vectors). A second
+    model's vectors are left to fill lazily (search/fused.py) unless `full`; `pending` counts them."""
     start = time.perf_counter()
     with repo.locked():
         repo.drop_caches()
         memories = len(repo.all_memories())
         embedded = search.rebuild(vectors=vectors, progress=progress)
+    filler = search if isinstance(search, FillsLater) else None
+    if filler is not None and vectors and full:
+        embedded += filler.fill(progress)
     problems, _ = repo.problems()
     return {"memories": memories, "embedded": embedded, "broken": sum(p["kind"] == "broken" for p in problems),
+            "pending": filler.pending() if filler is not None else 0,
             "seconds": round(time.perf_counter() - start, 3)}
 
 

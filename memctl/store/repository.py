@@ -362,6 +362,16 @@ class Watchable(Protocol):
 
 
 @runtime_checkable
+class FillsLater(Protocol):
+    """A search some of whose vectors are filled after the build (a second model's, lazily):
+    `pending` counts the memories still waiting, `fill` embeds them now."""
+
+    def pending(self) -> int: ...
+
+    def fill(self, progress: Callable[[str, int], None] | None = None) -> int: ...
+
+
+@runtime_checkable
 class Flushable(Protocol):
     """A part that saves some caches only now and then while warm (a server's folder and engine):
     `flush` writes them now."""

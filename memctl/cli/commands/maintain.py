@@ -98,15 +98,25 @@ def index(
 
 
 def reindex(json_: Json = False,
-            keyword_only: Annotated[bool, typer.Option("--keyword-only", help="Skip the vectors.")] = False) -> None:
+            keyword_only: Annotated[bool, typer.Option("--keyword-only", help="Skip the vectors.")] = False,
+            full: Annotated[bool, typer.Option("--full", help="Embed with the second model now too "
+                                               "(otherwise its vectors are filled lazily).")] = False) -> None:
     """Rebuild every cache (catalog, keyword index, vectors) from the files."""
 
     def action() -> dict:
         with _Progress(not json_ and output.is_terminal()) as tick:
-            return open_store().reindex(vectors=not keyword_only, progress=tick)
+            return open_store().reindex(vectors=not keyword_only, progress=tick, full=full)
 
-    run("reindex", json_, action, lambda d: output.message(
-        f"reindexed {d['memories']} memories ({d['embedded']} embedded) in {d['seconds']:.1f} s"))
+    run("reindex", json_, action, lambda d: output.message(_reindexed(d)))
+
+
+def _reindexed(d: dict) -> str:
+    """What `reindex` says: counts, and the second model's vectors still to fill."""
+    text = f"reindexed {d['memories']} memories ({d['embedded']} embedded) in {d['seconds']:.1f} s"
+    if d.get("pending"):
+        text += (f"; the second model's vectors of {d['pending']} are filled lazily (recall fuses it once they "
+                 "are complete; `memctl serve` fills them in the background, `reindex --full` now)")
+    return text
 
 
 class _Progress:
