@@ -216,6 +216,7 @@ def test_speed_json_shape() -> None:
     assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
     assert size["build_cpu_s"]["total"] > 0 and len(size["load_average"]) == 3
     assert size["single_model_build"] is None  # the hashing embedder has no second model to compare
+    assert size["second_model_fill"] is None and len(size["load_average_after_fill"]) == 3
     assert set(size["incremental_sync_s"]) == {"catalog", "keyword", "vectors", "total"}
     for group in ("warm_ms", "fresh_s"):
         assert set(size[group]) == {"keyword", "hybrid"}
@@ -229,6 +230,11 @@ def test_speed_json_shape() -> None:
     assert all(w["processes"] == 8 and w["adds"] == 8 and w["failed"] == 0 and w["adds_per_s"] > 0
                and w["cpu_s_per_add"] > 0 for w in size["writers"].values())
     assert set(size["targets"]) == set(out["targets"])
+
+
+def test_speed_build_only_prints_the_build_figures() -> None:
+    (size,) = run_script("speed", "--sizes", "25", "--build-only")["sizes"]
+    assert size["build_cpu_s"]["total"] > 0 and "fresh_s" not in size and size["targets"] == {}
 
 
 def test_serve_load_loses_no_add() -> None:

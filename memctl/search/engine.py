@@ -336,6 +336,7 @@ class Engine:
         if self._held and not self._deferred and self._vectors is not None:
             self._vectors.save()
         self._held = False
+
     def vector_gap(self) -> int:
         """How many memories of the snapshot lack this model's vector for their current content;
         embeds nothing (what another process saved since is adopted) and never loads the model."""
