@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,12 @@ def memctl(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "memctl", *args], capture_output=True, text=True)
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (the import's own CPU time)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(lines: int, second: str) -> dict[str, Any]:
     """Time one `memctl import` of `lines` candidates into a new directory."""
     with tempfile.TemporaryDirectory(prefix="memctl-import-") as tmp:
@@ -48,12 +55,13 @@ def measure(lines: int, second: str) -> dict[str, Any]:
         config = root / "memctl.toml"
         config.write_text(config.read_text().replace('second_model = "auto"', f'second_model = "{second}"'))
         write_lines(source, lines)
-        before, start = os.getloadavg(), time.perf_counter()
+        before, start, cpu = os.getloadavg(), time.perf_counter(), _children_cpu()
         proc = memctl("-d", str(root), "import", str(source))
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
         outcomes = [line.split("\t")[1] for line in proc.stdout.splitlines() if line.count("\t") >= 2]
     return {"lines": lines, "second_model": second, "exit": proc.returncode, "wall_s": round(wall, 2),
-            "memories_per_s": round(lines / wall, 1), "added": outcomes.count("added"),
+            "memories_per_s": round(lines / wall, 1), "cpu_s": round(cpu, 2),
+            "cpu_ms_per_memory": round(1000 * cpu / lines, 1), "added": outcomes.count("added"),
             "load_average_before": [round(x, 2) for x in before],
             "load_average_after": [round(x, 2) for x in os.getloadavg()]}
 
