@@ -69,9 +69,15 @@ def _commands(cls: type) -> type:
     """Every public method of `cls` is one command of its repository: its reads share one snapshot
     of the folder (a slow machine never makes one recall walk 10,000 files again and again)."""
     for name, member in list(vars(cls).items()):
-        if not name.startswith("_") and inspect.isfunction(member):
+        if not name.startswith("_") and inspect.isfunction(member) and not getattr(member, "_setting", False):
             setattr(cls, name, _command(member))
     return cls
+
+
+def _setting(method: F) -> F:
+    """A method that only sets how the store works (no read, no write): not a command."""
+    cast(Any, method)._setting = True
+    return method
 
 
 def _command(method: F) -> F:
@@ -773,6 +779,7 @@ class MemoryStore:
                 with contextlib.suppress(OSError):  # caches: the next process rebuilds what is missing
                     part.flush()
 
+    @_setting
     def group_adds(self, lock: Any) -> None:
         """Write the adds of threads that take turns on `lock` (a server's requests) in groups: the
         adds arriving within a few milliseconds are embedded together and written under one lock
