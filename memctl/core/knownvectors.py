@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-KNOWN = 256  # texts whose vectors are kept
+KNOWN = 1024  # texts whose vectors are kept (1.5 MB at 384 dimensions)
 
 
 class KnownVectors:
@@ -44,6 +44,7 @@ class KnownVectors:
 
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         fresh = dict(zip(todo, embedder.embed(todo))) if todo else {}
+        self.remember(fresh)  # the write decision compares the same neighbours' texts add after add
         if not texts:
             return embedder.embed([])
         return np.stack([fresh[t] if t in fresh else self._vectors[t] for t in texts])
