@@ -94,7 +94,7 @@ WEAK = pytest.mark.xfail(reason="no shared word and no clear margin: held back (
                          strict=False)
 
 
-@pytest.mark.parametrize("topic", [t if t not in ("wife", "allergy") else pytest.param(t, marks=WEAK)
+@pytest.mark.parametrize("topic", [t if t != "wife" else pytest.param(t, marks=WEAK)
                                    for t in sorted(ZH_QUESTIONS)])
 def test_a_chinese_paraphrase_question_gets_its_memory_by_default(memdir: Path, topic: str) -> None:
     store = zh_store(memdir)
