@@ -44,7 +44,6 @@ class KnownVectors:
 
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         fresh = dict(zip(todo, embedder.embed(todo))) if todo else {}
-        self.remember(fresh)  # the write decision compares the same neighbours' texts add after add
         if not texts:
             return embedder.embed([])
         return np.stack([fresh[t] if t in fresh else self._vectors[t] for t in texts])

@@ -428,7 +428,8 @@ class Engine:
         """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
         from memctl.search.embedders import pair_cosines
 
-        with self._vec_lock:
+        with self._vec_lock:  # kept: the write decision compares the same neighbours' texts add after add
+            self._known.prime(self.embedder, [text for pair in pairs for text in pair])
             return pair_cosines(_Remembered(self.embedder, self._known), pairs)
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:

@@ -78,3 +78,22 @@ def test_primed_texts_are_embedded_once_in_one_batch(tmp_path: Path) -> None:
     finally:
         embedder.embed = real  # type: ignore[method-assign]
     assert calls == []  # neither the decisions' queries nor the syncs embedded a primed text again
+
+
+def test_texts_compared_again_are_not_embedded_again(tmp_path: Path) -> None:
+    """The write decision compares a candidate with the same neighbours' texts add after add: each
+    text is embedded once while it is kept."""
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    engine = store.search.primary if hasattr(store.search, "primary") else store.search
+    embedder = engine.embedder
+    real, asked = embedder.embed, []
+    embedder.embed = lambda texts: asked.extend(texts) or real(texts)  # type: ignore[method-assign]
+    try:
+        _, first = engine.text_similarities([("my phone is an iPhone 13", "I switched to a Pixel 8")])
+        _, again = engine.text_similarities([("my phone is an iPhone 13", "Carol is my manager"),
+                                             ("I switched to a Pixel 8", "my phone is an iPhone 13")])
+    finally:
+        embedder.embed = real  # type: ignore[method-assign]
+    assert asked == ["my phone is an iPhone 13", "I switched to a Pixel 8", "Carol is my manager"]
+    assert again[1] == pytest.approx(first[0])
