@@ -9,7 +9,8 @@ build (`rebuild`, the first sync) embeds the primary model only; each recall emb
 FILL_PER_COMMAND of the memories the second model lacks, a warm process (`memctl serve`) fills the
 rest in a background thread, `fill` (`memctl reindex --full`) all at once. Until the second model
 covers every memory, recall fuses nothing from it: its output is the primary model's alone, exactly
-what `second_model = "none"` gives, never a fusion over part of the memories.
+what `second_model = "none"` gives, never a fusion over part of the memories. A query recalled by the
+second model alone (a Chinese one beside the English-only shipped model) embeds everything it lacks first.
 """
 
 from __future__ import annotations
@@ -84,12 +85,14 @@ class TwoModelSearch:
         return self.primary.semantic_search(query, limit, allowed)
 
     def semantic_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, Run]]:
-        """(identity, cosine run) of both models, the primary first (or the second alone); the
-        primary's alone while the second does not cover every memory."""
+        """(identity, cosine run) of both models, the primary first; the primary's alone while the
+        second does not cover every memory. A query the second model answers alone (Chinese, beside
+        the English-only shipped model) waits for it instead: its search embeds what it lacks."""
+        if not self.uses_primary(query):
+            return self.second.semantic_runs(query, limit, allowed)
         if not self.second_ready():
             return self.primary.semantic_runs(query, limit, allowed)
-        second = self.second.semantic_runs(query, limit, allowed)
-        return self.primary.semantic_runs(query, limit, allowed) + second if self.uses_primary(query) else second
+        return self.primary.semantic_runs(query, limit, allowed) + self.second.semantic_runs(query, limit, allowed)
 
     def second_ready(self) -> bool:
         """Whether the second model covers every memory, after embedding up to FILL_PER_COMMAND of

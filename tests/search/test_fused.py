@@ -102,3 +102,15 @@ def test_a_cache_claiming_more_than_its_rows_loads_empty(lazy_dir: Path) -> None
         handle.write(b"\0" * (1 << 20))  # a planted matrix bigger than the ids it claims
     alone = _recalls(_store(lazy_dir, "none"))
     assert _recalls(_store(lazy_dir, fused_name())) == alone  # unreadable: nothing fused, the primary alone
+
+
+def test_a_chinese_query_is_not_answered_by_the_english_only_model_while_the_second_fills(lazy_dir: Path) -> None:
+    """Beside the shipped (English-only) model, a Chinese query is recalled by the multilingual model
+    alone: before the lazy fill has covered the store, it embeds what that model lacks, never falls
+    back to the shipped model's cosines."""
+    store = _store(lazy_dir, fused_name())
+    search: Any = store.search
+    assert search.pending() == MEMORIES
+    runs = search.semantic_runs("谁喜欢喝浓缩咖啡", 5, None)
+    assert len(runs) == 1 and runs[0][1] and search.pending() == 0  # the second model's run, over every memory
+    assert store.recall("谁喜欢喝浓缩咖啡", k=5, min_relevance=0.0, record_usage=False).hits
