@@ -403,10 +403,10 @@ class WriteService:
         attributes, values), when the search fuses that model (the pair model's second fit reads them)."""
         if not framed or not isinstance(self.search, SecondModel):
             return {}
+        if not multilingual_fit_for(self.search.second_text_similarities([])[0]):
+            return {}  # another second model: the fit does not read its cosines, so none are embedded
         asked = [(n.id, key, pair) for n in framed for key, pair in ml_pairs(n.text, candidate.body, candidate.user).items()]
-        identity, cosines = self.search.second_text_similarities([pair for _, _, pair in asked])
-        if not multilingual_fit_for(identity):
-            return {}
+        _, cosines = self.search.second_text_similarities([pair for _, _, pair in asked])
         out: dict[str, dict[str, float]] = {}
         for (nid, key, _), cos in zip(asked, cosines):
             out.setdefault(nid, {})[key] = cos
