@@ -292,25 +292,87 @@ for k in range(n):
     except Exception as exc:
         print("error", exc, file=sys.stderr)
 print("done", done, time.process_time() - cpu, flush=True)
+sys.stdin.readline()  # its database connections stay until the server's CPU has been read
 """
 
 
-def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0) -> dict[str, Any]:
+def add_throughput(root: Path, adders: int, adds: int, users: int, salt: int = 0,
+                   postmaster: int | None = None) -> dict[str, Any]:
+    """`adders` processes adding `adds` memories each at once: adds/s, the clients' CPU an add, the
+    machine's, and (`postmaster`: a local server's process) PostgreSQL's."""
     repo = str(Path(__file__).resolve().parent.parent)
     procs = [subprocess.Popen([sys.executable, "-c", ADDER, str(root), str(w), str(adds), repo, str(users), str(salt)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for w in range(adders)]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    start = time.perf_counter()
+    server = server_cpu(postmaster)
+    start, machine = time.perf_counter(), machine_cpu()
     for proc in procs:
         assert proc.stdin is not None
         proc.stdin.write("go\n")
         proc.stdin.flush()
-    ends = [proc.communicate(timeout=3600)[0].split()[-2:] for proc in procs]
-    seconds = time.perf_counter() - start
+    ends = [_done(proc) for proc in procs]
+    seconds, machine = time.perf_counter() - start, machine_cpu() - machine
+    server = {pid: cpu - server.get(pid, 0.0) for pid, cpu in server_cpu(postmaster).items()}
+    for proc in procs:
+        proc.communicate("quit\n", timeout=60)
     done, cpu = sum(int(n) for n, _ in ends), sum(float(c) for _, c in ends)
-    return {"processes": adders, "adds": done, "seconds": round(seconds, 2), "adds_per_s": round(done / seconds, 1),
-            "client_cpu_ms_per_add": round(cpu / max(done, 1) * 1000, 1)}
+    out = {"processes": adders, "adds": done, "seconds": round(seconds, 2), "adds_per_s": round(done / seconds, 1),
+           "client_cpu_ms_per_add": round(cpu / max(done, 1) * 1000, 1),
+           "machine_cpu_ms_per_add": round(machine / max(done, 1) * 1000, 1)}
+    if postmaster is not None:
+        out["postgres_cpu_ms_per_add"] = round(sum(server.values()) / max(done, 1) * 1000, 1)
+    return out
+
+
+def _done(proc: subprocess.Popen) -> list[str]:
+    """An adder's `done N CPU` line (it then waits to be told to quit)."""
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line or line.startswith("done"):
+            return line.split()[-2:] if line else ["0", "0"]
+
+
+def postmaster_of(url: str) -> int | None:
+    """The process id of the PostgreSQL server at `url` when it runs on this machine, else None."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    try:
+        status = Path(f"/proc/{backend}/status").read_text()
+    except OSError:
+        return None
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+
+
+def server_cpu(postmaster: int | None) -> dict[int, float]:
+    """CPU seconds of the server's processes (the postmaster and its children: backends, WAL writer...)."""
+    if postmaster is None:
+        return {}
+    tick, out = os.sysconf("SC_CLK_TCK"), {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(entry.name)
+        if pid == postmaster or int(fields[1]) == postmaster:  # fields[1]: the parent's id
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return out
+
+
+def machine_cpu() -> float:
+    """CPU seconds the whole machine has spent busy (every process: the clients, PostgreSQL, and
+    whatever else runs), from /proc/stat; 0 where there is none."""
+    try:
+        ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0.0
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
 
 
 def client_adds(base: str, folder: Path, clients: int, adds: int, embedder: str) -> dict[str, Any]:
@@ -332,7 +394,7 @@ def client_adds(base: str, folder: Path, clients: int, adds: int, embedder: str)
         root = store_dir(folder / schema, url, model)
         MemoryStore(root).list()  # the tables, once, before the clients race
         load = os.getloadavg()[0]
-        out[model] = {**add_throughput(root, clients, adds, 100), "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]}
+        out[model] = {**add_throughput(root, clients, adds, 100, postmaster=postmaster_of(base)), "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]}
         close_pool(url)
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
@@ -367,7 +429,7 @@ def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, Any]:
                  "load_s": None if reused else round(load_s, 1),
                  "hnsw_index_s": round(index_s, 1) if hnsw else None, "load_average": os.getloadavg()[0],  # before the recalls
                  "recall": recall_latency(store, data, users, args.queries),
-                 "add": add_throughput(root, args.adders, args.adds, users, total)}
+                 "add": add_throughput(root, args.adders, args.adds, users, total, postmaster_of(url))}
         out["stages"].append(stage)
         print(json.dumps(stage), file=sys.stderr, flush=True)
     return out
@@ -384,7 +446,10 @@ def adds_lines(adds: dict[str, Any] | None) -> list[str]:
     if not adds:
         return []
     return [f"PostgreSQL adds/s from {a['processes']} clients ({name} embedder, empty store): {a['adds_per_s']} "
-            f"({a['adds']} adds in {a['seconds']} s; client CPU {a['client_cpu_ms_per_add']} ms an add; "
+            f"({a['adds']} adds in {a['seconds']} s; client CPU {a['client_cpu_ms_per_add']} ms an add, machine CPU "
+            f"{a['machine_cpu_ms_per_add']} ms an add (clients, PostgreSQL and anything else running)"
+            + (f", PostgreSQL CPU {a['postgres_cpu_ms_per_add']} ms an add" if "postgres_cpu_ms_per_add" in a else "")
+            + "; "
             f"load {a['load_average'][0]} -> {a['load_average'][1]})" for name, a in adds.items()]
 
 

@@ -762,13 +762,14 @@ class MemoryStore:
         return stored
 
     def warm_up(self) -> None:
-        """Load the model and bring the caches up to date (servers do this before serving); a folder
-        store then follows changes on disk by the kernel's notices instead of stat scans."""
+        """Load the model, bring the caches up to date and ready the write path (servers do this before
+        serving); a folder store then follows changes on disk by the kernel's notices instead of stat scans."""
         from memctl.store.repository import Watchable
 
         if isinstance(self.repo, Watchable):
             self.repo.watch()
         self.search.warm_up()
+        self._writer.warm_up()
 
     def flush(self) -> None:
         """Write the caches a warm store saves only now and then (servers do this as they stop)."""
