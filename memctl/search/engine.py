@@ -483,6 +483,7 @@ class Engine:
             load()  # fastembed itself (writes embed through it), not only the query encoder
         embedder.embed_query("warm up")
         self.sync_keyword()
+        self.keyword.keep()  # its postings in memory: queries scored with numpy (search/postings.py)
         self.sync_vectors()
         self.defer_saves()
 

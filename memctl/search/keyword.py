@@ -125,16 +125,20 @@ def build_query(text: str, schema: Schema) -> Query:
     User text is never parsed as whoosh query syntax, so operators, quotes,
     brackets and punctuation are just characters (usually dropped).
     """
+    groups = query_groups(text, schema)
+    if not groups:
+        return NullQuery
+    return Or([Or([Term(field, term, boost=boost) for field, term, boost in group]) for group in groups],
+              scale=COORD_SCALE)
+
+
+def query_groups(text: str, schema: Schema) -> list[list[tuple[str, str, float]]]:
+    """The analysed query terms, each as its (field, term, boost) in every boosted field: what
+    `build_query` ORs together (empty when the text has no term)."""
     analyzer = schema["body"].analyzer
     terms = list(dict.fromkeys(t.text for t in analyzer(text or "", mode="query")))
     fields = [name for name in FIELD_BOOSTS if name in schema]
-    if not terms or not fields:
-        return NullQuery
-    per_term = [
-        Or([Term(field, term, boost=FIELD_BOOSTS[field]) for field in fields])
-        for term in terms
-    ]
-    return Or(per_term, scale=COORD_SCALE)
+    return [[(field, term, FIELD_BOOSTS[field]) for field in fields] for term in terms] if fields else []
 
 
 def score_query(searcher: Any, query: Query, docnums: Container[int] | None = None) -> dict[int, float]:
@@ -186,6 +190,17 @@ class KeywordIndex:
         self._searcher: Any = None
         self._by_id: tuple[Any, dict[str, int]] | None = None  # id -> docnum, for one searcher
         self._allowed: list[tuple[Collection[str], Any, frozenset[int]]] = []
+        self._postings: Any = None  # search/postings.Postings, once `keep` is called (a warm process)
+        self._names: tuple[Any, list[str]] | None = None  # docnum -> id, for one searcher
+        self._masks: list[tuple[frozenset[int], Any]] = []  # allowed docnums -> a boolean per docnum
+
+    def keep(self) -> None:
+        """Keep the postings in memory from now on and score queries with numpy (the same scores):
+        for a long-running process, which answers many queries from the same segments."""
+        if self._postings is None:
+            from memctl.search.postings import Postings
+
+            self._postings = Postings()
 
     @property
     def was_reset(self) -> bool:
@@ -263,7 +278,15 @@ class KeywordIndex:
             self._searcher.close()
         self._searcher = None
         self._ix = None
-        self._by_id, self._allowed = None, []
+        self._by_id, self._allowed, self._names, self._masks = None, [], None, []
+        if self._postings is not None:
+            self.keep_reset()
+
+    def keep_reset(self) -> None:
+        """Forget the kept postings (the index was closed or replaced); they are read again as needed."""
+        from memctl.search.postings import Postings
+
+        self._postings = Postings()
 
     # -- writing ---------------------------------------------------------
 
@@ -353,7 +376,46 @@ class KeywordIndex:
         """(id, BM25F score) pairs best first, optionally only ids in ``allowed``."""
         if limit <= 0 or (allowed is not None and not allowed):
             return []
+        if self._postings is not None:
+            return self._read(lambda searcher: self._kept_hits(searcher, query, limit, allowed), [])
         return self._read(lambda searcher: _top_hits(searcher, query, limit, self._docnums(searcher, allowed)), [])
+
+    def _kept_hits(self, searcher: Any, query: str, limit: int, allowed: Collection[str] | None) -> list[tuple[str, float]]:
+        """`_top_hits` from the kept postings: the same hits, scores and order."""
+        groups = query_groups(query, searcher.schema)
+        if not groups or searcher.doc_count_all() == 0:
+            return []
+        import numpy as np  # a warm process's: a fresh keyword recall never imports numpy
+
+        docnums, scores = self._postings.scores(searcher, groups, self._mask(searcher, allowed), COORD_SCALE)
+        if len(scores) > limit:  # the limit best, and every one tied with the last of them
+            best = scores >= np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            docnums, scores = docnums[best], scores[best]
+        names = self._names_of(searcher)
+        ranked = sorted(zip([names[d] for d in docnums.tolist()], scores.tolist()), key=lambda hit: (-hit[1], hit[0]))
+        return ranked[:limit]
+
+    def _mask(self, searcher: Any, allowed: Collection[str] | None) -> Any:
+        """A boolean per docnum of the ``allowed`` ids (None: all), memoised with their docnums."""
+        docnums = self._docnums(searcher, allowed)
+        if docnums is None:
+            return None
+        for memo_docnums, mask in self._masks:
+            if memo_docnums is docnums:
+                return mask
+        import numpy as np
+
+        mask = np.zeros(searcher.doc_count_all(), dtype=bool)
+        mask[np.fromiter(docnums, dtype=np.int64, count=len(docnums))] = True
+        self._masks = [(docnums, mask), *self._masks[:ALLOWED_MEMO - 1]]
+        return mask
+
+    def _names_of(self, searcher: Any) -> list[str]:
+        """The id of every docnum of this searcher (deleted documents' too: no posting names them)."""
+        if self._names is None or self._names[0] is not searcher:
+            ids = searcher.reader().column_reader("id")
+            self._names = (searcher, [ids[d] for d in range(searcher.doc_count_all())])
+        return self._names[1]
 
     def _docnums(self, searcher: Any, allowed: Collection[str] | None) -> frozenset[int] | None:
         """The document numbers of the ``allowed`` ids in this searcher (None: all), memoised per
