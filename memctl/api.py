@@ -546,11 +546,14 @@ class MemoryStore:
         return memory
 
     def import_text(self, text: str, *, user: str | None = None, project: str | None = None,
-                    session: str | None = None, source: str = "import", llm: str | None = None) -> "ImportReport":
-        """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision."""
+                    session: str | None = None, source: str = "import", llm: str | None = None,
+                    second_fit: bool = False) -> "ImportReport":
+        """Import JSON Lines or `[type:subtype] content` lines, each through the gate and the decision
+        (with the shipped model's pair fit unless `second_fit`: the second model's pair cosines cost
+        about five times the shipped model's embedding per pair, more than a bulk import affords)."""
         from memctl.services.imports import ImportDefaults
 
-        defaults = ImportDefaults(user=user, project=project, session=session, source=source)
+        defaults = ImportDefaults(user=user, project=project, session=session, source=source, second_fit=second_fit)
         try:
             return self._importer.import_text(text, defaults, llm)
         finally:

@@ -38,6 +38,7 @@ class ImportDefaults(BaseModel):
     session: str | None = None
     source: str = "import"
     rate_session: str | None = None  # the session whose automatic-write rate limit applies
+    second_fit: bool = True  # False: decide with the shipped model's pair fit (a bulk import: no e5 pair cosines)
 
 
 class CandidateIn(BaseModel):
@@ -269,7 +270,8 @@ class ImportService:
                       "kind": cand.kind, "fields": cand.fields,
                       "replaces": cand.replaces if isinstance(cand.replaces, str) else None}
         return AddRequest.model_construct(text=cand.content, fields=fields, llm=llm, rate_session=defaults.rate_session,
-                                          surface="import", redact=None, overrides=None, trusted_source=True)
+                                          surface="import", redact=None, overrides=None, trusted_source=True,
+                                          second_fit=defaults.second_fit)
 
 
 def item_of(number: int, result: WriteResult | MemctlError) -> ImportItem:

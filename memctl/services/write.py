@@ -76,6 +76,7 @@ class AddRequest(BaseModel):
     redact: bool | None = None
     overrides: dict[str, Any] | None = None
     trusted_source: bool = True
+    second_fit: bool = True  # the pair model's multilingual fit (e5 pair cosines) when fused; False: the shipped fit
 
 
 def resolve_gate(config: Config, overrides: dict[str, Any] | None = None) -> GateSettings:
@@ -185,16 +186,19 @@ class WriteService:
 
     def add(self, text: str, *, redact: bool | None = None, llm: str | None = None, dry_run: bool = False,
             overrides: dict[str, Any] | None = None, rate_session: str | None = None, surface: Surface = "add",
-            trusted_source: bool = True, **fields: Any) -> WriteResult:
+            trusted_source: bool = True, second_fit: bool = True, **fields: Any) -> WriteResult:
         """Gate, decide and write one memory; Refused (exit 3) when the gate says no. `surface` is
         which of the gate's rules apply (add, or import for candidates from a file, a store or an
         extraction: policy/gate.py RULES); `trusted_source` False (a server's client it does not
         trust) records the write as `ai` whatever source it claims (policy/gate.py claimed_source).
+        `second_fit` False decides with the shipped model's pair fit even when a multilingual second
+        model is fused (a bulk import cannot afford that model's pair cosines: ImportDefaults).
 
         The rate limit counts automatic writes of `rate_session` (default: the memory's session),
         so extraction can write long-term memories while being limited per conversation."""
         request = AddRequest.model_construct(text=text, fields=fields, llm=llm, rate_session=rate_session, surface=surface,
-                                             redact=redact, overrides=overrides, trusted_source=trusted_source)
+                                             redact=redact, overrides=overrides, trusted_source=trusted_source,
+                                             second_fit=second_fit)
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
             return self._add_locked(request, dry_run)
@@ -243,7 +247,7 @@ class WriteService:
         rate_session = name_arg(request.rate_session, "session") if request.rate_session else None
         candidate = self._build(text, fields, self.config.typing.infer if infer is None else bool(infer))
         verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
-                                          rate_session=rate_session, surface=surface)
+                                          rate_session=rate_session, surface=surface, second_fit=request.second_fit)
         decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
         if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
             verdict = _without_duplicate(verdict)
@@ -339,8 +343,9 @@ class WriteService:
     # -- deciding ------------------------------------------------------------------------------
     def evaluate(self, candidate: Memory, *, redact: bool, llm: str | None,
                  overrides: dict[str, Any] | None = None, rate_session: str | None = None,
-                 surface: Surface = "add") -> tuple[GateVerdict, Decision]:
-        """Gate and decision for a candidate, changing nothing (the caller holds the lock)."""
+                 surface: Surface = "add", second_fit: bool = True) -> tuple[GateVerdict, Decision]:
+        """Gate and decision for a candidate, changing nothing (the caller holds the lock); `second_fit`
+        False: the shipped model's pair fit, never the second model's pair cosines."""
         th = resolve_gate(self.config, overrides)
         session = rate_session or candidate.session
         group = self._peers(candidate)
@@ -356,7 +361,8 @@ class WriteService:
         if not verdict.passed:
             return verdict, Decision(action="add", reason="refused by the gate", decided_by="none")
         candidate.body = verdict.text
-        neighbors = self._with_frames(candidate, group, self._neighbors(candidate, group, th.related_threshold))
+        neighbors = self._with_frames(candidate, group, self._neighbors(candidate, group, th.related_threshold),
+                                      second_fit)
         life = self.config.lifecycle
         history = bool(candidate.key) and life.keys.get(str(candidate.key), life.key_policy) == "history"
         cand = Candidate(text=candidate.body, type=candidate.type, key=candidate.key, history=history,
@@ -393,7 +399,8 @@ class WriteService:
         return [Neighbor(id=m.id, text=m.body, type=m.type, key=m.key, cosine=float(sims.get(m.id, 0.0)),
                          created=m.created, confidence=m.confidence) for m in ranked]
 
-    def _with_frames(self, candidate: Memory, group: list[Memory], neighbors: list[Neighbor]) -> list[Neighbor]:
+    def _with_frames(self, candidate: Memory, group: list[Memory], neighbors: list[Neighbor],
+                     second_fit: bool = True) -> list[Neighbor]:
         """The similar memories and the closest ones however far, the FRAMED closest of them with the
         cosine of their frame to the candidate's (values masked: policy/pairs.py), when the pair model
         is fitted for the write path's model; the similar ones alone otherwise."""
@@ -406,7 +413,7 @@ class WriteService:
         owner = candidate.user
         _, cosines = self.search.text_similarities([(frame(n.text, owner), frame(candidate.body, owner)) for n in framed])
         by_id = {n.id: c for n, c in zip(framed, cosines)}
-        more = self._ml_cosines(candidate, framed)
+        more = self._ml_cosines(candidate, framed) if second_fit else {}
         return [n.model_copy(update={"frame_cosine": by_id[n.id], "ml_cosines": more.get(n.id)}) if n.id in by_id else n
                 for n in pool if n.id in known or n.id in by_id]
 

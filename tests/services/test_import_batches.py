@@ -34,7 +34,7 @@ def _state(store: MemoryStore) -> list[tuple]:
     return sorted((m.body, m.status, m.type, m.user or "", m.key or "") for m in store.repo.all_memories())
 
 
-def _one_by_one(store: MemoryStore) -> list[tuple[str, str | None]]:
+def _one_by_one(store: MemoryStore, second_fit: bool = True) -> list[tuple[str, str | None]]:
     importer = ImportService(store._writer)
     out = []
     for _, entry in parse_lines(_text()):
@@ -42,22 +42,26 @@ def _one_by_one(store: MemoryStore) -> list[tuple[str, str | None]]:
             out.append(("refused", None))
             continue
         try:
-            result = store._writer.add(entry.content, **importer.request(entry, ImportDefaults()).fields, surface="import")
+            fields = importer.request(entry, ImportDefaults()).fields
+            result = store._writer.add(entry.content, **fields, surface="import", second_fit=second_fit)
             out.append((result.decision.action, None))
         except MemctlError as exc:
             out.append(("error", exc.code))
     return out
 
 
-@pytest.mark.parametrize("batch", [1, 3, 100])
-def test_import_decides_as_one_add_after_another(tmp_path: Path, batch: int) -> None:
+@pytest.mark.parametrize(("batch", "second_fit"), [(1, True), (3, True), (100, True), (3, False), (100, False)])
+def test_import_decides_as_one_add_after_another(tmp_path: Path, batch: int, second_fit: bool) -> None:
+    """`second_fit` False (what `memctl import` uses unless --second-fit): both sides decide with the
+    shipped model's pair fit."""
     from memctl.store.directory import init_directory
 
     for name in ("batched", "single"):
         init_directory(tmp_path / name)
     batched, single = MemoryStore(tmp_path / "batched"), MemoryStore(tmp_path / "single")
-    report = ImportService(batched._writer).import_candidates(parse_lines(_text()), ImportDefaults(), batch=batch)
-    singles = _one_by_one(single)
+    defaults = ImportDefaults(second_fit=second_fit)
+    report = ImportService(batched._writer).import_candidates(parse_lines(_text()), defaults, batch=batch)
+    singles = _one_by_one(single, second_fit)
     outcomes = [(i.outcome, i.decision) for i in report.items]
     assert len(outcomes) == len(singles) == 11
     expected = {"add": "added", "supersede": "superseded", "update": "updated", "noop": "skipped"}

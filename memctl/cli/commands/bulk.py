@@ -55,6 +55,8 @@ def import_(
     user: User = None, project: Project = None, session: Session = None,
     source: Annotated[str, typer.Option(metavar="SOURCE", help="Source for lines that do not name one.")] = "import",
     llm: Llm = None, json_: Json = False, quiet: Quiet = False,
+    second_fit: Annotated[bool, typer.Option("--second-fit", help="Decide with the second model's pair fit too "
+                                             "(multilingual; about 10x slower).")] = False,
 ) -> None:
     """Import many candidates, or another store (--from); each through the gate and the write decision. Exit 3 if any is refused."""
     if from_ is not None:
@@ -63,7 +65,7 @@ def import_(
 
     def action() -> dict:
         report = open_store().import_text(read_input(file), user=user, project=project, session=session,
-                                          source=source, llm=llm)
+                                          source=source, llm=llm, second_fit=second_fit)
         return _report_or_refuse(report.to_data(), "candidates", json_)
 
     run("import", json_, action, _render_then_exit, quiet)
