@@ -74,6 +74,7 @@ class Engine:
         # once, not again when the next sync finds its memory (bounded: KNOWN texts).
         self._known = KnownVectors()
         self._wanted_for: tuple[object, tuple[dict[str, str], dict[str, str]]] | None = None
+        self._covered: tuple[object, int] | None = None  # (snapshot, vector store changes) with no vector lacking
         self._term_sets: dict[tuple[str, str], frozenset[str]] = {}
         # A warm engine (a server) keeps what its keyword index holds in memory and writes the
         # whole-directory files (the vector matrix, the keyword state) at most every SAVE_SECONDS,
@@ -341,7 +342,12 @@ class Engine:
         """How many memories of the snapshot lack this model's vector for their current content;
         embeds nothing (what another process saved since is adopted) and never loads the model."""
         with self._vec_lock:
-            return len(self._lacking(self.repo.snapshot()))
+            snapshot, covered = self.repo.snapshot(), self._covered
+            if covered is not None and covered[0] is snapshot and covered[1] == self.vectors.changes:
+                return 0  # every recall asks (fused.second_ready): a check of 10,000 hashes each time
+            gap = len(self._lacking(snapshot))
+            self._covered = (snapshot, self.vectors.changes) if gap == 0 else None
+            return gap
 
     def _lacking(self, snapshot: "ContentState") -> list[str]:
         """Ids of `snapshot` with no vector for their content here, after adopting the saved ones."""

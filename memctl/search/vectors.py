@@ -38,6 +38,7 @@ class VectorStore:
         self._clear()
 
     def _clear(self) -> None:
+        self.changes = getattr(self, "changes", 0) + 1  # counts every change of the rows (a caller's memo key)
         self._seen: tuple[int, int, int] | None = None  # meta.json as last read or written here
         self._matrix = np.zeros((0, self.dim), dtype=np.float32)
         self._buf: np.ndarray | None = None  # what the matrix is a view of, with room to grow (_grow)
@@ -135,6 +136,7 @@ class VectorStore:
                 self._ids.append(id_)
                 self._hashes.append("")
         rows = [self._rows[id_] for id_ in latest]
+        self.changes += 1
         self._matrix[rows] = np.stack([vector for _, vector in latest.values()])
         for row, (content_hash, _) in zip(rows, latest.values()):
             self._hashes[row] = content_hash
@@ -157,6 +159,7 @@ class VectorStore:
         if not gone:
             return
         keep = [row for row in range(len(self._ids)) if row not in gone]
+        self.changes += 1
         self._matrix = self._matrix[keep]
         self._ids = [self._ids[row] for row in keep]
         self._hashes = [self._hashes[row] for row in keep]

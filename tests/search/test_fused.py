@@ -80,6 +80,18 @@ def test_a_new_memory_is_embedded_by_the_next_recall_and_fused(lazy_dir: Path) -
     assert _fused(_recalls(store))
 
 
+def test_a_covered_second_model_is_checked_again_when_its_vectors_or_the_memories_change(lazy_dir: Path) -> None:
+    store = _store(lazy_dir, fused_name())
+    store.search.fill()  # type: ignore[attr-defined]
+    second: Any = store.search.second  # type: ignore[attr-defined]
+    assert second.vector_gap() == 0 and second.vector_gap() == 0  # the second answer is the memo's
+    second.vectors.remove([second.vectors.ids[0]])  # the same snapshot, one vector fewer
+    assert second.vector_gap() == 1
+    assert second.fill_vectors(10) == 0  # embeds it again
+    store.add_raw("Ann moved to Porto in spring", type="fact", user="ann")  # a new snapshot
+    assert second.vector_gap() == 1
+
+
 def test_a_warm_process_fills_the_second_model_in_the_background(lazy_dir: Path) -> None:
     alone = _recalls(_store(lazy_dir, "none"))
     warm = _store(lazy_dir, fused_name())
