@@ -21,6 +21,7 @@ from memctl.core.models import Memory, name_arg
 from memctl.errors import ConfigError, Forbidden, InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.policy.decide import Candidate, Decision, Neighbor, announces_change_of, decide, fingerprint
 from memctl.policy.gate import (
+    AUTO_SOURCES,
     GateFailure,
     GateVerdict,
     Surface,
@@ -353,8 +354,7 @@ class WriteService:
         duplicate = next((m.id for m in group if fingerprint(m.body) == fp), None)
         verdict = evaluate_gate(candidate.body, confidence=candidate.confidence, source=candidate.source,
                                 session=session, duplicate_of=duplicate, thresholds=th, redact=redact,
-                                auto_writes_in_window=self._auto_writes(
-                                    session, th.rate_window_hours, candidate.session_owner if session else candidate.owner),
+                                auto_writes_in_window=self._auto_writes(candidate, session, th.rate_window_hours),
                                 fields=text_fields(candidate), owner=candidate.owner, surface=surface)
         if duplicate:
             return verdict, Decision(action="noop", target=duplicate, reason="same normalised content")
@@ -377,9 +377,14 @@ class WriteService:
             verdict = _with_duplicate(verdict, decision.target)
         return verdict, decision
 
-    def _auto_writes(self, session: str | None, hours: float, owner: str) -> int:
-        """Automatic writes in the window: of this owner's session (`owner` is the session's, e.g.
-        users/alice: bob's session of the same name is another), or with no session, of the owner."""
+    def _auto_writes(self, candidate: Memory, session: str | None, hours: float) -> int:
+        """Automatic writes in the window: of the candidate's session (its owner is the session's, e.g.
+        users/alice: bob's session of the same name is another), or with no session, of its owner.
+        Only an automatic write is limited by them (policy/gate.py check_rate): an explicit one's is 0,
+        and the journal is not read for it."""
+        if candidate.source.strip().lower() not in AUTO_SOURCES:
+            return 0
+        owner = candidate.session_owner if session else candidate.owner
         now = clock.now()
         return self.repo.auto_writes(session, clock.format_timestamp(now - timedelta(hours=hours)),
                                      clock.format_timestamp(now), owner=owner)

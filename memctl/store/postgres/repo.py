@@ -143,6 +143,12 @@ class PostgresRepository:
         if answer is not None:
             raise answer
 
+    def _pipelined(self) -> contextlib.AbstractContextManager[Any]:
+        """Within the transaction, statements whose results nobody reads sent together (psycopg's
+        pipeline mode: one round trip; an error surfaces at its end, and aborts the transaction)."""
+        conn = self._txn.conn
+        return conn.pipeline() if conn is not None else contextlib.nullcontext()
+
     def in_transaction(self) -> bool:
         """Whether this thread has a write transaction open (its reads must use its connection)."""
         return self._txn.conn is not None
@@ -358,8 +364,10 @@ class PostgresRepository:
         """Store a new memory and journal it."""
         with self.locked():
             self._lock_owner(memory.owner)
-            after = self._save(memory, self._free(new_record_path(memory), memory.id), new=True)
-            self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
+            path = self._free(new_record_path(memory), memory.id)
+            with self._pipelined():  # the row, its queue entries and the journal's: one round trip
+                after = self._save(memory, path, new=True)
+                self.journal.append(op, memory.id, None, after, path_after=memory.path, actor=actor, **detail)
         return memory
 
     def put(self, memory: Memory, op: str = "import", *, actor: str | None = None, **detail: Any) -> Memory:

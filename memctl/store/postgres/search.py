@@ -374,12 +374,12 @@ class PostgresSearch:
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `text` to each of `ids`; a memory whose vector is missing or stale (another
-        process is still deriving it) is embedded now, so the write decision never misses one."""
+        process is still deriving it) is embedded now, so the write decision never misses one. The
+        rest of the queue is left to the next `prepare` (the write decision asks under the write lock)."""
         if not ids:
             return {}
         import numpy as np
 
-        self.sync_vectors()
         vectors = self._vectors_of(list(ids), fresh=True)
         query = np.asarray(self.query_vector(text), dtype=np.float32)
         return {i: float(np.dot(v, query)) for i, v in vectors.items()}
