@@ -1,6 +1,6 @@
 """Fit the relevance calibration (memctl/policy/relevance_fit.py) on data not written beside the rules.
 
-Usage: python bench/calibrate.py [--locomo PATH] [--rows FILE] [--write] [--json]
+Usage: python bench/calibrate.py [--locomo PATH] [--rows FILE] [--only LANG] [--write] [--json]
 
 The data, each recalled (hybrid, k=5, nothing held back) with memctl's real recall path:
 
@@ -18,7 +18,9 @@ for the language and for all, as fallbacks), a logistic regression is fitted wit
 that keeps the most relevant hits at `[recall] min_relevance` while each data set's negative queries
 inject nothing CLEAN of the time (a shortfall costs SHORTFALL_COST times as much); the fit is printed, and
 written into memctl/policy/relevance_fit.py with `--write`. `--rows FILE` keeps the gathered hits
-(a second run with the same file refits without recalling again).
+(a second run with the same file refits without recalling again). `--only LANG` refits the models
+of that language's queries only (keys `...|LANG|...`) and keeps every other model, the margins and
+the follow line as they are (a change that moves one language's signals need not move the other's).
 """
 
 from __future__ import annotations
@@ -333,6 +335,16 @@ def write_fit(fit: dict[str, tuple[tuple[str, ...], list[float]]], sources: Sequ
         encoding="utf-8")
 
 
+def only_language(fit: dict[str, tuple[tuple[str, ...], list[float]]], language: str
+                  ) -> tuple[dict[str, tuple[tuple[str, ...], list[float]]], dict[str, float], float]:
+    """The shipped fit with only `language`'s models replaced by the new ones; its margins and follow line."""
+    from memctl.policy import relevance_fit
+
+    kept = {key: (names, list(beta)) for key, (names, beta) in relevance_fit.FIT.items() if f"|{language}|" not in key}
+    fresh = {key: value for key, value in fit.items() if f"|{language}|" in key}
+    return {**kept, **fresh}, dict(relevance_fit.MARGINS), relevance_fit.FOLLOW
+
+
 def gather(locomo: Path | None) -> list[dict]:
     """Every setup's rows (the hashing embedder's from the recall sets only: it is for the tests)."""
     rows = []
@@ -349,6 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--locomo", type=Path, default=None, help="the LoCoMo dev slice (read, never copied)")
     parser.add_argument("--rows", type=Path, default=None, help="keep / reuse the gathered hits in this file")
     parser.add_argument("--write", action="store_true", help="write memctl/policy/relevance_fit.py")
+    parser.add_argument("--only", default=None, metavar="LANG", help="refit only the models of LANG's queries")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from memctl.config import RecallSettings
@@ -364,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     gaps = margins([r for r in rows if r["setup"] != "hashing"])
     threshold = RecallSettings().min_relevance
     follow = follow_line([r for r in rows if r["setup"] != "hashing"], fit, threshold, gaps)
+    if args.only:
+        fit, gaps, follow = only_language(fit, args.only)
     if args.write:
         write_fit(fit, sources, gaps, follow)
     figures = report(rows, fit, threshold, gaps, follow)

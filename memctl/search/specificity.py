@@ -96,10 +96,14 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     went..."), or a speaker opening a line ("Kate: hi"; `speakers` False leaves them out: in a query
     given as a dialogue they are its participants, not what it asks about). A query naming someone
     the store never mentions cannot be answered by a memory that names someone else. `common`
-    replaces the shipped list (tests). Month and weekday names are no names (`CALENDAR`)."""
+    replaces the shipped list (tests). Month and weekday names are no names (`CALENDAR`). Chinese
+    names, written without capitals, are read by their shapes (search/cjknames.py: 王医生, 小吴,
+    表妹陈露)."""
+    from memctl.search.cjknames import chinese_names
+
     words: Container[str] = common_stems() if common is None else common
     text = unicodedata.normalize("NFKC", text)
-    out = set()
+    out = set() if text.isascii() else chinese_names(text)
     for term, start, end in raw_terms(text, index=False):
         word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
         if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word) \

@@ -1,0 +1,50 @@
+"""The person names a Chinese text says (pure): Chinese writes no capitals, so a name is read from
+the shapes Chinese names people by.
+
+- a surname and a title: 王医生, 李老师, 陈经理 (the name is the surname's pair with the title's
+  first character, 王医, as the keyword index holds it);
+- 小 or 老 and a surname: 小吴, 老马;
+- a relation or a role, then a surname and a given name: 表妹陈露, 男朋友郑杰, 直属领导孟凡 (the
+  name is the surname and the first character of the given name, 陈露, 郑杰, 孟凡), unless the pair
+  is a common word (周末, 马上: "同事周末加班" names nobody).
+
+Each name is returned as the CJK character pair the keyword index holds, so a store that never
+mentions 王涛 finds no memory for it, and a memory that says 陈露 shares it with the query.
+Names written without any of these shapes ("王涛负责哪块") are not read.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The most common surnames, less those that open a common word after 小 or 老 (小龙虾, 老毛病, 小白).
+SURNAMES = ("王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾"
+            "丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔崔康邱秦江史顾侯邵孟段雷钱汤尹黎易"
+            "武乔贺赖龚严覃")
+_NOT_AFTER_XIAO_LAO = frozenset("龙毛白金方石田江史黄文万常易钱")
+TITLES = ("老师", "医生", "大夫", "经理", "阿姨", "叔叔", "师傅", "律师", "教授", "主任", "先生", "女士",
+          "小姐", "同学", "总监", "老板", "院长", "校长", "博士", "护士", "教练", "处长", "科长", "部长")
+RELATIONS = ("表妹", "表姐", "表哥", "表弟", "堂哥", "堂姐", "堂妹", "堂弟", "妹妹", "姐姐", "哥哥", "弟弟",
+             "同事", "朋友", "同学", "室友", "邻居", "老板", "领导", "上司", "下属", "老公", "老婆", "丈夫",
+             "妻子", "男朋友", "女朋友", "男友", "女友", "儿子", "女儿", "侄子", "侄女", "外甥", "闺蜜", "发小",
+             "客户", "舅舅", "姑姑", "阿姨", "叔叔", "伯伯", "姨妈", "舅妈", "婆婆", "岳母", "岳父", "公公",
+             "搭档", "师傅", "徒弟", "助理", "合伙人", "房东", "医生", "老师", "教练", "同桌", "前任", "对象")
+# Pairs a surname opens that are common words, not names (after a relation: "同事周末加班").
+COMMON_PAIRS = frozenset("""周末 马上 高兴 方便 许多 曾经 任何 于是 何时 常常 万一 白天 程序 金额 夏天 江边 陆续
+    高铁 周五 周六 周日 周一 周二 周三 周四 周年 高中 高考 林业 田地 石头 金融 钱包 史上 易于 孙子 黄色 叶子 余额
+    方面 方法 方式 方向 方案 任务 任何 严重 严格 康复 陈述 杨树 董事 沈阳 江苏 苏州 杭州 武汉 贺卡 雷雨 汤圆 钟头
+    钟点 宋体 郑州 韩国 唐朝 冯氏 程度 曹操 邓氏 许可 傅氏 彭氏 吕氏 卢氏 蔡氏 贾氏 丁点 魏氏 薛氏 叶氏 阎氏 潘氏
+    杜绝 戴着 夏季 汪汪 范围 姚氏 谭氏 廖氏 邹氏 熊猫 陆地 郝氏 孔子 崔氏 康氏 邱氏 秦朝 顾客 顾问 侯氏 邵氏 孟氏
+    段落 尹氏 黎明 武器 乔迁 贺喜 赖床 龚氏 覃氏 周边 周围 周期 高级 高速 高度 朱红 胡子 郭氏 罗列 梁上 谢谢 于今
+    马路 林间 何况 徐徐 张开 李子 刘海 陈列 杨柳 赵氏 吴氏 孙女 钱款 金子 石油 田径 任性 姜汤 江湖 史诗 顾及""".split())
+_TITLE = re.compile(f"([{SURNAMES}])(?:{'|'.join(TITLES)})")
+_XIAO_LAO = re.compile(f"[小老]([{SURNAMES}])")
+_RELATION = re.compile(f"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})([{SURNAMES}][\u4e00-\u9fff])")
+
+
+def chinese_names(text: str) -> set[str]:
+    """The names the text says in the shapes above, each as its character pair (王医, 小吴, 陈露)."""
+    out = {m.group(0)[:2] for m in _TITLE.finditer(text)}
+    out |= {m.group(0) for m in _XIAO_LAO.finditer(text) if m.group(1) not in _NOT_AFTER_XIAO_LAO}
+    out |= {m.group(1) for m in _RELATION.finditer(text) if m.group(1) not in COMMON_PAIRS}
+    return out
