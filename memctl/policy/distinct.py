@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES
 from memctl.policy.facts import identifiers, names, relations
@@ -126,6 +127,7 @@ def _names(text: str) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def values_of(text: str) -> Values:
     """Every value `text` names, each kind read once (an identifier's digits are not also a number)."""
     ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072

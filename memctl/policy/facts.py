@@ -10,6 +10,7 @@ about any dataset.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memctl.core.text import stem
 
@@ -98,10 +99,15 @@ _ZH_RELATIONS = ("妈妈", "母亲", "爸爸", "父亲", "姐姐", "妹妹", "�
 
 def relations(text: str) -> set[str]:
     """The relations a text speaks of ("my sister", "her mother", "妹妹"): each is another person."""
+    return set(_relations(text))
+
+
+@lru_cache(maxsize=16384)
+def _relations(text: str) -> frozenset[str]:
     lower = text.lower()
     in_law = {f"{m}-in-law" for m in re.findall(r"([a-z]+)[- ]in[- ]law", lower)}  # "mother-in-law" is not "mother"
     words = {stem(w) for w in re.findall(r"[a-z]+", re.sub(r"[a-z]+[- ]in[- ]law", " ", lower))}
-    return (words & _RELATIONS) | in_law | {r for r in _ZH_RELATIONS if r in text}
+    return frozenset((words & _RELATIONS) | in_law | {r for r in _ZH_RELATIONS if r in text})
 
 
 def names(text: str) -> set[str]:
@@ -120,8 +126,13 @@ def attribute_of(text: str) -> str | None:
 
 def identifiers(text: str) -> set[str]:
     """The identifiers a text names (flight, order, item numbers, codes), normalised."""
+    return set(_identifiers(text))
+
+
+@lru_cache(maxsize=16384)
+def _identifiers(text: str) -> frozenset[str]:
     without_dates = _DATE.sub(" ", text)
-    return {_id_key(m.group()) for m in IDENTIFIER.finditer(without_dates)}
+    return frozenset(_id_key(m.group()) for m in IDENTIFIER.finditer(without_dates))
 
 
 def _id_key(found: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from memctl.core.text import CJK_RANGES
@@ -40,6 +41,7 @@ _CJK = re.compile(f"[{CJK_RANGES}]")
 _ADDITIVE = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b|还|也|另外|又")
 
 
+@lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def frame(text: str, owner: str | None = None) -> str:
     """The statement with its values masked: identifiers, dates, numbers, and names inside the
     sentence (a capitalised word after its first word) each become one placeholder; the owner's own

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of
@@ -74,6 +75,7 @@ def content_words(text: str) -> list[str]:
     return _content(text)
 
 
+@lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def read_statement(text: str, owner: str | None = None) -> Statement:
     """Subject, slot and values of one statement (the owner's name read as the first person)."""
     plain = owner_free(text, owner)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES
 from memctl.policy.statement import owner_free
@@ -81,6 +82,7 @@ def _chinese(text: str) -> Triple:
     return Triple(text, text)
 
 
+@lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def read_triple(text: str, owner: str | None = None) -> Triple:
     """The attribute and the value of a statement (the owner's own name read as the first person);
     a statement of no known shape is its own attribute and value."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 from memctl.core.dates import month_span, span, week_span
 
@@ -149,6 +150,11 @@ def absolute_dates(text: str) -> list[tuple[str, str]]:
     """(phrase, value) of every absolute date written in `text`, in order (see above for the forms).
 
     "May" or "March" alone is read as a month only when capitalised (the verbs "may", "march" are not)."""
+    return list(_absolute_dates(text))
+
+
+@lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
+def _absolute_dates(text: str) -> tuple[tuple[str, str], ...]:
     out = []
     for m in ABSOLUTE_PATTERN.finditer(text):
         g = m.groupdict()
@@ -166,4 +172,4 @@ def absolute_dates(text: str) -> list[tuple[str, str]]:
             value = None
         if value:
             out.append((m.group(0).strip(), value))
-    return out
+    return tuple(out)
