@@ -6,7 +6,8 @@ last discuss the budget?", "我第一次去北京是什么时候") is answered b
 on-topic line, and not merely of a kind the query names) in that order of their date, first:
 `occurred` when the memory has one (the start of a range), else the day it was last updated.
 "Before <a date>" orders what happened up to that day (a memory of that day may tell of the days
-before it), newest first, ahead of the rest. "Recently" alone is no cue: "what did Mel paint
+before it), newest first, ahead of the rest; a month or day the query says otherwise ("the latest
+project in July 2023") is the period ordered: the hits of that period first. "Recently" alone is no cue: "what did Mel paint
 recently?" asks about a time the question speaks from, not about the newest memory.
 """
 
@@ -59,6 +60,16 @@ def _before_day(query: str) -> str | None:
     return dated[0] if dated else None
 
 
+def time_window(query: str) -> str | None:
+    """The month or day of a year a query says it asks about, other than a "before" day ("what did
+    Mel paint in her latest project in July 2023" -> "2023-07"); None when it names none."""
+    from memctl.policy.when import absolute_dates  # its patterns cost milliseconds to compile: only when asked
+
+    before = _before_day(query)
+    dated = [value for _, value in absolute_dates(query) if value[:4].isdigit() and value != before]
+    return dated[0] if dated else None
+
+
 def hit_date(hit: Hit) -> str | None:
     """The day a hit happened: its `occurred` (the first day of a range), else the day it was updated."""
     if hit.occurred:
@@ -72,13 +83,15 @@ def _up_to(day: str, before: str) -> bool:
     return day <= before if len(before) == len("2026-03-01") else day[:len(before)] < before
 
 
-def order_by_date(hits: Sequence[Hit], order: Order, line: float, before: str | None = None) -> list[Hit]:
+def order_by_date(hits: Sequence[Hit], order: Order, line: float, before: str | None = None,
+                  within: str | None = None) -> list[Hit]:
     """The hits clearly about the query (relevance at least `line`, or unknown; not lifted by a
-    kind alone; dated before `before` when given) first, in `order` of their date; then the rest,
-    in rank order. Each hit carries its date."""
+    kind alone; dated before `before`, and in the period `within` ("2023-07"), when given) first, in
+    `order` of their date; then the rest, in rank order. Each hit carries its date."""
     dated = [h.model_copy(update={"date": hit_date(h)}) for h in hits]
     group = [h for h in dated if h.date and not h.linked_to and (h.relevance is None or h.relevance >= line)
-             and not h.components.get("kind") and (before is None or _up_to(h.date, before))]
+             and not h.components.get("kind") and (before is None or _up_to(h.date, before))
+             and (within is None or h.date.startswith(within))]
     group.sort(key=lambda h: h.date or "", reverse=order == "newest")  # stable: ties keep rank order
     chosen = {h.id for h in group}
     return [*group, *(h for h in dated if h.id not in chosen)]

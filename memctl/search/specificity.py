@@ -22,7 +22,7 @@ import unicodedata
 from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
-from typing import Container, Sequence
+from typing import Collection, Container, Sequence
 
 from memctl.core.text import STOP_WORDS, raw_terms, stem
 
@@ -33,7 +33,7 @@ _PRONOUN_I = re.compile(r"I(?:['\u2019][a-z]+)?")  # "I'm", "I'd": always capita
 # Months and weekdays are capitalised by English spelling, not because they name someone or something
 # ("What did Caroline do in May?" names Caroline, and a memory dated in May need not say "May").
 CALENDAR = frozenset("""january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split())
+    monday tuesday wednesday thursday friday saturday sunday""".split())  # "Fridays" too
 
 
 class SortedWords:
@@ -107,7 +107,7 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     for term, start, end in raw_terms(text, index=False):
         word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
         if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word) \
-                or word.casefold() in CALENDAR:
+                or word.casefold().removesuffix("s") in CALENDAR:
             continue
         speaker = _speaker(text, start, end)
         if speaker and not speakers:
@@ -115,6 +115,41 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
         if looks_like_a_name(text, start, end) or stem(term) not in words or speaker:
             out.add(stem(term))
     return out
+
+
+SHORTEST_SHORTENING = 3  # letters: "Mel" shortens Melanie; "Al" or "Ed" are too short to tell
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two name stems name the same one: equal, or one the start of the other, as a
+    shortened name or nickname is ("Mel" and Melanie, "Rob" and Robert), of at least
+    `SHORTEST_SHORTENING` letters."""
+    short, full = sorted((a, b), key=len)
+    return short == full or (len(short) >= SHORTEST_SHORTENING and full.startswith(short))
+
+
+def capitalised_terms(text: str) -> set[str]:
+    """The stems of a text's capitalised words wherever they stand: a memory may open with a name
+    that is a common word too ("John's colleague...", "Melanie enjoys..."), which `name_terms`
+    cannot tell from sentence case."""
+    text = unicodedata.normalize("NFKC", text)
+    out = set()
+    for term, start, end in raw_terms(text, index=False):
+        word = text[start:end]
+        if term not in STOP_WORDS and word[:1].isupper() and not _PRONOUN_I.fullmatch(word):
+            out.add(stem(term))
+    return out
+
+
+def says_name(text: str, names: Collection[str]) -> bool:
+    """Whether a text holds one of `names` (stems, as `name_terms` gives them), or a name one of
+    them shortens or that shortens one of them (`same_name`), written with a capital."""
+    return any(same_name(term, name) for term in capitalised_terms(text) for name in names)
+
+
+def other_names(text: str, names: Collection[str]) -> set[str]:
+    """The names a text says (`name_terms`) that are none of `names`, nor shortened or full forms of them."""
+    return {term for term in name_terms(text) if not any(same_name(term, name) for name in names)}
 
 
 def _speaker(text: str, start: int, end: int) -> bool:

@@ -17,7 +17,7 @@ from memctl.core.models import Hit, Memory, session_key
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import annotate, hold_back, on_topic_line
-from memctl.policy.timeline import order_by_date, time_order
+from memctl.policy.timeline import order_by_date, time_order, time_window
 from memctl.policy.topic import Lexicon
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
@@ -126,7 +126,7 @@ class RecallService:
         hits, held = hold_back(hits, threshold)
         order, before = time_order(q.query)
         if order is not None:
-            hits = order_by_date(hits, order, on_topic_line(threshold), before)
+            hits = order_by_date(hits, order, on_topic_line(threshold), before, time_window(q.query))
         hits = self._with_parts(hits, q, now, in_force_states)
         hits = self._with_constraints(q, hits, pool, now, in_force_states)
         hits, findings = self._with_findings(hits, held, q, now, in_force_states)

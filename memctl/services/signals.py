@@ -47,7 +47,7 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                 char_coverage: Mapping[str, float] | None = None) -> list[HitSignals]:
     """Each hit's signals. A hit a model's run did not return scored below everything it did: it
     gets the run's lowest cosine."""
-    from memctl.search.specificity import name_terms
+    from memctl.search.specificity import name_terms, other_names, says_name
 
     said = name_terms(query, speakers=False)
     out = []
@@ -57,11 +57,10 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
             cosine = _cosine(hit.id, run)
             cosines[identity], gaps[identity] = cosine, cosine - _best_other(hit.id, run)
             tops[identity] = run[0][1] if run else cosine
-        named = name_terms(hit.content)
         out.append(HitSignals(cosines=cosines, gaps=gaps, tops=tops,
                               coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
-                              names_other=bool(named - said), named=bool(named & said),
+                              names_other=bool(other_names(hit.content, said)), named=says_name(hit.content, said),
                               kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
                               declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset()))
     return out

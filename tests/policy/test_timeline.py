@@ -53,3 +53,21 @@ def test_an_undated_hit_is_dated_by_its_last_update() -> None:
     memory = Memory(id="3f9a1c2e", type="fact", scope="user", user="u", created=when, updated=when, body="x")
     undated = hit("m1", None, 0.9).model_copy(update={"memory": memory})
     assert order_by_date([undated], "newest", 0.55)[0].date == "2026-08-01"
+
+
+@pytest.mark.parametrize("query, window", [
+    ("What did Mel and her kids paint in their latest project in July 2023?", "2023-07"),
+    ("我2023年7月最近一次去医院是哪天", "2023-07"),
+    ("what did we decide before 2026-10-01", None),  # the before day orders, it is no period
+    ("the latest note about the loan", None), ("the last trip in May", None),  # a month of no year
+])
+def test_time_window_reads_the_period_a_query_asks_about(query: str, window: str | None) -> None:
+    from memctl.policy.timeline import time_window
+
+    assert time_window(query) == window
+
+
+def test_the_hits_of_the_period_asked_about_come_first() -> None:
+    hits = [hit("sep", "2026-09-12", 0.96), hit("jul-a", "2026-07-03", 0.9), hit("jul-b", "2026-07-20", 0.7),
+            hit("aug", "2026-08-01", 0.8)]
+    assert [h.id for h in order_by_date(hits, "newest", 0.55, within="2026-07")] == ["jul-b", "jul-a", "sep", "aug"]

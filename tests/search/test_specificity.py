@@ -78,3 +78,31 @@ def test_months_and_weekdays_are_no_names() -> None:
     assert name_terms("When did Caroline attend a pride parade in August?", speakers=False) == {"carolin"}
     assert name_terms("What did Maria do on Monday, May 3?", speakers=False) == {"maria"}
     assert "kevin" in name_terms("What TV shows did Kevin watch in June?")
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("melani", "melani", True), ("mel", "melani", True), ("melani", "mel", True), ("rob", "robert", True),
+    ("kevin", "kate", False), ("ed", "edward", False),  # two letters are too few to tell
+    ("jon", "john", False), ("pari", "tokyo", False),
+])
+def test_a_shortened_name_is_the_same_name(a: str, b: str, same: bool) -> None:
+    from memctl.search.specificity import same_name
+
+    assert same_name(a, b) is same
+
+
+def test_a_text_says_a_name_wherever_it_stands_and_by_its_shortening() -> None:
+    from memctl.search.specificity import name_terms, other_names, says_name
+
+    said = name_terms("What did John's colleague, Rob, invite him to?", speakers=False)
+    assert says_name("John's colleague invited him to a yoga class.", said)  # opens the sentence; 'john' is common
+    assert says_name("Melanie and her kids painted a sunset.", name_terms("What did Mel paint?"))
+    assert not says_name("Kate watched Breaking Bad twice", name_terms("What TV shows did Kevin watch?"))
+    assert not says_name("the rob of the bank", said)  # a lower-case word is no name
+    assert other_names("Melanie met Caroline at the park.", {"mel"}) == {"carolin"}
+
+
+def test_a_weekday_in_the_plural_is_no_name() -> None:
+    from memctl.search.specificity import name_terms
+
+    assert name_terms("Mark plays the drums in a jazz band on Fridays") == set()

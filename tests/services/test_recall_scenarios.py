@@ -209,3 +209,20 @@ def test_a_month_no_memory_says_does_not_hide_what_a_known_person_did(store: Mem
                  "Melanie took her kids camping by the lake", "Caroline is researching adoption agencies"])
     assert "Caroline went to a pride parade with her friends from the support group" in defaults(
         store, "When did Caroline go to a pride parade in August?")
+
+
+FAMILY = ["Alexandra and her kids planted tomatoes and basil in the garden this spring",
+          "Alexandra works as a nurse at the city hospital", "Mark's neighbour invited him to a pottery class",
+          "Mark plays the drums in a jazz band on Fridays", "Mark had a picnic with his wife and kids",
+          "Mark went hiking with his workmates", "Hank has a dog named Rex"]
+
+
+def test_a_question_naming_someone_by_a_shortened_name_is_answered_about_them(store: MemoryStore) -> None:
+    fill(store, FAMILY)
+    assert FAMILY[0] in defaults(store, "What did Alex and her kids plant in the garden?")
+
+
+def test_a_memory_opening_with_a_name_that_is_also_a_word_holds_that_name(store: MemoryStore) -> None:
+    # 'mark' is common English, and the memory opens with it; the neighbour's name is in no memory
+    fill(store, FAMILY)
+    assert FAMILY[2] in defaults(store, "What activity did Mark's neighbour, Omar, invite him to?")
