@@ -144,7 +144,8 @@ def capitalised_terms(text: str) -> set[str]:
 def says_name(text: str, names: Collection[str]) -> bool:
     """Whether a text holds one of `names` (stems, as `name_terms` gives them), or a name one of
     them shortens or that shortens one of them (`same_name`), written with a capital."""
-    return any(same_name(term, name) for term in capitalised_terms(text) for name in names)
+    said = capitalised_terms(text) | name_terms(text)  # name_terms: also the names of a text with no capitals
+    return any(same_name(term, name) for term in said for name in names)
 
 
 def other_names(text: str, names: Collection[str]) -> set[str]:
