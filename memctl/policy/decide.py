@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
+from memctl.policy.apart import apart_reason
 from memctl.policy.facts import (
     NAMED_VALUES,
     announces_change,
@@ -135,6 +136,11 @@ def _has_antonym_swap(removed: list[str], added: list[str]) -> bool:
         return True
     old, new = "".join(removed), "".join(added)
     return any((a in old and b in new) or (b in old and a in new) for a, b in _CJK_ANTONYMS)
+
+
+def antonym_swap(old: str, new: str) -> bool:
+    """Whether two texts differ by a pair of opposite words ("likes" / "dislikes", "开启" / "关闭")."""
+    return _has_antonym_swap(tokens(old), tokens(new))
 
 
 def _diff_ops(old: list[str], new: list[str]) -> list[Opcode]:
@@ -363,6 +369,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "noop", f"says nothing that {old.id} does not already say"
     if relation == "more":
         return "update", f"keeps the facts of {old.id} and adds detail"
+    if relation == "changed" and not same_key and _apart(candidate, old):
+        return None, ""  # another person, a value added beside, two occurrences: two facts
     if relation == "changed":
         return "supersede", f"changes a value of {old.id}: {describe_change(old.text, candidate.text)}"
     if same_key:
@@ -395,17 +403,27 @@ def decide(
                and (n.cosine >= related_threshold or _same_key(candidate.key, n.key))]
     related_ids = [n.id for n in related]
     conflicts = [n.id for n, action, _ in judged if n.id != target and (
-        action == "supersede"
-        or (n.id in related_ids and looks_conflicting(n.text, candidate.text, candidate.owner)
-            and not _other_thing(n.text, candidate.text))
-        or announces_change_of(n.text, candidate.text)
-        or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))]
+        action == "supersede" or (_weak_conflict(candidate, n, n.id in related_ids) and not _apart(candidate, n)))]
     if best is None:
         return _by_model(candidate, ordered, related_ids, conflicts)
     old, action, reason = best
     return Decision(action=action, target=old.id, similar=related_ids,
                     conflicts_with=conflicts, reason=reason,
                     text=candidate.text if action == "update" else None)
+
+
+def _weak_conflict(candidate: Candidate, n: Neighbor, related: bool) -> bool:
+    """A possible conflict by a weaker signal than a supersede: a negation or an antonym across two
+    related texts, a change announced, or the same slot with another value."""
+    return ((related and looks_conflicting(n.text, candidate.text, candidate.owner) and not _other_thing(n.text, candidate.text))
+            or announces_change_of(n.text, candidate.text)
+            or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))
+
+
+def _apart(candidate: Candidate, n: Neighbor) -> bool:
+    """The structure says two facts that both hold (policy/apart.py), unless they share a key."""
+    opposite = antonym_swap(n.text, candidate.text) or flips_polarity(n.text, candidate.text)
+    return not _same_key(candidate.key, n.key) and apart_reason(n.text, candidate.text, candidate.owner, opposite) is not None
 
 
 def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str], conflicts: list[str]) -> Decision:
@@ -418,7 +436,8 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
     if repeat is not None and not candidate.key:
         return Decision(action="noop", target=repeat.id, similar=[i for i in related if i != repeat.id],
                         conflicts_with=conflicts, reason=f"says what {repeat.id} says in other words (pair model)")
-    conflicts = [*conflicts, *(n.id for n, r in readings if r == "change" and n.id not in conflicts)]
+    conflicts = [*conflicts, *(n.id for n, r in readings if r == "change" and n.id not in conflicts
+                               and not _apart(candidate, n))]
     return Decision(action="add", similar=related, conflicts_with=conflicts, reason=_add_reason(related, conflicts))
 
 

@@ -21,7 +21,7 @@ from memctl.core.text import CJK_RANGES
 from memctl.policy.facts import identifiers, names, relations
 from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
 
-_NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*)\s?(?P<suffix>%|k\b|m\b|bn\b)?", re.IGNORECASE)
+_NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*(?::\d{2})?)\s?(?P<suffix>%|k\b|m\b|bn\b)?", re.IGNORECASE)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
@@ -127,9 +127,62 @@ def _names(text: str) -> set[str]:
     return found
 
 
+_ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千]+(?=[月日号点元块岁天年个次分周楼层])")
+_CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
+_CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上)?\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
+_CURRENCY_AFTER = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
+_CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
+                  "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
+_DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d.,:])")
+_ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
+
+
+def _zh_number(raw: str) -> int:
+    """A Chinese numeral as a number ("二十" 20, "十五" 15, "两" 2, "一百二十" 120)."""
+    total, current = 0, 0
+    for ch in raw:
+        if ch in _ZH_DIGITS:
+            current = current * 10 + _ZH_DIGITS[ch] if current and raw.find("十") < 0 else _ZH_DIGITS[ch]
+        else:
+            unit = {"十": 10, "百": 100, "千": 1000}[ch]
+            total += (current or 1) * unit
+            current = 0
+    return total + current
+
+
+def _clock_en(m: re.Match[str]) -> str:
+    hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3).lower().replace(".", "")
+    hour = hour % 12 + (12 if half == "pm" else 0)
+    return f"{hour}:{minute:02d}"
+
+
+def _clock_zh(m: re.Match[str]) -> str:
+    hour = int(m.group(2))
+    minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
+    if m.group(1) in ("下午", "晚上") and hour < 12:
+        hour += 12
+    return f"{hour}:{minute:02d}"
+
+
+def canonical_values(text: str) -> str:
+    """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
+    clock times on 24 hours ("7pm", "下午两点" 19:00 / 14:00), currency words as signs ("17.99 dollars"
+    $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones."""
+    text = _ZH_NUMBER.sub(lambda m: str(_zh_number(m.group())), text)
+    text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
+    text = _CLOCK_EN.sub(_clock_en, text)
+    text = _CLOCK_ZH.sub(_clock_zh, text)
+    text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
+    text = _DIGIT_GROUPS.sub(lambda m: re.sub(r"[ -]", "", m.group()), text)
+    return _ZH_WEEKDAY.sub(lambda m: " " + WEEKDAYS[("一二三四五六日天".index(m.group(1))) % 7] + " ", text)
+
+
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def values_of(text: str) -> Values:
-    """Every value `text` names, each kind read once (an identifier's digits are not also a number)."""
+    """Every value `text` names, each kind read once (an identifier's digits are not also a number),
+    its values written one way first (`canonical_values`)."""
+    text = canonical_values(text)
     ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072
     id_phrases = [m for m in re.findall(r"[A-Za-z]*[-#]?\d[\w-]*", text) if m.upper().replace("#", "") in ids]
     date_phrases = [phrase for phrase, _ in absolute_dates(text)]

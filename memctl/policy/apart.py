@@ -1,0 +1,113 @@
+"""A confident structural reading that two similar statements are two facts (pure, no I/O).
+
+The write decision links a new memory to a stored one as a possible conflict on weak signals (a
+shared slot word with another value, a negation somewhere, the pair model's "change"). Linking two
+facts that both hold is the most harmful error (an agent then doubts a true fact), so a reading of
+the sentences' structure vetoes those weak links when it says the two are apart:
+
+- another person is the subject: the relation the sentence is about ("my sister lives in Lyon" /
+  "my brother lives in Lyon", "Alice" / "Alice's mother is a retired teacher"), where the texts
+  also name other relations; a relation that is the attribute, its value a name ("my boss is
+  Mark", "我男朋友叫李航"), is not a subject;
+- a value added beside the stored one ("I speak some German too", "我还养了一只仓鼠");
+- two occurrences (past actions: "Bob visited Paris in 2019" / "Bob visited Rome in 2021"), unless
+  the newer one announces a change or negates;
+- another object of an activity ("Brian reads The Economist" / "Brian reads The Atlantic"): two
+  English statements of a verb and its object, neither stating a value with a copula ("my phone
+  is ...") nor an attribute that holds one value at a time (where someone lives or works, what
+  they use or prefer: policy/facts.py), with the same numbers and dates and no opposite words.
+
+The word lists are English and Chinese grammar (determiners, copulas, additive particles), not words
+of any data set.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.policy.distinct import flips_polarity, values_of
+from memctl.policy.facts import announces_change, attribute_of, is_occurrence, relations
+from memctl.policy.statement import owner_free
+
+_ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b")
+# Chinese: 也 / 另外 / 又 add a value; 还 does when it comes before a verb of having or doing ("还会说",
+# "还养了"), not in "还剩" (still left) or "还是" (still is / or).
+_ADDITIVE_ZH = re.compile(r"也|另外|又|还(?=[会有养买学要在做喜爱能])")
+_LEAD_WORDS = frozenset("my our his her their the a an and older younger elder eldest little big new".split())
+_NAME_VALUE = re.compile(r"^\s*(?:is|was|'s|’s|=|:)\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z]")
+_STATES = re.compile(r"(?i)\b(?:is|are|am|was|were|'s|'re|'m|’s|’m|’re)\b|:")
+_NOW = re.compile(r"(?i)\b(?:now|instead|anymore|any more|from now on|these days)\b")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ZH_LEAD = re.compile(r"^(?:我们|我|[\u4e00-\u9fff]{1,3}?的)?")
+
+
+def _english_subject(text: str) -> tuple[set[str], str]:
+    """The relations in the leading noun phrase of an English statement ("Tara's son", "my older
+    sister", "Harvey and his wife"), and the text after it."""
+    end = 0
+    for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text):
+        word = m.group().casefold()
+        base = re.sub(r"['’]s?$", "", word)
+        related = bool(relations(base))
+        if not (base in _LEAD_WORDS or related or base == "i" or m.group()[0].isupper()):
+            break
+        end = m.end()
+        if related and base == word:
+            break  # "my sister" ends the phrase; "my sister's car" goes on
+    return relations(text[:end]), text[end:]
+
+
+def _chinese_subject(text: str) -> tuple[set[str], str]:
+    """The relation a Chinese statement opens with (after the owner, a name or "X的"), and the rest."""
+    rest = text[_ZH_LEAD.match(text).end():]  # type: ignore[union-attr]
+    for rel in sorted(relations(text), key=len, reverse=True):
+        for part in (text, rest):
+            at = part.find(rel)
+            if 0 <= at <= 3 and not re.search(r"[是叫在和跟给让把对向]", part[:at]):
+                return {rel}, part[at + len(rel):]
+    return set(), rest
+
+
+def subject_relations(text: str, owner: str | None = None) -> set[str]:
+    """The relations a statement is about as its subject ("my sister" in "my sister lives in Lyon");
+    none when the relation is the attribute and a name its value ("my boss is Mark", "我男朋友叫李航")."""
+    plain = owner_free(text, owner).strip()
+    found, after = _chinese_subject(plain) if re.search(r"[\u4e00-\u9fff]", plain[:6]) else _english_subject(plain)
+    if not found:
+        return set()
+    if _NAME_VALUE.match(after) or re.match(r"^\s*(?:叫|是|名叫|姓)", after):
+        return set()  # the relation is the attribute, its value a name
+    return found
+
+
+def additive(text: str) -> bool:
+    """Whether a statement adds a value beside another ("too", "also", "还会", "也")."""
+    return bool(_ADDITIVE_EN.search(text) or _ADDITIVE_ZH.search(text))
+
+
+def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = False) -> str | None:
+    """Why the structure says two statements are two facts that both hold, or None (`opposite`: the
+    texts differ by opposite words or a negation, as the caller reads them: "likes" / "dislikes",
+    "stopped drinking" / "drinks")."""
+    a, b = owner_free(old, owner), owner_free(new, owner)
+    flip = opposite or flips_polarity(a, b)
+    if subject_relations(old, owner) != subject_relations(new, owner) and relations(a) != relations(b):
+        return "another person is the subject"
+    if flip or announces_change(new):
+        return None
+    if additive(new):
+        return "a value added beside the stored one"
+    if is_occurrence(a) and is_occurrence(b):
+        return "two occurrences"
+    if _another_object(a, b):
+        return "another object of an activity"
+    return None
+
+
+def _another_object(a: str, b: str) -> bool:
+    if _CJK.search(a + b) or _STATES.search(a) or _STATES.search(b) or _NOW.search(b):
+        return False
+    if attribute_of(a) is not None or attribute_of(b) is not None:
+        return False
+    va, vb = values_of(a), values_of(b)
+    return va.numbers == vb.numbers and va.dates == vb.dates

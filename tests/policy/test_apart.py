@@ -1,0 +1,79 @@
+"""The structural reading that two statements are two facts (policy/apart.py), the veto it puts on
+weak conflict links (policy/decide.py), and values written one way (policy/distinct.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.policy.apart import apart_reason, subject_relations
+from memctl.policy.decide import Candidate, Neighbor, decide
+from memctl.policy.distinct import values_of
+
+
+@pytest.mark.parametrize("text, owner, expected", [
+    ("My sister lives in Lyon", None, {"sister"}),
+    ("Tara's son plays soccer on Saturdays", "tara", {"son"}),
+    ("Alice's mother is a retired teacher", "alice", {"mother"}),
+    ("Harvey and his wife married in 2015", "harvey", {"wife"}),
+    ("Sophie's boss is Mark", "sophie", set()),  # the relation is the attribute, a name its value
+    ("My doctor is Dr. Klein", None, set()),
+    ("我男朋友叫李航", None, set()),
+    ("我爸的生日是农历八月十五", None, {"我爸"}),
+    ("Umar's weekly 1:1 with his manager is Monday 11am", "umar", set()),
+])
+def test_the_subject_is_the_relation_a_statement_is_about(text: str, owner: str | None, expected: set[str]) -> None:
+    assert subject_relations(text, owner) == expected
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("My sister lives in Lyon", "My brother lives in Lyon", None),
+    ("Alice is a pharmacist", "Alice's mother is a retired teacher", "alice"),
+    ("I speak Portuguese", "I speak some German too", None),
+    ("我养了一只猫", "我还养了一只仓鼠", None),
+    ("Bob visited Paris in 2019", "Bob visited Rome in 2021", None),
+    ("Brian reads The Economist", "Brian reads The Atlantic online", "brian"),
+])
+def test_two_facts_that_both_hold_are_read_apart(old: str, new: str, owner: str | None) -> None:
+    assert apart_reason(old, new, owner) is not None
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Alice lives in Lisbon", "Alice lives in Berlin", None),
+    ("Bob uses Neovim as his editor", "Bob uses VS Code as his editor", None),
+    ("Sophie's boss is Mark", "Sophie reports to Jenna", "sophie"),
+    ("The kids' bedtime is 8pm", "Bedtime for the kids is 8:30 over the summer", None),
+    ("Bob visited Paris every summer", "Bob no longer visits Paris", None),
+    ("丽娜的年假还剩8天", "丽娜的年假还剩3天", None),  # 还剩: still left, not "also"
+])
+def test_a_change_is_not_read_apart(old: str, new: str, owner: str | None) -> None:
+    assert apart_reason(old, new, owner) is None
+
+
+def test_a_weak_link_between_two_facts_is_vetoed() -> None:
+    old = Neighbor(id="m1", text="Brian reads The Economist", type="fact", cosine=0.62)
+    decision = decide(Candidate(text="Brian reads The Atlantic online", type="fact", owner="brian"), [old])
+    assert decision.action == "add" and decision.conflicts_with == []
+
+
+def test_a_change_of_the_same_slot_is_still_linked_or_superseded() -> None:
+    old = Neighbor(id="m1", text="Alice lives in Lisbon", type="fact", cosine=0.87)
+    decision = decide(Candidate(text="Alice lives in Berlin", type="fact"), [old])
+    assert decision.action == "supersede" and decision.target == "m1"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Netflix costs me $17.99 a month", "I pay 17.99 dollars monthly for Netflix"),
+    ("年会在1月10日", "我们年会定在一月十号"),
+    ("手机号是139 1122 3344", "我的电话：13911223344"),
+    ("组会在每周三下午两点", "我们周三14:00开组会"),
+    ("The yoga class is on Mondays at 7pm", "I do yoga Monday evenings at 19:00"),
+])
+def test_values_are_compared_written_one_way(a: str, b: str) -> None:
+    va, vb = values_of(a), values_of(b)
+    assert (va.numbers, va.dates) == (vb.numbers, vb.dates)
+
+
+def test_other_values_stay_other() -> None:
+    assert values_of("standup at 9:30").numbers != values_of("standup at 10:30").numbers
+    assert values_of("下午两点开会").numbers != values_of("上午两点开会").numbers
+    assert values_of("周三开会").dates != values_of("周四开会").dates
