@@ -102,6 +102,27 @@ def test_words_are_matched_as_literals() -> None:
     assert pattern.search("literal (a+)+$ text")
 
 
+def test_a_long_list_split_by_first_letters_matches_what_one_alternation_does(shipped: KindFiles,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from memctl.core import recognisers
+
+    lexicon = shipped.typing.lexicon
+    names = [n for table in (lexicon.places, lexicon.countries) for names in table.values() for n in names]
+    names += ["İzmir", "ſtrange", "\u212aelvin town", "iZMIR", "US", "us town"]
+    grouped = recognisers._word_pattern.__wrapped__(tuple(names))
+    monkeypatch.setattr(recognisers, "GROUPED", 10**9)
+    plain = recognisers._word_pattern.__wrapped__(tuple(names))
+    assert grouped is not None and plain is not None and grouped.pattern != plain.pattern
+    rng = random.Random(7)
+    texts = [f"{v} then {rng.choice(names)}x, {rng.choice(names)}{v[:-1]}" for n in names
+             for v in (n, n.lower(), n.upper())]
+    texts += ["".join(rng.choice("ab kst İıſ\u212aUS北京东京上海") for _ in range(60)) for _ in range(500)]
+    for text in texts:
+        assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
 def test_a_hostile_folder_is_reported_and_skipped(tmp_path) -> None:
     (tmp_path / "recognisers").mkdir()
     (tmp_path / "recognisers" / "bad.toml").write_text("[passport]\ncues = [1, 2]\n[lexicon.countries]\nxx = ['Nowhere']\n")
