@@ -97,3 +97,21 @@ def test_texts_compared_again_are_not_embedded_again(tmp_path: Path) -> None:
         embedder.embed = real  # type: ignore[method-assign]
     assert asked == ["my phone is an iPhone 13", "I switched to a Pixel 8", "Carol is my manager"]
     assert again[1] == pytest.approx(first[0])
+
+
+def test_a_query_asked_again_is_not_embedded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recent query vectors are kept (an asymmetric model's too), the least recently asked dropped first."""
+    monkeypatch.setattr(engine_module, "RECENT_QUERIES", 2)
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    engine = store.search.primary if hasattr(store.search, "primary") else store.search
+    store.add("Elena drinks oolong every morning", user="elena")
+    embedder = engine.embedder
+    real, asked = embedder.embed_query, []
+    monkeypatch.setattr(embedder, "symmetric", False, raising=False)  # as e5: queries are not documents
+    monkeypatch.setattr(embedder, "embed_query", lambda text: asked.append(text) or real(text))
+    first = [h.id for h in store.recall("what does Elena drink", k=1, mode="semantic").hits]
+    for query in ("what does Elena drink", "oolong", "what does Elena drink", "tea", "oolong"):
+        store.recall(query, k=1, mode="semantic")
+    assert asked == ["what does Elena drink", "oolong", "tea", "oolong"]  # "oolong" was dropped for "tea"
+    assert [h.id for h in store.recall("what does Elena drink", k=1, mode="semantic").hits] == first
