@@ -55,8 +55,6 @@ ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are 
 ON_TOPIC = 0.5  # as likely about the query as not (the calibration's balance point)
 OTHER_CAP = 0.4  # the most a hit about someone else gets when the query names someone the store never mentions
 OTHER = "someone_else"  # the component that says so
-MODEL_PREFIXES = ("cos:", "gap:", "top:")  # an embedding model's features
-BY_MEANING = frozenset({("en", "dialogue")})  # (language, shape) judged by the cosines alone (`judged`)
 Fit = Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]]
 
 
@@ -137,7 +135,6 @@ def fitted(key: str, facts: QueryFacts, fit: Fit = FIT) -> tuple[tuple[str, ...]
 
 def relevance(feats: Mapping[str, float], facts: QueryFacts, fit: Fit = FIT) -> float | None:
     """Relevance in [0, 1] from one hit's features; None when no model fits its signals."""
-    feats = judged(feats, facts)
     if not feats:
         return None
     model = fitted(model_key(list(feats)), facts, fit)
@@ -145,20 +142,6 @@ def relevance(feats: Mapping[str, float], facts: QueryFacts, fit: Fit = FIT) -> 
         return None
     names, beta = model
     return sigmoid(sum(w * feats.get(n, 0.0) for w, n in zip(beta, names)) + beta[-1])
-
-
-def judged(feats: Mapping[str, float], facts: QueryFacts) -> Mapping[str, float]:
-    """The features relevance reads. An English dialogue query with an embedding model's cosine is
-    judged by its meaning alone (the cosines), not by the share of its dozens of words a memory
-    holds: refitted in 5 folds of the calibration's dev split, a model of the cosines keeps more of
-    the memories that answer a dialogue and lets fewer negative dialogues through than one that
-    adds the keyword features (both models: 84.2% kept, 82.4% clean against 76.3%, 64.7%; the
-    shipped model alone: 83.7%, 83.3% against 81.4%, 72.2%). Not so for questions and tasks, nor
-    for Chinese dialogues, whose character features carry what the cosines miss (`BY_MEANING`).
-    The names a query says still cap a hit about someone else (`someone_else`)."""
-    if (facts.language, facts.shape) not in BY_MEANING or not any(name.startswith("cos:") for name in feats):
-        return feats
-    return {name: value for name, value in feats.items() if name.startswith(MODEL_PREFIXES)}
 
 
 def sigmoid(x: float) -> float:

@@ -188,16 +188,3 @@ def test_a_margin_one_model_sees_and_another_contradicts_lifts_nothing() -> None
     assert not margin(HitSignals(gaps={E5: 0.05, MINILM: -0.05}), EN)  # MiniLM ranks another first
     assert margin(HitSignals(gaps={E5: 0.05, MINILM: 0.01}), EN)
 
-
-def test_an_english_dialogue_is_judged_by_its_cosines_not_by_the_share_of_its_words() -> None:
-    dialogue = QueryFacts(shape="dialogue")
-    feats = {f"cos:{model_family(MINILM)}": 0.45, f"gap:{model_family(MINILM)}": 0.1,
-             f"top:{model_family(MINILM)}": 0.45, "coverage": 0.05, "held": 0.4, "held_all": 0.3,
-             "absent": 0.0, "elsewhere": 0.0, "named": 0.0}
-    same = relevance(feats, dialogue)
-    assert same is not None and same == relevance({**feats, "coverage": 0.6, "held": 1.0}, dialogue)
-    assert relevance(feats, EN) != relevance({**feats, "coverage": 0.6}, EN)  # a question's words still count
-    zh = QueryFacts(language="zh", shape="dialogue")
-    assert relevance(feats, zh) != relevance({**feats, "coverage": 0.6}, zh)
-    keyword_only = {"coverage": 0.05, "held": 0.4, "held_all": 0.3, "absent": 0.0, "elsewhere": 0.0, "named": 0.0}
-    assert relevance(keyword_only, dialogue) is not None  # no cosine: the words are all there is
