@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
+from pydantic import ValidationError
+
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
 from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
@@ -276,12 +278,18 @@ class FileRepository:
     def active(self, at: datetime | None = None, owner: str | None = None) -> list[Memory]:
         """Active memories that have not expired (of one scope folder when `owner` is given)."""
         at = at or clock.now()
-        return [m for m in self.all_memories() if self.is_active(m) and not m.is_expired(at)
-                and (owner is None or m.owner == owner)]
+        return [m for m in self.all_memories() if (owner is None or m.owner == owner)  # the cheap test first
+                and self.is_active(m) and not m.is_expired(at)]
 
     def get(self, memory_id: str) -> Memory:
-        """A memory by id or unique id prefix (at least 4 characters)."""
-        found = [m for m in self.all_memories() if m.id.startswith(memory_id)]
+        """A memory by id (a whole id is that memory, looked up by its path) or unique id prefix (at
+        least 4 characters)."""
+        snap = self.snapshot()
+        rel = snap.paths().get(memory_id)
+        if rel is not None:
+            with contextlib.suppress(ValidationError):
+                return snap.memory(rel)
+        found = [m for m in snap.memories if m.id.startswith(memory_id)]
         if not found:
             raise self._not_found(memory_id)
         if len(found) > 1:
