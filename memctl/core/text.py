@@ -88,6 +88,9 @@ def _contraction(word: str) -> list[str]:
     return terms + ["not"] if tail == "t" and head.lower().endswith("n") else terms
 
 
+RAW_TERMS_KEPT = 2048  # texts whose terms `raw_terms` keeps (a few MB for memories of a few sentences)
+
+
 def word_terms(word: str) -> list[str]:
     """The whole identifier plus its parts: createOrder -> createorder, create, order."""
     if any(mark in word for mark in _APOSTROPHES):
@@ -99,14 +102,17 @@ def word_terms(word: str) -> list[str]:
     return list(dict.fromkeys([whole, *parts]))
 
 
-def raw_terms(text: str, index: bool) -> list[tuple[str, int, int]]:
-    """(term, start, end) of every word, identifier part and CJK gram, before stop words and stemming."""
+@lru_cache(maxsize=RAW_TERMS_KEPT)
+def raw_terms(text: str, index: bool) -> tuple[tuple[str, int, int], ...]:
+    """(term, start, end) of every word, identifier part and CJK gram, before stop words and stemming.
+    The last texts' are kept: a warm server's recalls read the same memories' words again (the
+    constraints that ride along, the names a hit says), and splitting them was a tenth of its CPU."""
     out: list[tuple[str, int, int]] = []
     text = unicodedata.normalize("NFKC", text)
     for match in (_ASCII_TOKEN_RE if text.isascii() else _token_re()).finditer(text):
         grams = cjk_grams(match.group(), index) if match.lastgroup == "cjk" else word_terms(match.group())
         out.extend((term, match.start(), match.end()) for term in grams)
-    return out
+    return tuple(out)
 
 
 def search_terms(text: str, mode: str = "query") -> list[str]:
