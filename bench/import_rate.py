@@ -47,13 +47,17 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(lines: int, second: str) -> dict[str, Any]:
-    """Time one `memctl import` of `lines` candidates into a new directory."""
+def measure(lines: int, second: str, embedder: str = "default") -> dict[str, Any]:
+    """Time one `memctl import` of `lines` candidates into a new directory (`embedder`: another
+    [embedding] model, e.g. hashing, for tests)."""
     with tempfile.TemporaryDirectory(prefix="memctl-import-") as tmp:
         root, source = Path(tmp) / "mem", Path(tmp) / "in.jsonl"
         memctl("init", str(root))
         config = root / "memctl.toml"
-        config.write_text(config.read_text().replace('second_model = "auto"', f'second_model = "{second}"'))
+        text = config.read_text().replace('second_model = "auto"', f'second_model = "{second}"')
+        if embedder != "default":
+            text = text.replace('model = "memctl/all-MiniLM-L6-v2-int8"', f'model = "{embedder}"')
+        config.write_text(text)
         write_lines(source, lines)
         before, start, cpu = os.getloadavg(), time.perf_counter(), _children_cpu()
         proc = memctl("-d", str(root), "import", str(source))

@@ -21,7 +21,9 @@ For each size, a synthetic memory directory is generated (template sentences wit
 - peak memory: ru_maxrss of the fresh processes and of this (warm) process;
 - writers: 8 processes at once, each running `memctl add` commands one after another (bench/writers.py),
   forwarded to `memctl serve` (--writer-adds each) and with no server (a fifth as many): adds/s, the
-  CPU seconds an add of every process involved, and the load.
+  CPU seconds an add of every process involved, and the load;
+- import: `memctl import` of a JSON Lines file of as many synthetic candidates as the size (or
+  --import-lines; 0 skips) into a fresh directory (bench/import_rate.py): memories/s, CPU ms a memory, load.
 `--embedder hashing` uses the deterministic hashing embedder instead of the model (for tests; the
 figures then mean little).
 """
@@ -45,7 +47,7 @@ from typing import Any, Callable, Sequence
 
 TARGETS = {"fresh_keyword_p50_s": 0.3, "fresh_hybrid_p50_s": 1.0, "warm_hybrid_p50_ms": 30.0,
            "incremental_sync_s": 0.5, "server_search_p50_ms": 20.0, "forwarded_recall_p50_ms": 100.0,
-           "adds_per_s_8_processes": 20.0, "forwarded_vs_rg": 2.0}
+           "adds_per_s_8_processes": 20.0, "forwarded_vs_rg": 2.0, "import_memories_per_s": 200.0}
 WRITERS = 8  # processes adding at once (issue 27: >= 20 adds/s from 8 processes)
 USERS = [f"user{i:02d}" for i in range(20)]
 WORDS = {
@@ -380,8 +382,17 @@ def writer_rates(root: Path, adds: int) -> dict[str, Any]:
             for mode in ("served", "cli")}
 
 
+def import_rate(lines: int, embedder: str, second: str) -> dict[str, Any]:
+    """memories/s of one `memctl import` of `lines` candidates into a new directory (bench/import_rate.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from import_rate import measure as measure_import
+
+    return measure_import(lines, second, embedder) if lines > 0 else {}
+
+
 def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "default",
-            second: str = "auto", writer_adds: int = 0, build_only: bool = False) -> dict[str, Any]:
+            second: str = "auto", writer_adds: int = 0, build_only: bool = False,
+            import_lines: int | None = None) -> dict[str, Any]:
     """Every figure for one directory size."""
     from memctl.api import MemoryStore
 
@@ -414,10 +425,11 @@ def measure(size: int, warm_queries: int, fresh_runs: int, embedder: str = "defa
         fresh, rss = fresh_latency(root, queries(fresh_runs, seed=13))
         served, rss["forwarded"] = served_latency(root, queries(warm_queries, seed=17), queries(fresh_runs, seed=19))
         writers = writer_rates(root, writer_adds)  # last: the memories it adds change the folder
+    imported = import_rate(size if import_lines is None else import_lines, embedder, second)  # its own directory
     rss["warm"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return {**figures, "load_average": _load(),
             "incremental_sync_s": {k: round(v, 4) for k, v in synced.items()},
-            "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss, "writers": writers}
+            "warm_ms": warm, "fresh_s": fresh, **served, "peak_rss_mb": rss, "writers": writers, "import": imported}
 
 
 def _load() -> list[float]:
@@ -435,7 +447,8 @@ def check_targets(result: dict[str, Any]) -> dict[str, bool]:
             "forwarded_recall_p50_ms": result["forwarded_recall_ms"]["p50"] <= TARGETS["forwarded_recall_p50_ms"],
             "forwarded_vs_rg": (result["rg_beside"].get("ratio") or float("inf")) <= TARGETS["forwarded_vs_rg"],
             "adds_per_s_8_processes": result["writers"].get("served", {}).get("adds_per_s", 0.0)
-            >= TARGETS["adds_per_s_8_processes"]}
+            >= TARGETS["adds_per_s_8_processes"],
+            "import_memories_per_s": result["import"].get("memories_per_s", 0.0) >= TARGETS["import_memories_per_s"]}
 
 
 def render(results: list[dict[str, Any]]) -> None:
@@ -459,6 +472,15 @@ def _writers(r: dict[str, Any], mode: str) -> str:
     failed = f", {w['failed']} failed" if w["failed"] else ""
     mark = (" ok" if w["adds_per_s"] >= TARGETS["adds_per_s_8_processes"] else " MISSED") if mode == "served" else ""
     return f"{w['adds_per_s']:.1f} ({w['cpu_s_per_add']:.3f}; {w['load_average'][0]:.1f}){failed}{mark}"
+
+
+def _imported(r: dict[str, Any]) -> str:
+    i = r["import"]
+    if not i:
+        return "-"
+    mark = " ok" if i["memories_per_s"] >= TARGETS["import_memories_per_s"] else " MISSED"
+    return (f"{i['memories_per_s']:.1f} ({i['lines']:,} lines; {i['cpu_ms_per_memory']:.1f} CPU ms a memory; "
+            f"load {i['load_average_before'][0]:.1f} -> {i['load_average_after'][0]:.1f}){mark}")
 
 
 def _beside(b: dict[str, Any]) -> str:
@@ -514,6 +536,7 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
      lambda r: _writers(r, "served")),
     (f"adds/s from {WRITERS} processes of `memctl add`, no server (CPU s an add; load)",
      lambda r: _writers(r, "cli")),
+    ("`memctl import` memories/s (target >= 200)", _imported),
     ("peak RSS fresh keyword / hybrid / forwarded (MB)",
      lambda r: "{fresh_keyword:.0f} / {fresh_hybrid:.0f} / {forwarded:.0f}".format(**r["peak_rss_mb"])),
     ("peak RSS warm process so far (MB)", lambda r: f"{r['peak_rss_mb']['warm']:.0f}"),
@@ -530,6 +553,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--embedder", default="default", help="an [embedding] model name, e.g. hashing (no model)")
     parser.add_argument("--writer-adds", type=int, default=10,
                         help=f"adds per process of the {WRITERS} writer processes, served (a fifth of them with no server; 0: skip)")
+    parser.add_argument("--import-lines", type=int, default=None,
+                        help="candidates of the `memctl import` measured (default: the size; 0: skip)")
     parser.add_argument("--build-only", action="store_true", help="measure the first build (and the fill) only")
     parser.add_argument("--second-model", default=None,
                         help="[embedding] second_model (default: auto, or none with --embedder)")
@@ -554,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = []
     for size in args.sizes:
         result = measure(size, args.warm_queries, args.fresh_runs, args.embedder, args.second_model, args.writer_adds,
-                         args.build_only)
+                         args.build_only, args.import_lines)
         result["targets"] = {} if args.build_only else check_targets(result)
         results.append(result)
     if args.json:

@@ -210,7 +210,8 @@ def test_speed_json_shape() -> None:
     out = run_script("speed", "--sizes", "25", "--warm-queries", "2", "--fresh-runs", "1", "--writer-adds", "1")
     assert out["embedder"] == "hashing" and set(out["targets"]) == {
         "fresh_keyword_p50_s", "fresh_hybrid_p50_s", "warm_hybrid_p50_ms", "incremental_sync_s",
-        "server_search_p50_ms", "forwarded_recall_p50_ms", "adds_per_s_8_processes", "forwarded_vs_rg"}
+        "server_search_p50_ms", "forwarded_recall_p50_ms", "adds_per_s_8_processes", "forwarded_vs_rg",
+        "import_memories_per_s"}
     (size,) = out["sizes"]
     assert size["memories"] == 25
     assert set(size["build_s"]) == set(size["build_cpu_s"]) == {"catalog", "keyword", "vectors", "total"}
@@ -229,6 +230,9 @@ def test_speed_json_shape() -> None:
     assert set(size["writers"]) == {"served", "cli"}
     assert all(w["processes"] == 8 and w["adds"] == 8 and w["failed"] == 0 and w["adds_per_s"] > 0
                and w["cpu_s_per_add"] > 0 for w in size["writers"].values())
+    imported = size["import"]  # `memctl import` of as many candidates as the size, into its own directory
+    assert imported["lines"] == 25 and imported["exit"] == 0 and imported["added"] > 0 and imported["memories_per_s"] > 0
+    assert imported["cpu_s"] > 0 and len(imported["load_average_before"]) == 3
     assert set(size["targets"]) == set(out["targets"])
 
 
