@@ -35,7 +35,9 @@ _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additiona
 _ADDITIVE_ZH = re.compile(r"也|另外|又|还(?=[会有养买学要在做喜爱能])")
 _LEAD_WORDS = frozenset("my our his her their the a an and older younger elder eldest little big new".split())
 _NAME_VALUE = re.compile(r"^\s*(?:is|was|'s|’s|=|:)\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z]")
-_STATES = re.compile(r"(?i)\b(?:is|are|am|was|were|'s|'re|'m|’s|’m|’re)\b|:")
+# A copula stating a value ("my phone is ...", "Offsite location: ..."); "I'm learning Rust" is an
+# activity (a copula before a verb in -ing), not a state.
+_STATES = re.compile(r"(?i)(?:\b(?:is|are|am|was|were)\b|['’](?:s|re|m)\b)(?!\s+(?:still\s+|now\s+)?[a-z]+ing\b)|:")
 _NOW = re.compile(r"(?i)\b(?:now|instead|anymore|any more|from now on|these days)\b")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEAD = re.compile(r"^(?:我们|我|[\u4e00-\u9fff]{1,3}?的)?")
