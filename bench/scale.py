@@ -22,7 +22,8 @@ growth shows what the table size costs. At each size:
   once; adds per second overall.
 First (unless --clients 0), into an empty store of its own: --clients processes, each a MemoryStore on
 the database, add --client-adds memories each at once (100 users), once with the hashing embedder and
-once with the real model: adds per second and the clients' CPU an add (--adds-only: only this).
+once with the real model: adds per second, and the CPU an add of the clients, of the machine and of
+the PostgreSQL server's processes (when it runs here) (--adds-only: only this).
 Figures go to stdout (a table, or one JSON object with --json); timings need a quiet machine.
 """
 
