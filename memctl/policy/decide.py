@@ -283,8 +283,10 @@ def _join_surface(words: list[str]) -> str:
 def announces_change_of(old: str, new: str) -> bool:
     """The newer text announces a new value of the attribute the older one states, for the same
     subject: "Hank moved to Shanghai" after "Hank lives in Beijing"."""
+    if not announces_change(new):  # the cheap test first: most texts announce nothing
+        return False
     attribute = attribute_of(new)
-    return (announces_change(new) and attribute is not None and attribute == attribute_of(old)
+    return (attribute is not None and attribute == attribute_of(old)
             and same_subject(old, new) and not names_other_things(old, new))
 
 

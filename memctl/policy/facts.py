@@ -115,6 +115,7 @@ def names(text: str) -> set[str]:
     return {n for n in _NAME.findall(text) if n not in _NOT_NAMES}
 
 
+@lru_cache(maxsize=16384)  # a pure reading of the text: each candidate is compared with every peer
 def attribute_of(text: str) -> str | None:
     """The single-valued attribute a text states (residence, employer, ...), or None."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text.lower())}

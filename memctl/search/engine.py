@@ -417,7 +417,9 @@ class Engine:
             if snapshot is self._vec_synced or self._vectors is None:
                 return
             wanted, rel_of = self._wanted(snapshot)
-            missing = self._vectors.missing(wanted)
+            since = getattr(snapshot, "changed_since", None)  # own writes patched in: only those can lack one
+            delta = since(self._vec_synced) if since is not None and self._vec_synced is not None else None
+            missing = self._vectors.missing(wanted if delta is None else {i: wanted[i] for i in delta[0] if i in wanted})
             if all(vector_text(snapshot.memory(rel_of[i])) in self._known for i in missing if i in rel_of):
                 self._sync_vectors(None)
 
