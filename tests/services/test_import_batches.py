@@ -85,3 +85,13 @@ def test_a_cli_import_with_bad_lines_reports_each_in_one_line(memdir: Path, tmp_
     result = cli(memdir, "import", str(source))
     assert result.exit_code == 3 and "Traceback" not in result.output
     assert len(MemoryStore(memdir).repo.active()) == 4  # tea, Porto (Berlin and Lisbon superseded), cello, bicycle
+
+
+def test_a_cli_import_with_the_second_fit_writes_the_same(memdir: Path, tmp_path: Path) -> None:
+    from tests.helpers import cli
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(_text(), encoding="utf-8")
+    result = cli(memdir, "import", "--second-fit", str(source))
+    assert result.exit_code == 3 and "Traceback" not in result.output  # the secret and the short line refused
+    assert len(MemoryStore(memdir).repo.active()) == 4
