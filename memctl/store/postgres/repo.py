@@ -65,6 +65,12 @@ def _in_transaction() -> Any:
     return TransactionStatus.INTRANS
 
 
+def _roll_back(conn: Any) -> None:
+    """End a failed transaction (a broken connection is left to the pool, which drops it)."""
+    with contextlib.suppress(Exception):
+        conn.execute("ROLLBACK")
+
+
 def folder_of(rel: str) -> str:
     """The scope folder of a relative path (`archive/users/a/x.md` -> `users/a`)."""
     return rel.removeprefix(ARCHIVE_PREFIX).rsplit("/", 1)[0]
@@ -126,8 +132,9 @@ class PostgresRepository:
                 txn.depth -= 1
             return
         answer: MemctlError | None = None
-        with translate(self.url), pool(self.url).connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL lock_timeout = '{max(int(timeout * 1000), 1)}ms'")
+        with translate(self.url), pool(self.url).connection() as conn:
+            # BEGIN and the lock timeout in one round trip (a simple query: no parameters)
+            conn.execute(f"BEGIN; SET LOCAL lock_timeout = '{max(int(timeout * 1000), 1)}ms'")
             txn.conn, txn.owners, txn.mode, txn.depth = conn, set(), None, 1
             try:
                 yield
@@ -136,10 +143,15 @@ class PostgresRepository:
                 # reinforcing the stored memory) stays, as it does in a folder. A database error
                 # has aborted the transaction: that rolls back.
                 if conn.info.transaction_status != _in_transaction():
+                    _roll_back(conn)
                     raise
                 answer = exc
+            except BaseException:
+                _roll_back(conn)
+                raise
             finally:
                 txn.conn, txn.owners, txn.mode, txn.depth = None, set(), None, 0
+            conn.execute("COMMIT")
         if answer is not None:
             raise answer
 
