@@ -142,10 +142,14 @@ def capitalised_terms(text: str) -> set[str]:
 
 
 def says_name(text: str, names: Collection[str]) -> bool:
-    """Whether a text holds one of `names` (stems, as `name_terms` gives them), or a name one of
-    them shortens or that shortens one of them (`same_name`), written with a capital."""
-    said = capitalised_terms(text) | name_terms(text)  # name_terms: also the names of a text with no capitals
-    return any(same_name(term, name) for term in said for name in names)
+    """Whether a text holds one of `names` (stems, as `name_terms` gives them) written with a capital
+    wherever it stands, or a name it reads as one (`name_terms`) that one of them shortens or that
+    shortens one of them (`same_name`). A common word opening a sentence is no shortening of a name:
+    "Time is short" does not say Tim, nor "Car insurance..." Caroline."""
+    if not names:
+        return False
+    return bool(capitalised_terms(text) & set(names)) or any(
+        same_name(term, name) for term in name_terms(text) for name in names)
 
 
 def other_names(text: str, names: Collection[str]) -> set[str]:
