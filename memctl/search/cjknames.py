@@ -15,8 +15,6 @@ Names written without any of these shapes ("王涛负责哪块") are not read.
 
 from __future__ import annotations
 
-import re
-
 # The most common surnames, less those that open a common word after 小 or 老 (小龙虾, 老毛病, 小白).
 SURNAMES = ("王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾"
             "丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔崔康邱秦江史顾侯邵孟段雷钱汤尹黎易"
@@ -37,14 +35,56 @@ COMMON_PAIRS = frozenset("""周末 马上 高兴 方便 许多 曾经 任何 于
     杜绝 戴着 夏季 汪汪 范围 姚氏 谭氏 廖氏 邹氏 熊猫 陆地 郝氏 孔子 崔氏 康氏 邱氏 秦朝 顾客 顾问 侯氏 邵氏 孟氏
     段落 尹氏 黎明 武器 乔迁 贺喜 赖床 龚氏 覃氏 周边 周围 周期 高级 高速 高度 朱红 胡子 郭氏 罗列 梁上 谢谢 于今
     马路 林间 何况 徐徐 张开 李子 刘海 陈列 杨柳 赵氏 吴氏 孙女 钱款 金子 石油 田径 任性 姜汤 江湖 史诗 顾及""".split())
-_TITLE = re.compile(f"([{SURNAMES}])(?:{'|'.join(TITLES)})")
-_XIAO_LAO = re.compile(f"[小老]([{SURNAMES}])")
-_RELATION = re.compile(f"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})([{SURNAMES}][\u4e00-\u9fff])")
+_RELATIONS_LONGEST_FIRST = tuple(sorted(RELATIONS, key=len, reverse=True))
+# No regular expression: a character class of CJK characters takes milliseconds to compile, and an
+# English recall over a store holding Chinese memories would pay it (tests/services/test_recall.py).
+
+
+def _is_han(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def _titled(text: str) -> set[str]:
+    """王医生 -> 王医: a surname, then a title (non-overlapping, left to right)."""
+    out, i = set(), 0
+    while i < len(text):
+        title = next((t for t in TITLES if text.startswith(t, i + 1)), None) if text[i] in SURNAMES else None
+        if title is None:
+            i += 1
+            continue
+        out.add(text[i:i + 2])
+        i += 1 + len(title)
+    return out
+
+
+def _xiao_lao(text: str) -> set[str]:
+    """小吴, 老马: 小 or 老, then a surname that opens no common word after it."""
+    return {text[i:i + 2] for i in range(len(text) - 1)
+            if text[i] in "小老" and text[i + 1] in SURNAMES and text[i + 1] not in _NOT_AFTER_XIAO_LAO}
+
+
+def _related_at(text: str, i: int) -> tuple[str, int] | None:
+    """The name after a relation that starts at i (the longest relation that is so followed), and where it ends."""
+    for relation in _RELATIONS_LONGEST_FIRST:
+        j = i + len(relation)
+        if text.startswith(relation, i) and j + 1 < len(text) and text[j] in SURNAMES and _is_han(text[j + 1]):
+            return text[j:j + 2], j + 2
+    return None
+
+
+def _related(text: str) -> set[str]:
+    """表妹陈露 -> 陈露: a relation or role, then a surname and a given name."""
+    out, i = set(), 0
+    while i < len(text):
+        found = _related_at(text, i)
+        if found is None:
+            i += 1
+            continue
+        out.add(found[0])
+        i = found[1]
+    return out
 
 
 def chinese_names(text: str) -> set[str]:
     """The names the text says in the shapes above, each as its character pair (王医, 小吴, 陈露)."""
-    out = {m.group(0)[:2] for m in _TITLE.finditer(text)}
-    out |= {m.group(0) for m in _XIAO_LAO.finditer(text) if m.group(1) not in _NOT_AFTER_XIAO_LAO}
-    out |= {m.group(1) for m in _RELATION.finditer(text) if m.group(1) not in COMMON_PAIRS}
-    return out
+    return _titled(text) | _xiao_lao(text) | (_related(text) - COMMON_PAIRS)
