@@ -129,8 +129,14 @@ def _names(text: str) -> set[str]:
 
 _ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千]+(?=[月日号点元块岁天年个次分周楼层])")
+# Words a numeral opens that are no number: 一点 "a little" (有一点贵, 甜一点; a clock time after a part
+# of the day or before 半/钟/minutes), 十分 "very" (十分重要; ten minutes as 十分钟 or after 点).
+_NOT_NUMBERS = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)一(?=点(?![半钟零一二两三四五六七八九十\d]))"
+                          r"|(?<![点\d])十(?=分(?!钟))")
+_ZH_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
-_CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上)?\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
+_CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上|凌晨)?\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
 _CURRENCY_AFTER = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
@@ -162,19 +168,39 @@ def _clock_zh(m: re.Match[str]) -> str:
     minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
     if m.group(1) in ("下午", "晚上") and hour < 12:
         hour += 12
+    elif m.group(1) in ("晚上", "凌晨") and hour == 12:
+        hour = 0  # 晚上十二点 is midnight, not noon
     return f"{hour}:{minute:02d}"
+
+
+def _zh_numerals(text: str) -> str:
+    """Chinese numerals as digits ("二十岁" 20岁, "百分之五十" 50%), but not the words a numeral
+    opens that are no number (`_NOT_NUMBERS`: 一点 "a little", 十分 "very")."""
+    text = _ZH_PERCENT.sub(lambda m: _digits(m.group(1)) + "%", text)
+    return _ZH_NUMBER.sub(lambda m: m.group() if len(m.group()) == 1 and _NOT_NUMBERS.match(text, m.start())
+                          else str(_zh_number(m.group())), text)
+
+
+def _digits(raw: str) -> str:
+    return raw if raw[0].isdigit() else str(_zh_number(raw))
+
+
+def _joined_groups(m: re.Match[str]) -> str:
+    """Digit groups of one number joined ("139 1122 3344"), but not years ("2019-2021" is a range)."""
+    groups = re.split(r"[ -]", m.group())
+    return m.group() if all(_YEAR.fullmatch(g) for g in groups) else "".join(groups)
 
 
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
     clock times on 24 hours ("7pm", "下午两点" 19:00 / 14:00), currency words as signs ("17.99 dollars"
     $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones."""
-    text = _ZH_NUMBER.sub(lambda m: str(_zh_number(m.group())), text)
+    text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
     text = _CLOCK_EN.sub(_clock_en, text)
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
-    text = _DIGIT_GROUPS.sub(lambda m: re.sub(r"[ -]", "", m.group()), text)
+    text = _DIGIT_GROUPS.sub(_joined_groups, text)
     return _ZH_WEEKDAY.sub(lambda m: " " + WEEKDAYS[("一二三四五六日天".index(m.group(1))) % 7] + " ", text)
 
 

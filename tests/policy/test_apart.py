@@ -80,3 +80,24 @@ def test_other_values_stay_other() -> None:
     assert values_of("standup at 9:30").numbers != values_of("standup at 10:30").numbers
     assert values_of("下午两点开会").numbers != values_of("上午两点开会").numbers
     assert values_of("周三开会").dates != values_of("周四开会").dates
+
+
+@pytest.mark.parametrize("a, b", [
+    ("折扣是百分之五十", "折扣是百分之三十"),  # two percentages, not both "100"
+    ("中午十二点开会", "晚上十二点开会"),  # noon and midnight
+    ("I lived in Lyon 2015-2018", "I lived in Lyon 20152018"),  # a range of years is no phone number
+])
+def test_values_written_one_way_stay_apart(a: str, b: str) -> None:
+    assert values_of(a).numbers != values_of(b).numbers
+
+
+@pytest.mark.parametrize("text", ["这家店的咖啡有一点贵", "我希望甜一点", "这件事十分重要"])
+def test_words_a_numeral_opens_are_no_values(text: str) -> None:
+    assert values_of(text).numbers == frozenset()
+
+
+def test_numerals_still_read_beside_those_words() -> None:
+    assert values_of("下午一点开会").numbers == values_of("13:00开会").numbers
+    assert values_of("两点十分出发").numbers == values_of("2:10出发").numbers
+    assert values_of("等十分钟").numbers == values_of("等10分钟").numbers
+    assert values_of("打百分之五十的折").numbers == values_of("打50%的折").numbers
