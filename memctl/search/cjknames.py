@@ -19,7 +19,7 @@ from __future__ import annotations
 SURNAMES = ("王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾"
             "丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔崔康邱秦江史顾侯邵孟段雷钱汤尹黎易"
             "武乔贺赖龚严覃")
-_NOT_AFTER_XIAO_LAO = frozenset("龙毛白金方石田江史黄文万常易钱")
+_NOT_AFTER_XIAO_LAO = frozenset("龙毛白金方石田江史黄文万常易钱于")  # 小于: "less than"
 TITLES = ("老师", "医生", "大夫", "经理", "阿姨", "叔叔", "师傅", "律师", "教授", "主任", "先生", "女士",
           "小姐", "同学", "总监", "老板", "院长", "校长", "博士", "护士", "教练", "处长", "科长", "部长")
 RELATIONS = ("表妹", "表姐", "表哥", "表弟", "堂哥", "堂姐", "堂妹", "堂弟", "妹妹", "姐姐", "哥哥", "弟弟",
@@ -34,7 +34,10 @@ COMMON_PAIRS = frozenset("""周末 马上 高兴 方便 许多 曾经 任何 于
     钟点 宋体 郑州 韩国 唐朝 冯氏 程度 曹操 邓氏 许可 傅氏 彭氏 吕氏 卢氏 蔡氏 贾氏 丁点 魏氏 薛氏 叶氏 阎氏 潘氏
     杜绝 戴着 夏季 汪汪 范围 姚氏 谭氏 廖氏 邹氏 熊猫 陆地 郝氏 孔子 崔氏 康氏 邱氏 秦朝 顾客 顾问 侯氏 邵氏 孟氏
     段落 尹氏 黎明 武器 乔迁 贺喜 赖床 龚氏 覃氏 周边 周围 周期 高级 高速 高度 朱红 胡子 郭氏 罗列 梁上 谢谢 于今
-    马路 林间 何况 徐徐 张开 李子 刘海 陈列 杨柳 赵氏 吴氏 孙女 钱款 金子 石油 田径 任性 姜汤 江湖 史诗 顾及""".split())
+    马路 林间 何况 徐徐 张开 李子 刘海 陈列 杨柳 赵氏 吴氏 孙女 钱款 金子 石油 田径 任性 姜汤 江湖 史诗 顾及
+    周报 周会 周刊 苏打 范畴 程式 顾虑 任意 高手 高管""".split())
+# Common words that end in a surname before a title: 历史老师 is a history teacher, not a teacher 史.
+ENDING_IN_SURNAME = frozenset("历史 主任 责任 信任 担任 外科 内科 儿科".split())
 _RELATIONS_LONGEST_FIRST = tuple(sorted(RELATIONS, key=len, reverse=True))
 # No regular expression: a character class of CJK characters takes milliseconds to compile, and an
 # English recall over a store holding Chinese memories would pay it (tests/services/test_recall.py).
@@ -48,7 +51,7 @@ def _titled(text: str) -> set[str]:
     """王医生 -> 王医: a surname, then a title (non-overlapping, left to right)."""
     out, i = set(), 0
     while i < len(text):
-        title = next((t for t in TITLES if text.startswith(t, i + 1)), None) if text[i] in SURNAMES else None
+        title = next((t for t in TITLES if text.startswith(t, i + 1)), None) if _surname_at(text, i) else None
         if title is None:
             i += 1
             continue
@@ -57,10 +60,16 @@ def _titled(text: str) -> set[str]:
     return out
 
 
+def _surname_at(text: str, i: int) -> bool:
+    """A surname at i that does not end a common word (历史老师: 史 ends 历史)."""
+    return text[i] in SURNAMES and text[max(i - 1, 0):i + 1] not in ENDING_IN_SURNAME
+
+
 def _xiao_lao(text: str) -> set[str]:
-    """小吴, 老马: 小 or 老, then a surname that opens no common word after it."""
+    """小吴, 老马: 小 or 老, then a surname that opens no common word there (小程序, 老顾客: COMMON_PAIRS)."""
     return {text[i:i + 2] for i in range(len(text) - 1)
-            if text[i] in "小老" and text[i + 1] in SURNAMES and text[i + 1] not in _NOT_AFTER_XIAO_LAO}
+            if text[i] in "小老" and text[i + 1] in SURNAMES and text[i + 1] not in _NOT_AFTER_XIAO_LAO
+            and text[i + 1:i + 3] not in COMMON_PAIRS}
 
 
 def _related_at(text: str, i: int) -> tuple[str, int] | None:

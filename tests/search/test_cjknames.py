@@ -18,6 +18,11 @@ from memctl.search.specificity import name_terms
     ("同事周末加班，老公马上到", set()),  # common words a surname opens
     ("小时候住在老城区，有老毛病", set()),
     ("我妈跟我们住一起，帮着接送孩子。", set()),
+    ("做个小程序，小范围试一下这个小任务", set()),  # a common word after 小 or 老
+    ("数量小于十，老顾客加一点小苏打", set()),
+    ("历史老师说主任医生明天在", set()),  # a common word ends in the surname before a title
+    ("同事周报发了吗", set()),
+    ("历史课的王老师", {"王老"}),
 ])
 def test_chinese_names_are_read_by_their_shapes(text: str, names: set[str]) -> None:
     assert chinese_names(text) == names
