@@ -504,7 +504,7 @@ def _after_linked(repo: Memories, candidate: Memory) -> None:
     if not candidate.conflicts_with:
         return
     latest = max(repo.get(other).created for other in candidate.conflicts_with)
-    if candidate.created == latest:
+    if candidate.created <= latest:  # not only equal: one it conflicts with may be dated ahead already
         candidate.created = candidate.updated = latest + timedelta(seconds=1)
 
 

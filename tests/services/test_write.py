@@ -273,3 +273,16 @@ def test_a_failing_llm_leaves_the_decision_to_the_rules(memdir: Path, monkeypatc
     assert code == 0 and out["data"]["decision"]["decided_by"] == "rules", out
     assert "malformed" in out["data"]["decision"]["reason"]
     assert first["id"] in active_ids(memdir)
+
+
+def test_a_memory_is_dated_after_every_memory_it_conflicts_with_even_in_one_second(store, monkeypatch) -> None:
+    """Three changes of one fact written in the same second: each is dated after those it conflicts
+    with, also after one already dated a second ahead, so "newer first" never depends on random ids."""
+    monkeypatch.setenv("MEMCTL_NOW", "2026-05-01T10:00:00Z")
+    first = store.add("Hank lives in Beijing", type="fact", user="hank").memory
+    texts = ("Hank moved to Shanghai", "Hank moved to Tokyo")
+    later = [store.add(text, type="fact", user="hank").memory for text in texts]
+    assert later[0].conflicts_with and later[1].conflicts_with
+    for memory in later:
+        assert all(memory.created > store.get(other).created for other in memory.conflicts_with)
+    assert first.created < later[0].created < later[1].created
