@@ -7,9 +7,12 @@ them without sharing a single character (checked here), so keyword search (CJK b
 find the target and any recall of it is semantic. Every memory goes into one fresh directory; each
 query is a recall (k=5, nothing held back) per mode; recall@k = the share of queries whose target
 is in the top k; the row "hybrid held back" counts the hybrid hits as `recall` returns them by
-default (below `[recall] min_relevance` held back). SPEC is MODEL or MODEL+SECOND, as in bench/locomo.py. The directories are
-`language = "zh"` (there recall uses the multilingual model alone when it is the second model);
-`--language en` shows both models fused.
+default (below `[recall] min_relevance` held back). A data file may also list `negatives`, queries
+about things its memories never mention: the row "negatives clean" is the share of them for which
+hybrid recall, as `recall` returns it by default, shows nothing (bench/data/cjk_fresh.json, an
+independent set written blind, has them; run it with --data). SPEC is MODEL or MODEL+SECOND, as in
+bench/locomo.py. The directories are `language = "zh"` (there recall uses the multilingual model
+alone when it is the second model); `--language en` shows both models fused.
 """
 
 from __future__ import annotations
@@ -70,7 +73,15 @@ def score(data: dict, spec: str, language: str = "zh") -> dict[str, Any]:
                 ranks.append(ranked.index(ids[q["target"]]) + 1 if ids[q["target"]] in ranked else None)
             out[row] = {f"R@{c}": round(100 * sum(r is not None and r <= c for r in ranks) / len(ranks), 1)
                          for c in CUTOFFS}
+        if data.get("negatives"):
+            out["negatives clean"] = negatives_clean(store, data["negatives"])
     return out
+
+
+def negatives_clean(store: Any, negatives: Sequence[str]) -> float:
+    """The share (%) of negative queries hybrid recall returns nothing for by default (min_relevance held back)."""
+    empty = sum(not store.recall(q, k=5, mode="hybrid", record_usage=False, min_relevance=None).hits for q in negatives)
+    return round(100 * empty / len(negatives), 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,15 +98,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = [s.strip() for s in (args.embedder or ",".join(default_specs())).split(",") if s.strip()]
     results = {spec: score(data, spec, args.language) for spec in specs}
     if args.json:
-        sys.stdout.write(json.dumps({"memories": len(data["memories"]), "queries": len(data["queries"]),
-                                     "language": args.language,
-                                     "embedders": results}) + "\n")
+        counts = {key: len(data[key]) for key in ("memories", "queries", "negatives") if key in data}
+        sys.stdout.write(json.dumps({**counts, "language": args.language, "embedders": results}) + "\n")
         return 0
     print(f"{len(data['memories'])} memories, {len(data['queries'])} queries sharing no character with their target")
     for spec, result in results.items():
         print(spec)
         for row in RUNS:
             print(f"  {row:16s} " + "  ".join(f"R@{c} {result[row][f'R@{c}']:5.1f}" for c in CUTOFFS))
+        if "negatives clean" in result:
+            print(f"  {'negatives clean':16s} {result['negatives clean']:5.1f}% of {len(data['negatives'])} show nothing")
     return 0
 
 

@@ -121,6 +121,16 @@ def test_cjk_json_shape() -> None:
     for mode in ("keyword", "semantic", "hybrid"):
         assert set(out["embedders"]["hashing"][mode]) == {"R@1", "R@5"}
     assert out["embedders"]["hashing"]["keyword"]["R@5"] == 0.0  # no shared character: no bigram to match
+    assert "negatives" not in out and "negatives clean" not in out["embedders"]["hashing"]  # the file has none
+
+
+def test_cjk_negatives_row(tmp_path: Path) -> None:
+    data = {"about": "tiny", "memories": ["我对花生过敏。", "订单服务每周三发布。"],
+            "queries": [{"q": "坚果能吃吗？", "target": 0}], "negatives": ["鹦鹉叫什么？", "护照几号过期？"]}
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    out = run_script("cjk", "--data", str(path))
+    assert out["negatives"] == 2 and out["embedders"]["hashing"]["negatives clean"] in (0.0, 50.0, 100.0)
 
 
 def test_calibration_fit_recovers_a_separable_signal() -> None:
