@@ -22,8 +22,16 @@ from typing import Mapping
 from memctl.core.text import CJK_RANGES
 from memctl.policy.decision_fit import FIT, FIT_ML, ML_MODEL, MODEL
 from memctl.policy.distinct import Values, distinct_reason, flips_polarity, values_of
-from memctl.policy.facts import IDENTIFIER, announces_change, relations
-from memctl.policy.statement import SLOT_SHARE, Statement, content_words, owner_free, qualifier_differs, read_statement
+from memctl.policy.facts import IDENTIFIER, announces_change, attribute_of, relations
+from memctl.policy.statement import (
+    SLOT_SHARE,
+    Statement,
+    attribute_words,
+    content_words,
+    owner_free,
+    qualifier_differs,
+    read_statement,
+)
 from memctl.policy.triple import read_triple
 from memctl.policy.when import absolute_dates
 
@@ -194,7 +202,10 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     """"duplicate" or "change" when the fitted model reads the pair so above its floor, else None
     (`more`: the multilingual cosines of `ml_pairs`, when that model was asked). A duplicate must
     name no value the other contradicts (policy/distinct.py: never merge two facts); a change must
-    be about the same people and things (no other identifier or relation)."""
+    be about the same people and things (no other identifier or relation). Either must be of one
+    attribute (`may_be_one_slot`), not merely of one person."""
+    if not may_be_one_slot(old, new, owner):
+        return None
     prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine, **(more or {})}))
     if prob is None:
         return None
@@ -203,6 +214,25 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     if prob["change"] >= CHANGE_FLOOR and relations(old) == relations(new) and not _other_ids(old, new):
         return "change"
     return None
+
+
+def may_be_one_slot(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether the model may read a pair: the two statements can be of one attribute.
+
+    The model reads a pair's meaning through its cosines, and the (multilingual) cosines of any two
+    statements of one person read alike ("Hank likes jazz" / "Hank 搬到了上海" at 0.73), so it would
+    link a person's every fact as a change of every other. Of one attribute are statements that
+    name the same single-valued attribute (policy/facts.py: "lives in" / "搬到" are residence); in
+    one language also two that share a content word, or where neither names such an attribute ("my
+    car is a Golf" / "I drive a Civic"). Across languages no word is shared: only the attribute
+    tells; one attribute named on one side only, or two different ones, with no word in common, are
+    two facts (a birthday / where one lives)."""
+    first, second = attribute_of(old), attribute_of(new)
+    if first is not None and first == second:
+        return True
+    if bool(_CJK.search(old)) != bool(_CJK.search(new)):
+        return False
+    return first == second or bool(attribute_words(old, owner) & attribute_words(new, owner))
 
 
 def _other_ids(old: str, new: str) -> bool:

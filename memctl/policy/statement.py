@@ -60,19 +60,32 @@ def owner_free(text: str, owner: str | None) -> str:
     return text.replace(owner, "我") if re.search(f"[{CJK_RANGES}]", owner) else text
 
 
-def _content(text: str) -> list[str]:
+def _content(text: str, lead: bool = False) -> list[str]:
     words = [stem(re.sub(r"'s?$", "", w.lower()).strip("'-")) for w in _WORD.findall(text.replace("\u2019", "'"))]
     english = [w for w in words if len(w) > 1 and w not in _STOP and not w.isdigit()]
     pairs = []
     for n, run in enumerate(_CJK_RUN.findall(text)):
         kept = "".join(ch for ch in run if ch not in _ZH_STOP)
-        pairs += [kept[i:i + 2] for i in range(len(kept) - 1) if i or n]  # a leading pair is the subject
+        # a leading pair is the subject (`lead`: only when the text opens with it, not after grammar words)
+        subject = n == 0 and not (lead and set(run[:2]) & _ZH_STOP)
+        pairs += [kept[i:i + 2] for i in range(len(kept) - 1) if i or not subject]
     return english + pairs
 
 
 def content_words(text: str) -> list[str]:
     """The content words of a text (English stems, Chinese character pairs), grammar words left out."""
     return _content(text)
+
+
+def attribute_words(text: str, owner: str | None = None) -> set[str]:
+    """The content words a statement may name its attribute with: those of its slot, and in Chinese
+    the pair that opens the text after grammar words ("我们年会定在..." names 年会; the slot leaves
+    out the opening pair, a subject such as a name); a capitalised Latin word in Chinese text is a
+    name or a brand, a subject or a value, never the attribute."""
+    plain = owner_free(text, owner)
+    if not re.search(f"[{CJK_RANGES}]", plain):
+        return set(read_statement(text, owner).slot)
+    return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True))  # a Latin name is a value
 
 
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add

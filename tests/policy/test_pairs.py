@@ -14,6 +14,7 @@ from memctl.policy.pairs import (
     LABELS,
     fitted_for,
     frame,
+    may_be_one_slot,
     pair_features,
     probabilities,
     reading,
@@ -72,3 +73,24 @@ def test_a_repeat_in_other_words_is_a_noop_only_when_the_frames_were_compared() 
     assert prob is not None and prob["duplicate"] >= DUPLICATE_FLOOR
     assert _decided(0.8, old, new, 0.7) == ("noop", [])
     assert _decided(None, old, new, 0.7) == ("add", [])  # the rules alone cannot prove it
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Omar keeps bees on his roof", "Omar 的生日是十月九号"),  # two languages, no attribute in common
+    ("Omar 的生日是十月九号", "Omar 搬到了里斯本"),  # a birthday / where he lives
+    ("Omar's birthday is 9 October", "Omar moved to Porto in spring"),
+])
+def test_two_facts_of_one_person_about_other_attributes_are_never_read_as_a_change(old: str, new: str) -> None:
+    assert not may_be_one_slot(old, new, None)
+    for cosine in (0.5, 0.7, 0.9):
+        assert reading(old, new, None, cosine, cosine, {"ml_cos": 0.9, "ml_frame": 0.9, "ml_attr": 0.9,
+                                                        "ml_value": 0.9}) is None
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Omar lives in Porto", "Omar 搬到了里斯本"),  # one attribute named in both languages
+    ("我们的周会在周三", "周会改到周四了"),  # a shared word, after the grammar words that open the text
+    ("My bike is a Brompton", "I ride a Trek"),  # neither names a single-valued attribute
+])
+def test_two_statements_that_can_be_of_one_attribute_may_be_read(old: str, new: str) -> None:
+    assert may_be_one_slot(old, new, None)

@@ -286,3 +286,17 @@ def test_a_memory_is_dated_after_every_memory_it_conflicts_with_even_in_one_seco
     for memory in later:
         assert all(memory.created > store.get(other).created for other in memory.conflicts_with)
     assert first.created < later[0].created < later[1].created
+
+
+@pytest.mark.model
+def test_a_persons_facts_about_other_attributes_are_not_linked_as_conflicts_in_either_language(store) -> None:
+    """One person's facts of different attributes, some in English, some in Chinese, read alike to the
+    embedding models; only the one of the same attribute (where she lives) is a possible conflict."""
+    ids = {}
+    for text in ("Lena has a cat named Miso", "Lena lives in Graz", "Lena works at a school as a teacher",
+                 "Lena likes opera and plays the cello", "Lena 的生日是十一月二号"):
+        memory = store.add(text, type="fact", user="lena").memory
+        ids[memory.id] = text
+        assert not memory.conflicts_with, (text, [ids.get(i, i) for i in memory.conflicts_with])
+    moved = store.add("Lena 搬到了维也纳", type="fact", user="lena").memory
+    assert [ids.get(i, i) for i in moved.conflicts_with] in ([], ["Lena lives in Graz"])
