@@ -128,11 +128,11 @@ def _names(text: str) -> set[str]:
 
 
 _ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
-_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千]+(?=[月日号点元块岁天年个次分周楼层])")
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千]+(?=[月日号点元块岁天年个次分周楼层度斤米克]|公里|公斤|毫升|毫克|毫米)")
 # Words a numeral opens that are no number: 一点 "a little" (有一点贵, 甜一点; a clock time after a part
-# of the day or before 半/钟/minutes), 十分 "very" (十分重要; ten minutes as 十分钟 or after 点).
+# of the day or before 半/钟/minutes), 十分 "very" (十分重要; ten minutes as 十分钟 or after 点), 一度 "once".
 _NOT_NUMBERS = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)一(?=点(?![半钟零一二两三四五六七八九十\d]))"
-                          r"|(?<![点\d])十(?=分(?!钟))")
+                          r"|(?<![点\d])十(?=分(?!钟))|一(?=度)")  # 一度 "once", not one degree
 _ZH_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
@@ -141,6 +141,12 @@ _CURRENCY_AFTER = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
 _DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d.,:])")
+# Street words of an address written one way ("220 Burnside Avenue" is "220 Burnside Ave").
+_STREET_SHORT = {"avenue": "Ave", "street": "St", "road": "Rd", "boulevard": "Blvd", "apartment": "Apt",
+                 "lane": "Ln", "place": "Pl", "square": "Sq", "ave.": "Ave", "st.": "St", "rd.": "Rd",
+                 "blvd.": "Blvd", "apt.": "Apt", "ln.": "Ln", "pl.": "Pl", "sq.": "Sq"}
+_STREET = re.compile(r"(\b(?:[A-Z][A-Za-z'-]*|\d+(?:st|nd|rd|th)?) )(Avenue|Street|Road|Boulevard|Lane|Place|Square"
+                     r"|(?:Ave|St|Rd|Blvd|Apt|Ln|Pl|Sq)\.)(?![A-Za-z])|\b(Apartment|Apt\.)(?=\s*\d)")
 _ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
 
 
@@ -191,6 +197,11 @@ def _joined_groups(m: re.Match[str]) -> str:
     return m.group() if all(_YEAR.fullmatch(g) for g in groups) else "".join(groups)
 
 
+def _street_short(m: re.Match[str]) -> str:
+    """A street word after a name or a number ("Burnside Avenue"), or "Apartment 5", abbreviated."""
+    return _STREET_SHORT[m.group(3).casefold()] if m.group(3) else m.group(1) + _STREET_SHORT[m.group(2).casefold()]
+
+
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
     clock times on 24 hours ("7pm", "下午两点" 19:00 / 14:00), currency words as signs ("17.99 dollars"
@@ -201,6 +212,7 @@ def canonical_values(text: str) -> str:
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _DIGIT_GROUPS.sub(_joined_groups, text)
+    text = _STREET.sub(_street_short, text)
     return _ZH_WEEKDAY.sub(lambda m: " " + WEEKDAYS[("一二三四五六日天".index(m.group(1))) % 7] + " ", text)
 
 

@@ -1,0 +1,38 @@
+"""Values written two ways read as one value (policy/distinct.py): a repeat in other words is not
+taken for two facts because of how a number or an address was written."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.policy.distinct import canonical_values, distinct_reason, values_of
+
+
+@pytest.mark.parametrize("a, b", [
+    ("我右眼近视四百五十度", "右眼近视450度"),
+    ("每次吃两百毫克布洛芬", "每次吃200毫克布洛芬"),
+    ("老家离市区三十公里", "老家离市区30公里"),
+])
+def test_a_chinese_numeral_before_a_measure_is_the_number(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+def test_once_is_no_number() -> None:
+    assert not values_of("她一度想搬去厦门").numbers
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The studio is at 41 Quarry Road, Apartment 7", "Studio: Apt. 7, 41 Quarry Rd"),
+    ("We moved to 9 Linden Avenue", "We moved to 9 Linden Ave."),
+    ("Pick-up point: 300 Harbour Street", "Pick-up point: 300 Harbour St."),
+])
+def test_street_words_and_their_abbreviations_are_one_address(a: str, b: str) -> None:
+    assert distinct_reason(a, b) is None
+
+
+def test_another_street_number_is_still_another_address() -> None:
+    assert distinct_reason("The studio is at 41 Quarry Road", "The studio is at 14 Quarry Rd") is not None
+
+
+def test_street_words_outside_an_address_are_left_alone() -> None:
+    assert canonical_values("Street food and Road trips") == "Street food and Road trips"
