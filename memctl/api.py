@@ -218,13 +218,20 @@ class MemoryStore:
         from memctl.services.recall import RecallService
 
         return RecallService(self.repo, self.search, self.config, self.access, lambda: self._checks,
-                             lambda: self._kind_words)
+                             lambda: self._kind_words, lambda: self._topic_words)
 
     @cached_property
     def _editor(self) -> "EditService":
         from memctl.services.edit import EditService
 
         return EditService(self.repo, self.config, self.access, self._kinds)
+
+    @cached_property
+    def _topic_words(self) -> "Lexicon":
+        """The words that name everyday topics, as recall matches them (the shipped file's)."""
+        from memctl.services.signals import topic_lexicon
+
+        return topic_lexicon(self.repo.cache)
 
     @property
     def _kind_words(self) -> "Lexicon":

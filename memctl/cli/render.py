@@ -48,8 +48,16 @@ def _hit_row(h: dict[str, Any], explain: bool, dated: bool = False) -> list[Any]
            marks + output.short(h["content"], 100), relevance]
     if explain:
         why = [f"rides along: {h['constraint']}"] if h.get("constraint") else []
-        row.append(", ".join([*why, *(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in h["explain"].items())]))
+        row.append(", ".join([*why, *(_component(k, v) for k, v in h["explain"].items())]))
     return row
+
+
+def _component(name: str, value: Any) -> str:
+    """One component as --explain shows it: "cos=0.812", or the everyday topic that lifted the hit
+    ("topic: pets")."""
+    if name.startswith("topic:"):
+        return f"topic: {name.partition(':')[2]}"
+    return f"{name}={value:.3g}" if isinstance(value, float) else f"{name}={value}"
 
 
 def context_block(data: dict[str, Any], args: dict[str, Any]) -> None:

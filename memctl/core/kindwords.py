@@ -12,16 +12,17 @@ MAX_WORD = 40  # characters a word
 _LANGUAGE = re.compile(r"[a-z]{2,3}")
 
 
-def check_words(value: Any) -> dict[str, list[str]]:
-    """The words as {language: [word, ...]}, stripped; ValueError with a one-line reason otherwise."""
+def check_words(value: Any, most: int = MAX_WORDS) -> dict[str, list[str]]:
+    """The words as {language: [word, ...]}, stripped, at most `most` a language; ValueError with a
+    one-line reason otherwise."""
     if not isinstance(value, dict):
         raise ValueError("words: a table of languages, each a list of words ({en = [\"car\"]})")
     out = {}
     for language, words in value.items():
         if not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
             raise ValueError(f"words: {language!r} is not a language code (en, zh)")
-        if not isinstance(words, list) or len(words) > MAX_WORDS:
-            raise ValueError(f"words.{language}: a list of at most {MAX_WORDS} words")
+        if not isinstance(words, list) or len(words) > most:
+            raise ValueError(f"words.{language}: a list of at most {most} words")
         bad = next((w for w in words if not isinstance(w, str) or not w.strip() or len(w) > MAX_WORD
                     or any(c in w for c in "\n\r\t\x00")), None)
         if bad is not None:

@@ -37,7 +37,9 @@ out; with no signal left, relevance is None and nothing is held back.
 
 Then what the store knows: the best hit by a clear margin (policy/relevance_fit.MARGINS, per model
 and language), a hit of a kind the query names (a vehicle for "my car"), or about the kind of a hit
-that is clearly about the query, is on topic: its relevance is raised to `KIND_FLOOR`.
+that is clearly about the query, is on topic: its relevance is raised to `KIND_FLOOR`; a hit on an
+everyday topic the query names (memctl/data/topics.toml: pets, food, deploys...) and near its best
+cosine, to `TOPIC_FLOOR`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ from memctl.policy.relevance_fit import FIT, FOLLOW, MARGINS
 KEYWORD = "keyword"
 KIND_FLOOR = 0.6  # a hit the store says is about the query is more likely about it than not
 ANCHOR = 0.8  # a hit this relevant says what the query is about: its kinds are the query's too
+TOPIC_FLOOR = 0.56  # a hit on the query's everyday topic, near its best: just over the shipped min_relevance
+TOPIC_REACH = 0.0  # how near: within this many clear margins (MARGINS) of the query's best cosine, every model
+TOPIC_MOST = 3  # the most candidates that may say a topic for it to lift one of them
+TOPIC_SHAPES = frozenset({"question", "task"})  # the shapes of query a topic lifts hits of
+TOPIC = "topic"  # the component that says so: "topic:NAME"
 ON_TOPIC = 0.5  # as likely about the query as not (the calibration's balance point)
 OTHER_CAP = 0.4  # the most a hit about someone else gets when the query names someone the store never mentions
 OTHER = "someone_else"  # the component that says so
@@ -69,6 +76,8 @@ class QueryFacts:
     held_all: float = 1.0  # the same with every word weighed by its IDF, common words too
     char_held: float | None = None  # the same for its CJK characters one by one (a CJK query only)
     kinds: frozenset[str] = frozenset()  # the kinds it names (policy/topic.kinds_in)
+    topics: frozenset[str] = frozenset()  # the everyday topics it names (store/topicwords.py)
+    topic_spread: Mapping[str, int] = field(default_factory=dict)  # topic -> how many candidates say it
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,7 @@ class HitSignals:
     named: bool = False  # it holds a name the query says
     kinds: frozenset[str] = frozenset()  # the kinds it is about: its own, and those its words name
     declared: frozenset[str] = frozenset()  # its own: its kind, or one its tags, key or subtype name
+    topics: frozenset[str] = frozenset()  # the query's everyday topics its text names
 
 
 def model_family(identity: str) -> str:
@@ -184,10 +194,11 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
     """Hits the store says are about the query are raised to `KIND_FLOOR`: the best hit by a clear
     margin (`margin`), a hit of a kind the query names (typed, or saying one of its words: "my car"
     brings the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
-    phone's insurance makes the card's extended warranty part of "my phone screen broke"). A query
-    naming someone the store never mentions lifts nothing by the kinds it names: "Jon's trip to
-    Rome" is not about the trips of others; and a hit that names someone or something else and
-    none of what the query names is not about it (`someone_else`)."""
+    phone's insurance makes the card's extended warranty part of "my phone screen broke"). A hit
+    on an everyday topic the query names, near its best (`topical`), is raised to `TOPIC_FLOOR`. A
+    query naming someone the store never mentions lifts nothing by the kinds or topics it names:
+    "Jon's trip to Rome" is not about the trips of others; and a hit that names someone or
+    something else and none of what the query names is not about it (`someone_else`)."""
     hits = [someone_else(hit, sig, facts) for hit, sig in zip(hits, signals)]
     named = set() if facts.absent else set(facts.kinds)
     anchored: set[str] = set()
@@ -196,12 +207,38 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
             anchored |= sig.kinds
     out = []
     for hit, sig in zip(hits, signals):
-        if hit.relevance is not None and hit.relevance < KIND_FLOOR and not hit.components.get(OTHER):
+        value = hit.relevance
+        if value is not None and value < KIND_FLOOR and not hit.components.get(OTHER):
             why = "margin" if margin(sig, facts) else "kind" if (named | anchored) & sig.kinds else None
+            topic = topical(sig, facts) if why is None and value < TOPIC_FLOOR else None
             if why is not None:
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
+            elif topic is not None:
+                hit = hit.model_copy(update={"relevance": TOPIC_FLOOR,
+                                             "components": {**hit.components, f"{TOPIC}:{topic}": 1.0}})
         out.append(hit)
     return out
+
+
+def topical(signals: HitSignals, facts: QueryFacts, margins: Mapping[str, float] = MARGINS) -> str | None:
+    """The everyday topic (store/topicwords.py) a hit shares with the query, when that says it is
+    about the query: the query is a question or a task (a dialogue touches many topics in passing)
+    and names no one the store never mentions (`absent`); at most `TOPIC_MOST` of the candidates
+    say the topic (a topic many memories are about tells none of them apart); and by every model
+    that scored the candidates, the hit's cosine is within `TOPIC_REACH` clear margins of the best
+    (the one nearest the query is the likeliest about it). None otherwise (also with no model's
+    cosine to go by)."""
+    if facts.absent or facts.shape not in TOPIC_SHAPES or not signals.gaps:
+        return None
+    shared = sorted(t for t in facts.topics & signals.topics if facts.topic_spread.get(t, 0) <= TOPIC_MOST)
+    if not shared:
+        return None
+    for identity, gap in signals.gaps.items():
+        family = model_family(identity)
+        needed = margins.get(f"{family}|{facts.language}", margins.get(f"{family}|*"))
+        if needed is None or gap < -TOPIC_REACH * needed:
+            return None
+    return shared[0]
 
 
 def someone_else(hit: Hit, sig: HitSignals, facts: QueryFacts) -> Hit:

@@ -80,9 +80,10 @@ def lexicon(words_of: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[str, tu
     return out
 
 
-def checked_lexicon(value: Any) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
+def checked_lexicon(value: Any, most: int = MAX_KIND_WORDS) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
     """A lexicon read back from JSON (a cache: store/kindwords.py), checked; ValueError when it is not
-    one `lexicon` could have made (wrong shape, or more or longer words than a kind may list)."""
+    one `lexicon` could have made (wrong shape, or more or longer words than a kind, `most` in all
+    its languages, may list)."""
     if not isinstance(value, dict) or len(value) > MAX_KINDS:
         raise ValueError("not a lexicon")
     out = {}
@@ -90,7 +91,7 @@ def checked_lexicon(value: Any) -> dict[str, tuple[tuple[tuple[str, ...], ...], 
         stems, cjk = entry
         phrases = tuple(tuple(_short(s) for s in phrase) for phrase in stems)
         words = tuple(_short(w) for w in cjk)
-        if len(phrases) + len(words) > MAX_KIND_WORDS or any(not p or len(p) > 8 for p in phrases):
+        if len(phrases) + len(words) > most or any(not p or len(p) > 8 for p in phrases):
             raise ValueError("not a lexicon")
         out[_short(kind)] = (phrases, words)
     return out

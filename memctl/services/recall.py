@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -82,13 +82,15 @@ class RecallService:
     """Hybrid recall over a repository and its search index."""
 
     def __init__(self, repo: ReadsAndUsage, search: SearchIndex, config: Config, access: Access | None = None,
-                 checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None) -> None:
+                 checks: "Callable[[], CheckService] | None" = None, words: Callable[[], Lexicon] | None = None,
+                 topics: Callable[[], Lexicon] | None = None) -> None:
         self.repo = repo
         self.search = search
         self.config = config
         self.access = access
         self.checks = checks  # built on first use: findings bring the memories they involve (services/checks.py)
         self.words = words  # the words that name each kind (policy/topic.py), read when a recall needs them
+        self.topics = topics  # the words that name everyday topics (store/topicwords.py), likewise
 
     def _session_owner(self, q: RecallRequest) -> str | None:
         """Whose session a recall runs in (its first user, else project, else the actor): usage counts
@@ -121,7 +123,7 @@ class RecallService:
         in_force_states = frozenset(self.config.facts.in_force)
         hits = rank([s for s in fused if s.id in by_id], by_id, weights, now, k, in_force_states, q.session)
         threshold = weights.min_relevance if q.min_relevance is None else q.min_relevance
-        hits = self._relevance(q, hits, runs, pool)
+        hits = self._relevance(q, hits, runs, pool, by_id.values())
         hits = newer_first(hits, on_topic_line(threshold), history, now, in_force_states)
         hits, held = hold_back(hits, threshold)
         order, before = time_order(q.query)
@@ -155,18 +157,19 @@ class RecallService:
         return out, findings
 
     def _relevance(self, q: RecallQuery, hits: list[Hit], runs: list[tuple[str, list[tuple[str, float]]]],
-                   pool: Mapping[str, Any]) -> list[Hit]:
+                   pool: Mapping[str, Any], candidates: Iterable[Memory] = ()) -> list[Hit]:
         """The hits with calibrated relevance, from each model's cosines, keyword coverage, the names
-        the query says and the kinds it is about (services/signals.py, policy/relevance.py)."""
-        from memctl.services.signals import characters, hit_signals, query_facts
+        the query says and the kinds and topics it is about (services/signals.py, policy/relevance.py)."""
+        from memctl.services.signals import asked, characters, hit_signals, query_facts
 
         keyword = q.mode != "semantic"
         ids = [h.id for h in hits]
         coverage = self.search.keyword_coverage(q.query, ids) if keyword else None
         words = self.words() if self.words is not None else {}
-        facts = query_facts(q.query, self.search, pool, keyword, words)
+        topics = self.topics() if self.topics is not None else {}
+        facts = query_facts(q.query, self.search, pool, keyword, words, topics, candidates)
         chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
-        return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars), facts)
+        return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars, asked(facts.topics, topics)), facts)
 
     def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
                           in_force_states: frozenset[str]) -> list[Hit]:

@@ -4,8 +4,9 @@ the names a query says that no memory it can see holds, and the kinds a query an
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from memctl.core.models import Hit, Memory
 from memctl.core.text import is_cjk, text_language
@@ -17,9 +18,11 @@ Run = Sequence[tuple[str, float]]
 MAX_NAMES = 8  # names of one query looked up (a dialogue may hold many)
 
 
-def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword: bool, words: Lexicon) -> QueryFacts:
+def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword: bool, words: Lexicon,
+                topics: Lexicon | None = None, candidates: Iterable[Memory] = ()) -> QueryFacts:
     """The query's language, shape, whether it names something the memories it can see never
-    mention (looked up by keyword among them), and the kinds it names."""
+    mention (looked up by keyword among them), the kinds and everyday topics it names, and how many
+    of the recall's candidates say each of those topics."""
     from memctl.search.specificity import name_terms
 
     absent, held, held_all, char_held = False, 1.0, 1.0, None
@@ -32,8 +35,8 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
         if language == "zh":
             char_held = round(search.query_coverage(characters(query)), 6)
     return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
-                      char_held=char_held,
-                      kinds=kinds_in([query], words))
+                      char_held=char_held, kinds=kinds_in([query], words), topics=(named := kinds_in([query], topics or {})),
+                      topic_spread=spread(candidates, asked(named, topics or {})))
 
 
 def characters(text: str) -> str:
@@ -44,9 +47,9 @@ def characters(text: str) -> str:
 
 def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]],
                 coverage: Mapping[str, float] | None, words: Lexicon,
-                char_coverage: Mapping[str, float] | None = None) -> list[HitSignals]:
-    """Each hit's signals. A hit a model's run did not return scored below everything it did: it
-    gets the run's lowest cosine."""
+                char_coverage: Mapping[str, float] | None = None, topics: Lexicon | None = None) -> list[HitSignals]:
+    """Each hit's signals (`topics`: the part of the topic lexicon the query names, `asked`). A hit a
+    model's run did not return scored below everything it did: it gets the run's lowest cosine."""
     from memctl.search.specificity import name_terms, other_names, says_name
 
     said = name_terms(query, speakers=False)
@@ -62,7 +65,8 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
                               names_other=bool(other_names(hit.content, said)), named=says_name(hit.content, said),
                               kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
-                              declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset()))
+                              declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
+                              topics=memory_topics(hit.memory, topics or {}) if hit.memory is not None else frozenset()))
     return out
 
 
@@ -82,6 +86,25 @@ def memory_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
     return said | declared_kinds(memory, words)
 
 
+def asked(named: Collection[str], topics: Lexicon) -> Lexicon:
+    """The part of the topic lexicon a query names (what its hits are looked at for)."""
+    return {topic: topics[topic] for topic in named if topic in topics}
+
+
+def spread(candidates: Iterable[Memory], topics: Lexicon) -> dict[str, int]:
+    """How many of the memories say each topic (a topic every other memory says tells little)."""
+    counts: Counter[str] = Counter()
+    if topics:
+        for memory in candidates:
+            counts.update(memory_topics(memory, topics))
+    return dict(counts)
+
+
+def memory_topics(memory: Memory, topics: Lexicon) -> frozenset[str]:
+    """The everyday topics a memory's text says words of (its body, name and description)."""
+    return kinds_in([memory.body, memory.name or "", memory.description or ""], topics) if topics else frozenset()
+
+
 def declared_kinds(memory: Memory, words: Lexicon) -> frozenset[str]:
     """The kinds a memory declares: its kind, and those its tags, key or subtype name."""
     said = kinds_in([" ".join(memory.tags), (memory.key or "").replace(".", " "), memory.subtype or ""], words)
@@ -93,3 +116,11 @@ def kind_lexicon(cache: Path | None, root: Path | None, schemas: dict[str, Any])
     from memctl.store.kindwords import cached
 
     return cached(cache, root, schemas, lexicon, checked_lexicon)
+
+
+def topic_lexicon(cache: Path | None) -> Lexicon:
+    """The words that name each everyday topic (the shipped memctl/data/topics.toml), as `kinds_in`
+    matches them, from the cache when it is current."""
+    from memctl.store.topicwords import MAX_TOPIC_WORDS, cached
+
+    return cached(cache, lexicon, lambda value: checked_lexicon(value, MAX_TOPIC_WORDS))

@@ -77,15 +77,20 @@ def cached(cache: Path | None, root: Path | None, schemas: dict[str, Any],
            build: Callable[[Words], Any], check: Callable[[Any], Any]) -> Any:
     """`build(words)` as kept in the cache (made again when its sources changed); `check` turns
     what the cache holds back into it, or raises ValueError for something it would not build."""
-    key = signature(root, schemas)
     path = cache / CACHE_NAME if cache is not None else None
+    return kept(path, signature(root, schemas), lambda: build(declared_words(root, schemas)), check)
+
+
+def kept(path: Path | None, key: str, make: Callable[[], Any], check: Callable[[Any], Any]) -> Any:
+    """What the cache file `path` holds under the signature `key` (checked by `check`), else
+    `make()`, written there for the next process (a file that does not read is made again)."""
     if path is not None:
         with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
             if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_CACHE_BYTES:
-                kept = json.loads(path.read_text(encoding="utf-8"))
-                if kept["signature"] == key:
-                    return check(kept["value"])
-    value = build(declared_words(root, schemas))
+                held = json.loads(path.read_text(encoding="utf-8"))
+                if held["signature"] == key:
+                    return check(held["value"])
+    value = make()
     if path is not None:
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True) if path.is_symlink() else None

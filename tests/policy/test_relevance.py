@@ -20,6 +20,7 @@ from memctl.policy.relevance import (
     on_topic,
     relevance,
     sigmoid,
+    topical,
 )
 
 MINILM = "memctl/all-MiniLM-L6-v2-int8:384"
@@ -188,3 +189,42 @@ def test_a_margin_one_model_sees_and_another_contradicts_lifts_nothing() -> None
     assert not margin(HitSignals(gaps={E5: 0.05, MINILM: -0.05}), EN)  # MiniLM ranks another first
     assert margin(HitSignals(gaps={E5: 0.05, MINILM: 0.01}), EN)
 
+
+
+def test_a_hit_on_the_querys_everyday_topic_near_its_best_cosine_is_not_held_back() -> None:
+    from memctl.policy.relevance import MARGINS, TOPIC_FLOOR, TOPIC_REACH
+
+    reach = TOPIC_REACH * MARGINS["multilingual-e5-small-q4|zh"]
+    zh = QueryFacts(language="zh", topics=frozenset({"pets"}), topic_spread={"pets": 1})  # "家中宠物狗叫什么？"
+    dog = HitSignals(gaps={E5: -reach / 2}, topics=frozenset({"pets"}))  # "我养了一只柯基犬"
+    far = HitSignals(gaps={E5: -2 * reach - 0.01}, topics=frozenset({"pets"}))
+    food = HitSignals(gaps={E5: 0.001}, topics=frozenset())
+    out = on_topic([hit("dog", 0.1), hit("far", 0.1), hit("food", 0.1), hit("sure", 0.9)], [dog, far, food, dog], zh)
+    assert [h.relevance for h in out] == [TOPIC_FLOOR, 0.1, 0.1, 0.9] and out[0].components["topic:pets"] == 1.0
+    assert topical(dog, zh) == "pets" and topical(HitSignals(topics=frozenset({"pets"})), zh) is None  # no cosine
+
+
+def test_a_topic_lifts_nothing_for_a_query_about_someone_the_store_never_mentions_or_a_hit_about_someone_else() -> None:
+    from memctl.policy.relevance import OTHER_CAP
+
+    kevin = QueryFacts(language="zh", topics=frozenset({"pets"}), absent=True)  # "Kevin 的狗叫什么？"
+    dog = HitSignals(gaps={E5: 0.0}, topics=frozenset({"pets"}))
+    assert topical(dog, kevin) is None
+    other = HitSignals(gaps={E5: 0.0}, topics=frozenset({"pets"}), names_other=True)  # Kate's dog
+    assert on_topic([hit("kate", 0.3)], [other], kevin)[0].relevance == min(0.3, OTHER_CAP)
+
+
+def test_a_kind_or_a_margin_says_more_than_a_topic() -> None:
+    facts = QueryFacts(language="zh", topics=frozenset({"cars"}), kinds=frozenset({"vehicle"}))
+    car = HitSignals(gaps={E5: 0.0}, topics=frozenset({"cars"}), kinds=frozenset({"vehicle"}))
+    (out,) = on_topic([hit("car", 0.1)], [car], facts)
+    assert out.relevance == KIND_FLOOR and "kind" in out.components and "topic:cars" not in out.components
+
+
+def test_a_topic_many_candidates_say_or_a_dialogue_lifts_nothing() -> None:
+    from memctl.policy.relevance import TOPIC_MOST
+
+    dog = HitSignals(gaps={E5: 0.01}, topics=frozenset({"pets"}))
+    assert topical(dog, QueryFacts(language="zh", topics=frozenset({"pets"}), topic_spread={"pets": TOPIC_MOST})) == "pets"
+    assert topical(dog, QueryFacts(language="zh", topics=frozenset({"pets"}), topic_spread={"pets": TOPIC_MOST + 1})) is None
+    assert topical(dog, QueryFacts(language="zh", shape="dialogue", topics=frozenset({"pets"}))) is None
