@@ -25,6 +25,7 @@ from memctl.core.text import is_cjk, search_terms
 
 Shape = Literal["question", "task", "dialogue"]
 SHAPES: tuple[Shape, ...] = ("question", "task", "dialogue")
+MAX_LINES = 8  # the lines of a dialogue whose cosines relevance reads (the last ones)
 DIALOGUE_WORDS = 40  # a query longer than this many words (CJK: characters / 2) reads as dialogue
 _SPEAKER = re.compile(r"^\s*[\w .'-]{1,30}\s*[:：]\s*\S")  # "Kate: ..." / "用户：..."
 _QUESTION_OPENERS = frozenset(
@@ -32,6 +33,9 @@ _QUESTION_OPENERS = frozenset(
     will shall have has had am may might""".split())
 _ZH_QUESTION = ("吗", "呢", "什么", "哪", "谁", "怎么", "怎样", "如何", "为什么", "几", "多少", "是否",
                 "是不是", "有没有", "有没", "能不能", "可不可以", "多久", "多大", "多远", "么")
+# a question that asks the assistant to do something is a request: "Can you book a table?", "能帮我订个位子吗？"
+_POLITE = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b")
+_ZH_REQUEST = ("帮我", "帮忙", "替我", "给我", "请你")
 
 MAX_KINDS = 1000
 MAX_KIND_WORDS = 4 * 64  # the words of a kind, every language together
@@ -54,6 +58,24 @@ def query_shape(text: str) -> Shape:
     if any(mark in folded for mark in _ZH_QUESTION):
         return "question"
     return "task"
+
+
+def asks_a_question(text: str) -> bool:
+    """Whether what the query asks now (a dialogue's last line, the turn being answered; else the
+    query) is a question written as one, with a question mark: "Do a weekly meal plan" and
+    "帮我看看能吃什么药。" are requests, whatever their first word or particle."""
+    lines = dialogue_lines(text) if query_shape(text) == "dialogue" else []
+    turn = unicodedata.normalize("NFKC", lines[-1] if lines else text).casefold()
+    if "?" not in turn or query_shape(turn) != "question":
+        return False
+    return not (_POLITE.search(turn) or any(word in turn for word in _ZH_REQUEST))
+
+
+def dialogue_lines(text: str) -> list[str]:
+    """The last MAX_LINES non-empty lines of a dialogue, each stripped; none for a single line (a
+    long passage is read whole)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-MAX_LINES:] if len(lines) >= 2 else []
 
 
 def _length(text: str) -> float:
