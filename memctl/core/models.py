@@ -288,3 +288,14 @@ class JournalEntry(BaseModel):
     path_before: str | None = None
     path_after: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+
+    def mentions(self) -> set[str]:
+        """The values its detail names (a list's items one by one: a link entry's `also`), as text:
+        the entry is in the history of each memory id among them."""
+        out: set[str] = set()
+        for value in self.detail.values():
+            if isinstance(value, (list, tuple)):
+                out.update(str(v) for v in value)
+            else:
+                out.add(str(value))
+        return out

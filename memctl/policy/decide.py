@@ -13,6 +13,7 @@ import json
 import re
 from datetime import datetime
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -74,8 +75,10 @@ def _expand_word(word: str) -> list[str]:
     return [base] + ([_CONTRACTIONS[suffix]] if suffix in _CONTRACTIONS else [])
 
 
-def _token_pairs(text: str) -> list[tuple[str, str]]:
-    """(normalised token, surface form) pairs; the surface form is kept for readable reasons."""
+@lru_cache(maxsize=8192)
+def _token_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """(normalised token, surface form) pairs; the surface form is kept for readable reasons.
+    Cached: the write decision reads the same stored texts again for every candidate of their owner."""
     text = _CJK_CHAR.sub(r" \1 ", text.casefold().replace("\u2019", "'").replace("\u2018", "'"))
     out: list[tuple[str, str]] = []
     for match in _TOKEN.finditer(text):
@@ -85,7 +88,7 @@ def _token_pairs(text: str) -> list[tuple[str, str]]:
             out.append((match.group("cjk"), match.group("cjk")))
         else:
             out.extend((stem(w), w) for w in _expand_word(match.group("word")) if w)
-    return [pair for pair in out if pair[0] not in _FILLERS and pair[1] not in _FILLERS]
+    return tuple(pair for pair in out if pair[0] not in _FILLERS and pair[1] not in _FILLERS)
 
 
 def tokens(text: str) -> list[str]:
@@ -98,6 +101,7 @@ def normalise(text: str) -> str:
     return _join_surface(tokens(text))
 
 
+@lru_cache(maxsize=65536)  # every candidate is compared with all its owner's memories of its type
 def fingerprint(text: str) -> str:
     """A stable hash of the normalised text: equal fingerprints are provable repeats."""
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:16]

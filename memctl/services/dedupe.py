@@ -21,7 +21,8 @@ from memctl.policy.decide import Candidate, Decision, Neighbor, llm_decision_pro
 from memctl.policy.dedupe import ConflictPair, DedupeItem, DedupePlan, MergeGroup, plan_dedupe
 from memctl.policy.distinct import distinct_reason
 from memctl.services.importance import similarity_pairs
-from memctl.services.write import link_conflict, resolve_gate
+from memctl.services.links import link_conflict
+from memctl.services.write import resolve_gate
 from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import ReadsAndWrites, SearchIndex
 

@@ -35,7 +35,8 @@ from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.store.repository import Memories, ReadsAndWrites, SearchIndex, SecondModel, WriteStore
+from memctl.services.links import PendingLinks
+from memctl.store.repository import Memories, SearchIndex, SecondModel, WriteStore
 
 if TYPE_CHECKING:
     from memctl.store.kinds import KindFiles
@@ -150,17 +151,6 @@ def inferred_of(memory: Memory) -> dict[str, Any] | None:
     return {"kind": memory.kind, "fields": dict(memory.fields), "by": by}
 
 
-def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str | None) -> None:
-    """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock);
-    journaled as `actor`'s."""
-    stored = repo.get(memory_id)
-    if other in stored.conflicts_with:
-        return
-    data = stored.model_dump(exclude={"path"})
-    data["conflicts_with"] = [*stored.conflicts_with, other]
-    repo.rewrite(Memory(**data, path=stored.path), "link", other=other, actor=actor)
-
-
 class WriteService:
     """Gate, decide and write single memories."""
 
@@ -172,6 +162,7 @@ class WriteService:
         self.access = access
         self.actor = access.actor if access else None  # journaled with each write this service makes
         self.kinds = kinds  # the kinds typed memories follow (None: kind and fields are not checked)
+        self._links = PendingLinks()  # conflict links on stored memories, written as a lock hold ends
 
     def warm_up(self) -> None:
         """Ready what a fresh process's first add would otherwise prepare (~0.2 s of CPU): the modules
@@ -202,7 +193,14 @@ class WriteService:
                                              second_fit=second_fit)
         self.search.prepare(text.strip() or None)  # the model and the embeddings: never under the lock
         with self.repo.locked():
-            return self._add_locked(request, dry_run)
+            try:
+                result = self._add_locked(request, dry_run)
+            finally:
+                self._links.flush(self.repo, self.actor)
+        outcome = self._link_failure(result)
+        if isinstance(outcome, MemctlError):
+            raise outcome
+        return result
 
     def add_many(self, requests: Sequence[AddRequest], batch: int = ADD_BATCH) -> list[WriteResult | MemctlError]:
         """Many adds, with the decisions of calling `add` for each in order (later ones see earlier
@@ -225,11 +223,21 @@ class WriteService:
             while len(out) < len(chunk):
                 with self.repo.locked():  # held at most HOLD_SECONDS: other writers wait that long at most
                     held = clock.monotonic()
-                    for request in chunk[len(out):]:
-                        out.append(self._add_one(request))
-                        if clock.monotonic() - held > HOLD_SECONDS:
-                            break
-        return out
+                    try:
+                        for request in chunk[len(out):]:
+                            out.append(self._add_one(request))
+                            if clock.monotonic() - held > HOLD_SECONDS:
+                                break
+                    finally:
+                        self._links.flush(self.repo, self.actor)  # each stored memory rewritten once
+        return [self._link_failure(result) for result in out]
+
+    def _link_failure(self, result: WriteResult | MemctlError) -> WriteResult | MemctlError:
+        """A written memory whose conflict links could not be recorded on a stored memory: the
+        error, as the add raised it when each add linked at once."""
+        if isinstance(result, WriteResult) and result.written and result.memory is not None:
+            return self._links.take_failed(result.memory.id) or result
+        return result
 
     def _add_one(self, request: AddRequest) -> WriteResult | MemctlError:
         try:
@@ -252,6 +260,8 @@ class WriteService:
         decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
         if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
             verdict = _without_duplicate(verdict)
+        if decision.target:
+            self._links.flush(self.repo, self.actor, only=decision.target)  # read whole, as it is written
         matched = self.repo.get(decision.target) if decision.target else None
         result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
                              notes=date_notes(candidate, fields.get("occurred")) + typed_notes(candidate),
@@ -327,7 +337,7 @@ class WriteService:
         if not candidate.kind or self.kinds is None:
             return decision
         matched = self.repo.get(decision.target) if decision.target else None
-        stored = [m for m in self.repo.active() if m.kind == candidate.kind and m.owner == candidate.owner]
+        stored = [m for m in self.repo.active(owner=candidate.owner) if m.kind == candidate.kind]
         return typed_change(decision, candidate, matched, self.kinds.schemas, stored)
 
     def _within_rights(self, decision: Decision) -> Decision:
@@ -494,7 +504,7 @@ class WriteService:
         _after_linked(self.repo, candidate)
         written = self.repo.create(candidate, "add", actor=self.actor, **detail)
         for other in decision.conflicts_with:
-            link_conflict(self.repo, other, written.id, self.actor)
+            self._links.add(other, written.id)  # written as the lock hold ends (PendingLinks)
         return written
 
 

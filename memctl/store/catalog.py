@@ -89,6 +89,7 @@ class Snapshot:
         self.temps: list[str] = []
         self.scanned = ScanResult({}, {}, [], [])  # the stat scan it was made from
         self._memories: list[Memory] | None = None
+        self._by_owner: dict[str, list[Memory]] | None = None  # `memories` by owner, each in order
         self._by_id: tuple[dict[str, str], dict[str, str]] | None = None
         self._odd: list[str] | None = None
         # Own writes applied without a walk (`patched`): the ids each patch changed or removed, shared
@@ -149,6 +150,17 @@ class Snapshot:
             self._memories = out
         return self._memories
 
+    def owned(self, owner: str) -> list[Memory]:
+        """`memories` of one owner (e.g. users/alice), in order (shared: do not change it). Kept by
+        owner once per scan and carried through `patched`: a write decision looks at the candidate's
+        owner only, and a store of many owners is not filtered whole for each candidate."""
+        if self._by_owner is None:
+            index: dict[str, list[Memory]] = {}
+            for memory in self.memories:
+                index.setdefault(memory.owner, []).append(memory)
+            self._by_owner = index
+        return self._by_owner.get(owner, [])
+
     def unknown_visibilities(self) -> list[str]:
         """One line for each memory whose visibility the access rules do not know (they treat it as
         owner_only); memoised on the snapshot, which an unchanged directory keeps."""
@@ -188,6 +200,8 @@ class Snapshot:
         memories = list(self._memories) if aligned and self._memories is not None else None
         objects, fresh = dict(self.objects), set(self._fresh)
         gone_ids: set[str] = set()
+        dropped: list[Memory] = []  # the Memory objects `memories` loses and gains: the owner index's change
+        added: list[Memory] = []
         for rel in removed:
             entry = entries.pop(rel, None)
             if entry is None:
@@ -196,7 +210,7 @@ class Snapshot:
             if at < len(order) and order[at] == rel:
                 del order[at]
                 if memories is not None:
-                    del memories[at]
+                    dropped.append(memories.pop(at))
             memory_id = str(entry.data["id"])  # type: ignore[index]  # entries in order are parsed
             paths.pop(memory_id, None)
             hashes.pop(memory_id, None)
@@ -219,13 +233,19 @@ class Snapshot:
                 memory.path = rel
                 objects[rel] = memory
                 fresh.discard(rel)
+                dropped += memories[at:at + (old is not None)]
                 memories[at:at + (old is not None)] = [memory]
+                added.append(memory)
         snap = Snapshot(entries, order, list(self.broken), list(self.duplicates), objects, fresh)
         snap.folders, snap.temps = {**self.folders, **folders}, self.temps
-        files = {rel: sig for rel, sig in self.scanned.files.items() if rel not in removed}
+        files = dict(self.scanned.files)
+        for rel in removed:
+            files.pop(rel, None)
         files.update((rel, e.sig) for rel, e in written.items())
         snap.scanned = self.scanned._replace(files=files, folders={**self.scanned.folders, **folders})
         snap._memories, snap._by_id = memories, (hashes, paths)
+        if memories is not None and self._by_owner is not None:
+            snap._by_owner = _owned_after(self._by_owner, dropped, added)
         new_ids = frozenset(str(e.data["id"]) for e in written.values())  # type: ignore[index]
         self.changes.append((new_ids, frozenset(gone_ids - new_ids)))
         snap.changes, snap.generation = self.changes, len(self.changes)
@@ -484,6 +504,30 @@ def save_catalog(cache: Path, scan: Scan, snapshot: Snapshot) -> None:
 def _order_key(rel: str) -> tuple[bool, str]:
     """Where a file comes in a snapshot's order: active folders first, then archive/, each sorted."""
     return rel.startswith(ARCHIVE_DIR + "/"), rel
+
+
+def _memory_key(memory: Memory) -> tuple[bool, str]:
+    return _order_key(str(memory.path))
+
+
+def _owned_after(index: dict[str, list[Memory]], dropped: list[Memory], added: list[Memory]) -> dict[str, list[Memory]] | None:
+    """An owner index (Snapshot.owned) with `dropped` taken out and `added` put in order; only the
+    owners' lists these touch are copied. None when a dropped memory is not where it should be
+    (the index is then built again when asked)."""
+    out, copied = dict(index), set()
+    for memory in [*dropped, *added]:
+        if memory.owner not in copied:
+            out[memory.owner] = list(out.get(memory.owner, ()))
+            copied.add(memory.owner)
+    for memory in dropped:
+        group = out[memory.owner]
+        at = bisect.bisect_left(group, _memory_key(memory), key=_memory_key)
+        if at >= len(group) or group[at] is not memory:
+            return None
+        del group[at]
+    for memory in added:
+        bisect.insort(out[memory.owner], memory, key=_memory_key)
+    return out
 
 
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:

@@ -278,8 +278,9 @@ class FileRepository:
     def active(self, at: datetime | None = None, owner: str | None = None) -> list[Memory]:
         """Active memories that have not expired (of one scope folder when `owner` is given)."""
         at = at or clock.now()
-        return [m for m in self.all_memories() if (owner is None or m.owner == owner)  # the cheap test first
-                and self.is_active(m) and not m.is_expired(at)]
+        snap = self.snapshot()
+        pool = snap.memories if owner is None else snap.owned(owner)
+        return [m for m in pool if self.is_active(m) and not m.is_expired(at)]
 
     def get(self, memory_id: str) -> Memory:
         """A memory by id (a whole id is that memory, looked up by its path) or unique id prefix (at
@@ -565,7 +566,7 @@ class FileRepository:
         from memctl.store.githistory import file_history
 
         journal = [e for e in self.journal.read() if e.op != INTENT_OP
-                   and (e.id == memory_id or memory_id in {str(v) for v in e.detail.values()})]
+                   and (e.id == memory_id or memory_id in e.mentions())]
         path = next((str(m.path) for m in self.all_memories() if m.id == memory_id and m.path), None)
         path = path or next((e.path_after or e.path_before for e in reversed(journal) if e.path_after or e.path_before), None)
         commits = file_history(self.root, path, memory_id) if path else []

@@ -95,3 +95,57 @@ def test_a_cli_import_with_the_second_fit_writes_the_same(memdir: Path, tmp_path
     result = cli(memdir, "import", "--second-fit", str(source))
     assert result.exit_code == 3 and "Traceback" not in result.output  # the secret and the short line refused
     assert len(MemoryStore(memdir).repo.active()) == 4
+
+
+LINKED = [
+    {"content": "Alice lives in Berlin", "user": "alice"},
+    {"content": "Alice works at Siemens as an engineer", "user": "alice"},
+    {"content": "Alice moved to Lisbon", "user": "alice"},
+    {"content": "Alice moved to Porto last spring", "user": "alice"},
+    {"content": "Alice now lives in Madrid", "user": "alice"},
+    {"content": "Alice moved to Lisbon", "user": "alice"},  # a repeat of a memory others link to in the batch
+    {"content": "Alice no longer works at Siemens", "user": "alice"},
+    {"content": "api_key=sk-abcdef1234567890abcdef for alice", "user": "alice"},  # a secret
+    {"content": "Alice works at Bosch now", "user": "alice"},
+    {"content": "Bob drinks espresso", "user": "bob", "key": "coffee"},
+    {"content": "Bob drinks espresso", "user": "bob", "key": "coffee"},
+    {"content": "Bob drinks flat whites", "user": "bob", "key": "coffee"},  # a keyed change
+]
+
+
+def _linked_state(store: MemoryStore) -> list[tuple]:
+    """Each memory with the bodies it links to (in order) and, from its journal history, the new
+    memories linked onto it and the memories it was linked onto."""
+    memories = store.repo.all_memories()
+    body = {m.id: m.body for m in memories}
+    out = []
+    for m in memories:
+        links = [e for e in store.repo.history(m.id) if e.op == "link"]
+        onto = sorted(body[i] for e in links if e.id == m.id for i in e.mentions() if i in body)
+        linked = sorted(body[e.id] for e in links if e.id != m.id)
+        out.append((m.body, m.status, m.key or "", tuple(body.get(i, "?") for i in m.conflicts_with), tuple(onto),
+                    tuple(linked)))
+    return sorted(out)
+
+
+def test_an_import_links_conflicts_as_one_add_after_another(tmp_path: Path) -> None:
+    """The conflict links a batch records on stored memories (each rewritten once, as the lock hold
+    ends) are the links adds one by one record, in the same order, and the same journal history."""
+    from memctl.store.directory import init_directory
+
+    for name in ("batched", "single"):
+        init_directory(tmp_path / name)
+    batched, single = MemoryStore(tmp_path / "batched"), MemoryStore(tmp_path / "single")
+    text = "\n".join(json.dumps(line) for line in LINKED)
+    report = ImportService(batched._writer).import_candidates(parse_lines(text), ImportDefaults(), batch=100)
+    items = [ImportService(single._writer).import_candidates([entry], ImportDefaults()).items[0]
+             for entry in parse_lines(text)]
+    shown = [(i.outcome, i.decision, i.codes, i.message) for i in report.items]
+    assert len(shown) == len(items) == len(LINKED)
+    for (outcome, decision, codes, message), item in zip(shown, items):  # ids differ: messages by shape
+        assert (outcome, decision, codes) == (item.outcome, item.decision, item.codes)
+        assert len(message or "") == len(item.message or "")
+    state = _linked_state(batched)
+    assert state == _linked_state(single)
+    assert sum(len(links) for _, _, _, links, _, _ in state) >= 8  # links on memories linked more than once
+    assert [o for o, *_ in shown].count("skipped") == 2 and shown[7][0] == "refused"

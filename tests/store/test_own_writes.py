@@ -12,8 +12,10 @@ from memctl.store.filerepo import FileRepository
 
 def _view(repo: FileRepository) -> tuple:
     snap = repo.snapshot()
+    owners = sorted({m.owner for m in snap.memories} | {"users/nobody"})
     return (sorted((rel, e.hash, e.data) for rel, e in snap.entries.items()), list(snap.order),
-            dict(snap.hashes), dict(snap.paths()), [m.model_dump() for m in snap.memories])
+            dict(snap.hashes), dict(snap.paths()), [m.model_dump() for m in snap.memories],
+            {owner: [m.model_dump() for m in snap.owned(owner)] for owner in owners})
 
 
 def test_own_writes_patch_the_snapshot_as_a_scan_would(memdir: Path, monkeypatch) -> None:
@@ -26,7 +28,7 @@ def test_own_writes_patch_the_snapshot_as_a_scan_would(memdir: Path, monkeypatch
     assert isinstance(repo, FileRepository)
     with repo.command(), repo.locked():
         before = len(walks)
-        repo.snapshot().memories  # noqa: B018  # memoised, then patched
+        repo.snapshot().owned("users/alice")  # memoised (the memories and their owner index), then patched
         for text in ("Alice moved to Lisbon", "Bob drinks espresso", "Alice likes green tea"):
             store._writer.add(text, user="bob" if "Bob" in text else "alice")
         patched = _view(repo)
@@ -39,6 +41,8 @@ def test_own_writes_patch_the_snapshot_as_a_scan_would(memdir: Path, monkeypatch
     fresh.drop_caches()
     assert _view(fresh) == archived
     assert len(patched[1]) == 4 and len(archived[1]) == 4
+    assert patched[5]["users/alice"] == [m for m in patched[4] if m["user"] == "alice"]  # in the folder's order
+    assert len(patched[5]["users/alice"]) == 3 and patched[5]["users/nobody"] == []
     assert any(rel.startswith("archive/") for rel in archived[1][-1:])
 
 

@@ -42,7 +42,7 @@ class PostgresJournal:
                 f"INSERT INTO memctl_journal ({_JOURNAL_COLUMNS}, mentions, session, source, owner) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (entry.op, entry.id, entry.time, entry.before, entry.after, entry.path_before, entry.path_after,
-                 _json(entry.detail), [str(v) for v in entry.detail.values()], _text(entry.detail.get("session")),
+                 _json(entry.detail), sorted(entry.mentions()), _text(entry.detail.get("session")),
                  _text(entry.detail.get("source")), _text(entry.detail.get("owner"))))
         return entry
 

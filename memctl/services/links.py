@@ -1,0 +1,62 @@
+"""Conflict links recorded on stored memories: "a newer memory possibly conflicts with this one".
+
+A new memory lists the stored ones it may conflict with in its own `conflicts_with`, and each of
+those gets the new id in theirs. A batch of adds (an import) links the same stored memories again
+and again, so the links wait here until the lock hold ends (or until the memory is read for a
+write or a result) and each memory is rewritten once, with all of its new links.
+"""
+
+from __future__ import annotations
+
+from memctl.core.models import Memory
+from memctl.errors import MemctlError
+from memctl.store.repository import ReadsAndWrites
+
+
+def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str | None) -> None:
+    """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock);
+    journaled as `actor`'s."""
+    link_conflicts(repo, memory_id, [other], actor)
+
+
+def link_conflicts(repo: ReadsAndWrites, memory_id: str, others: list[str], actor: str | None) -> None:
+    """Record on a stored memory that newer ones possibly conflict with it, in one rewrite (caller
+    holds the lock), journaled as one `link` entry: `other` the first new id, `also` the rest."""
+    stored = repo.get(memory_id)
+    new = [other for other in dict.fromkeys(others) if other not in stored.conflicts_with]
+    if not new:
+        return
+    data = stored.model_dump(exclude={"path"})
+    data["conflicts_with"] = [*stored.conflicts_with, *new]
+    repo.rewrite(Memory(**data, path=stored.path), "link", other=new[0], also=new[1:] or None, actor=actor)
+
+
+class PendingLinks:
+    """Links to record, by stored memory id, in the order they were asked for; `failed` holds the
+    error a memory's rewrite raised, by the new ids whose links it was to record."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, list[str]] = {}
+        self.failed: dict[str, MemctlError] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._links)
+
+    def add(self, memory_id: str, other: str) -> None:
+        self._links.setdefault(memory_id, []).append(other)
+
+    def flush(self, repo: ReadsAndWrites, actor: str | None, only: str | None = None) -> None:
+        """Write the pending links (of `only`, when given: a memory about to be read or changed)."""
+        targets = [only] if only is not None else list(self._links)
+        for memory_id in targets:
+            others = self._links.pop(memory_id, None)
+            if not others:
+                continue
+            try:
+                link_conflicts(repo, memory_id, others, actor)
+            except MemctlError as exc:  # e.g. the file changed on disk: the adds that asked say so
+                self.failed.update(dict.fromkeys(others, exc))
+
+    def take_failed(self, memory_id: str) -> MemctlError | None:
+        """The error recording `memory_id`'s links raised, if any (then forgotten)."""
+        return self.failed.pop(memory_id, None)
