@@ -14,6 +14,7 @@ import re
 from datetime import datetime
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -110,8 +111,9 @@ def fingerprint(text: str) -> str:
 _NEGATIONS = frozenset(
     stem(w)
     for w in "not no never none nobody nothing neither nor without dislikes hates"
-    " formerly previously former anymore used stopped quit ex 不 没 无 非 别 未 曾".split()
+    " formerly previously former anymore stopped quit ex 不 没 无 非 别 未 曾".split()
 )
+_USED, _TO = stem("used"), stem("to")  # "used to" is a negation of the present; "used" is the stem of "uses" too
 _ANTONYM_PAIRS = [
     ("likes", "dislikes"), ("likes", "hates"), ("loves", "hates"), ("loves", "dislikes"),
     ("prefers", "avoids"), ("enabled", "disabled"), ("enable", "disable"), ("allow", "deny"),
@@ -157,7 +159,7 @@ def _flips_polarity(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     """A negation added or removed inside the statement (not in a trailing extra clause)."""
     for _, i1, i2, j1, j2 in ops:
         trailing = i2 == len(old) and j2 == len(new)
-        if not trailing and _negations(old[i1:i2]) != _negations(new[j1:j2]):
+        if not trailing and _negations(old, i1, i2) != _negations(new, j1, j2):
             return True
     return False
 
@@ -169,8 +171,12 @@ def flips_polarity(old: str, new: str) -> bool:
     return _flips_polarity(_diff_ops(old_t, new_t), old_t, new_t)
 
 
-def _negations(toks: list[str]) -> int:
-    return sum(t in _NEGATIONS for t in toks)
+def _negations(toks: list[str], start: int = 0, end: int | None = None) -> int:
+    """The negation words among toks[start:end] ("used to" counts, read in the whole list: "she uses
+    Vim" negates nothing, and "I use Vim" / "I used to use Vim" inserts "to use", a negation)."""
+    used_to = {k for n, (a, b) in enumerate(pairwise(toks)) if a == _USED and b == _TO for k in (n, n + 1)}
+    span = range(start, len(toks) if end is None else end)
+    return sum(toks[k] in _NEGATIONS or k in used_to for k in span)
 
 
 def _replaced_value(ops: list[Opcode], old: list[str], new: list[str]) -> str | None:
@@ -306,7 +312,7 @@ def looks_conflicting(old: str, new: str, owner: str | None = None) -> bool:
         return True
     if not shares_slot(old, new, owner):
         return False  # a negation or an antonym in statements about other things is no conflict
-    if bool(_NEGATIONS & set(old_t)) != bool(_NEGATIONS & set(new_t)):
+    if bool(_negations(old_t)) != bool(_negations(new_t)):
         return True
     return _has_antonym_swap(old_t, new_t)
 

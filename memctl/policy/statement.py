@@ -108,14 +108,39 @@ def _people_in(text: str) -> set[str]:
 
 
 def qualifier_differs(a: Statement, b: Statement, shared: set[str]) -> bool:
-    """A shared slot word qualified differently on each side ("grocery budget" / "dining-out budget"):
-    the word before it in each text, missing from the other text."""
+    """A shared slot word qualified differently on each side ("grocery budget" / "dining-out budget",
+    "买菜预算" / "吃饭预算"): the word before it in each text, missing from the other text."""
     for word in shared:
-        before_a = {a.words[i - 1] for i, w in enumerate(a.words) if w == word and i > 0}
-        before_b = {b.words[i - 1] for i, w in enumerate(b.words) if w == word and i > 0}
+        before_a = {q for i, w in enumerate(a.words) if w == word and (q := _qualifier(a.words, i, shared))}
+        before_b = {q for i, w in enumerate(b.words) if w == word and (q := _qualifier(b.words, i, shared))}
         if before_a and before_b and not before_a & before_b and not before_a & b.slot and not before_b & a.slot:
             return True
     return False
+
+
+def _overlap(first: str, second: str) -> bool:
+    """Two Chinese character pairs read from one run, the second starting where the first ends."""
+    return bool(_CJK_RUN.fullmatch(first + second)) and first[-1] == second[0]
+
+
+def _qualifier(words: tuple[str, ...], i: int, shared: set[str]) -> str | None:
+    """The word before the slot word at `i`. Chinese is read as overlapping character pairs, so a word
+    is the run of shared pairs it belongs to (钢琴, 琴课: 钢琴课), and what qualifies it is the pair that
+    ends before the run (周二晚上钢琴课: 二晚), not the pair straddling its first character (晚钢)."""
+    while i > 0 and words[i - 1] in shared and _overlap(words[i - 1], words[i]):
+        i -= 1
+    if i > 0 and _overlap(words[i - 1], words[i]):
+        i -= 1
+        return words[i - 1] if i > 0 and _overlap(words[i - 1], words[i]) else None
+    return words[i - 1] if i > 0 else None
+
+
+def _name_written_out(a: Values, b: Values) -> bool:
+    """Only the names differ, and one side names a part of the other's (Alliant / Alliant Credit Union):
+    one name written short and in full, not a new value."""
+    if any(getattr(a, kind) != getattr(b, kind) for kind in ("numbers", "dates")) or a.negated != b.negated:
+        return False
+    return bool(a.names & b.names) and (a.names < b.names or b.names < a.names)
 
 
 def _values_differ(a: Values, b: Values) -> bool:
@@ -139,15 +164,18 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
     shared = set(a.slot & b.slot)
     if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or qualifier_differs(a, b, shared):
         return None
+    if _values_differ(a.values, b.values) and _name_written_out(a.values, b.values):
+        return "same" if b.values.names < a.values.names else None  # "Alliant Credit Union" / "Alliant"
     if _values_differ(a.values, b.values):
         return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"
     return "same" if _has_values(a.values) else None
 
 
 def _is_stated_day(old: str, new: str) -> bool:
-    """The day is the value of a stated slot in both ("the kickoff is on 2 February"), not the day an
+    """The day is the value of a stated slot in both ("the kickoff is on 2 February", "每周二上课"), not the day an
     occurrence happened ("paid $89 in January") or happens ("dentist appointment on 3 May")."""
-    stated = re.compile(r"(?i)\b(?:is|are|'s|was)\s+(?:now\s+)?(?:on|at|in|due|set|every)?\b|[:：]|是|在|定在|改到|约在")
+    stated = re.compile(r"(?i)\b(?:is|are|'s|was)\s+(?:now\s+)?(?:on|at|in|due|set|every)?\b|[:：]|是|在|定在|改到|约在"
+                        r"|每个?(?:周|星期|礼拜)")  # 每周二 is "every Tuesday": a recurring schedule is a slot
     return bool(stated.search(old) and stated.search(new)) and not (_PAST_ACT.search(old) or _PAST_ACT.search(new))
 
 

@@ -16,6 +16,7 @@ from memctl.policy.decide import (
     fingerprint,
     is_ambiguous,
     llm_decision_prompt,
+    looks_conflicting,
     normalise,
     parse_llm_decision,
 )
@@ -324,3 +325,14 @@ def test_decisions_with_the_shipped_model(tmp_path: Path, old: str, new: str,
 ])
 def test_function_word_swaps_do_not_change_a_fact(old: str, new: str, expected: str) -> None:
     assert compare_texts(old, new) == expected
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    ("Priya uses Notion", "My notes live in Notion", "different"),  # "uses" is no "used (to)"
+    ("Omar uses a standing desk", "Omar used a standing desk", "same"),
+    ("I use Vim", "I used to use Vim", "changed"),
+    ("I used to live in Oslo", "I live in Oslo", "changed"),
+])
+def test_used_to_is_a_negation_and_uses_is_not(old: str, new: str, relation: str) -> None:
+    assert compare_texts(old, new) == relation
+    assert looks_conflicting(old, new) == (relation == "changed")

@@ -1,0 +1,31 @@
+"""The structural reading of statements (policy/statement.py): subject, attribute, value. The sentences
+are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.policy.statement import slot_relation
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # Chinese is read as overlapping character pairs: the pair straddling a word's first character
+    # (晚游 in 周四晚上游泳课) is no qualifier of the word
+    ("女儿每周四晚上上游泳课", "女儿的游泳课在周日上午"),
+    ("网盘会员是自动续费，每月12元", "网盘自动续费每个月扣我15块"),
+    # 每周三 ("every Wednesday") is a recurring schedule: its day is the slot's value
+    ("团队每周一上午开周会", "团队周会在周三上午"),
+])
+def test_chinese_slot_with_another_value_is_a_change(old: str, new: str) -> None:
+    assert slot_relation(old, new) == "change"
+
+
+def test_chinese_qualifier_still_tells_two_slots_apart() -> None:
+    assert slot_relation("我们家的买菜预算每月两千元", "我们家的外卖预算每月五百元") is None
+
+
+def test_a_name_written_short_and_in_full_is_one_value() -> None:
+    assert slot_relation("My insurer is State Farm Mutual", "State Farm is my insurer") == "same"
+    # the new text naming more than the stored one is never "same" (a NOOP would drop what it adds)
+    assert slot_relation("State Farm is my insurer", "My insurer is State Farm Mutual") is None
+    assert slot_relation("My insurer is Geico", "My insurer is Allstate") == "change"
