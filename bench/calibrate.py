@@ -1,6 +1,6 @@
 """Fit the relevance calibration (memctl/policy/relevance_fit.py) on data not written beside the rules.
 
-Usage: python bench/calibrate.py [--locomo PATH] [--rows FILE] [--only LANG] [--write] [--json]
+Usage: python bench/calibrate.py [--locomo PATH] [--rows FILE] [--only LANG] [--lines] [--write] [--json]
 
 The data, each recalled (hybrid, k=5, nothing held back) with memctl's real recall path:
 
@@ -21,6 +21,9 @@ written into memctl/policy/relevance_fit.py with `--write`. `--rows FILE` keeps 
 (a second run with the same file refits without recalling again). `--only LANG` refits the models
 of that language's queries only (keys `...|LANG|...`) and keeps every other model, the margins and
 the follow line as they are (a change that moves one language's signals need not move the other's).
+`--lines` recalls the dialogue queries only and refits only the models that read a dialogue's
+per-line cosines (keys `...,lines|...`; with `--only LANG` only those of LANG's queries, and none
+for the other languages), keeping every other model, the margins and the follow line.
 """
 
 from __future__ import annotations
@@ -55,7 +58,12 @@ CHAR_FEATURES = ("char_coverage", "char_held")
 # hit's rank as features; fitted in, they let more negative queries through on the recall sets (dev,
 # en: 70.6% clean, was 85.3%) and cost more on LoCoMo (2.1 points of R@5 held back, was 1.6).
 MODEL_FEATURES = ("cos", "gap", "top")
+# A dialogue's, per model: its last line's cosine (policy/relevance.py also reads its best line's,
+# `line`: fitted in beside `last`, 8 times 5-fold on the dev dialogues, it kept no more relevant hits
+# and left fewer negatives clean: 88.1% / 55.9% against 89.2% / 53.3% with both models, English).
+LINE_FEATURES = ("last",)
 HIT_FEATURES: tuple[str, ...] = ()
+LINES_KEY = "lines"  # policy/relevance.LINES: the key part of a model that reads the lines
 
 
 def bench_module(name: str) -> ModuleType:
@@ -89,18 +97,19 @@ def hit_rows(result: Any, relevant: set[str] | None, source: str) -> list[dict]:
 
 
 def _is_feature(name: str) -> bool:
-    return name.startswith(tuple(f"{p}:" for p in MODEL_FEATURES)) or name in KEYWORD_FEATURES + CHAR_FEATURES + HIT_FEATURES
+    return name.startswith(tuple(f"{p}:" for p in MODEL_FEATURES + LINE_FEATURES)) or name in KEYWORD_FEATURES + CHAR_FEATURES + HIT_FEATURES
 
 
-def recall_dev_rows(spec: str, languages: Sequence[str]) -> list[dict]:
-    """The dev split of bench/data/recall/<lang>/, recalled with SPEC."""
+def recall_dev_rows(spec: str, languages: Sequence[str], shapes: Sequence[str] | None = None) -> list[dict]:
+    """The dev split of bench/data/recall/<lang>/ (its queries of `shapes`, None: all), recalled with SPEC."""
     recall = bench_module("recall")
     rows: list[dict] = []
     for language in languages:
         stores, queries = recall.load_set(recall.DATA / language)
         with tempfile.TemporaryDirectory(prefix="memctl-calibrate-") as tmp:
             for n, (name, memories) in enumerate(sorted(stores.items())):
-                asked = [q for q in queries if q["store"] == name and q["split"] == "dev"]
+                asked = [q for q in queries if q["store"] == name and q["split"] == "dev"
+                         and (shapes is None or q["shape"] in shapes)]
                 if not asked:
                     continue
                 store, ids = recall.build_store(Path(tmp) / f"s{n}", memories, spec, language)
@@ -156,19 +165,27 @@ def fit_group(rows: list[dict], names: Sequence[str], threshold: float) -> list[
     x = np.array([[r["f"].get(n, 0.0) for n in names] for r in rows])
     y = np.array([r["y"] for r in rows], dtype=float)
     base = np.array([r["w"] for r in rows])
-    negative = [n for n, r in enumerate(rows) if r["neg"]]
-    queries = [query_key(rows[n]) for n in negative]
     pos, neg = base[y == 1].sum(), base[y == 0].sum()
     best: tuple[float, list[float]] = (-np.inf, [])
     for mid in np.linspace(-4.0, 6.0, 41):
         beta = fit_logistic(x, y, np.where(y == 1, base * np.exp(mid) * neg / pos, base))
-        relevance = 1 / (1 + np.exp(-(np.c_[x, np.ones(len(x))] @ np.array(beta))))
-        kept = float(np.average(relevance[y == 1] >= threshold, weights=base[y == 1]))
-        shortfall = sum(max(0.0, CLEAN - c) for c in set_clean(queries, [relevance[n] >= threshold for n in negative]))
-        score = kept - SHORTFALL_COST * shortfall
+        score = group_score(rows, names, beta, threshold)
         if score > best[0] + 1e-9:
             best = (score, beta)
     return best[1]
+
+
+def group_score(rows: list[dict], names: Sequence[str], beta: Sequence[float], threshold: float) -> float:
+    """What the fit maximises: the share of relevant hits at `threshold`, less SHORTFALL_COST for
+    each point by which a data set's negative queries fall short of CLEAN staying empty."""
+    x = np.array([[r["f"].get(n, 0.0) for n in names] for r in rows])
+    y = np.array([r["y"] for r in rows], dtype=float)
+    base = np.array([r["w"] for r in rows])
+    negative = [n for n, r in enumerate(rows) if r["neg"]]
+    relevance = 1 / (1 + np.exp(-(np.c_[x, np.ones(len(x))] @ np.array(beta))))
+    kept = float(np.average(relevance[y == 1] >= threshold, weights=base[y == 1]))
+    passed = [relevance[n] >= threshold for n in negative]
+    return kept - SHORTFALL_COST * sum(max(0.0, CLEAN - c) for c in set_clean([query_key(rows[n]) for n in negative], passed))
 
 
 def set_clean(queries: Sequence[tuple], passed: Sequence[bool]) -> list[float]:
@@ -189,7 +206,8 @@ def query_key(row: dict) -> tuple:
 def combos(names: Iterable[str]) -> list[tuple[str, ...]]:
     """Every signal combination a recall can have within these features: any subset of the models
     (each with its cos, gap and top), with the keyword features or without (and with the character
-    features of a CJK query or without), at least one of the two."""
+    features of a CJK query or without), at least one of the two; with a dialogue's line features of
+    the chosen models (when the data has them) or without."""
     names = set(names)
     families = sorted({n.partition(":")[2] for n in names if n.startswith("cos:")})
     keyword = [n for n in KEYWORD_FEATURES if n in names]
@@ -198,9 +216,10 @@ def combos(names: Iterable[str]) -> list[tuple[str, ...]]:
     for size in range(0, len(families) + 1):
         for chosen in itertools.combinations(families, size):
             model = [f"{p}:{f}" for f in chosen for p in MODEL_FEATURES if f"{p}:{f}" in names]
-            for extra in options:
+            lines = [f"{p}:{f}" for f in chosen for p in LINE_FEATURES if f"{p}:{f}" in names]
+            for extra, line in itertools.product(options, [[], lines] if lines else [[]]):
                 if model or extra:
-                    out.add(tuple(model + extra + [n for n in HIT_FEATURES if n in names]))
+                    out.add(tuple(model + line + extra + [n for n in HIT_FEATURES if n in names]))
     return sorted(out)
 
 
@@ -345,12 +364,57 @@ def only_language(fit: dict[str, tuple[tuple[str, ...], list[float]]], language:
     return {**kept, **fresh}, dict(relevance_fit.MARGINS), relevance_fit.FOLLOW
 
 
-def gather(locomo: Path | None) -> list[dict]:
-    """Every setup's rows (the hashing embedder's from the recall sets only: it is for the tests)."""
+def only_lines(fit: dict[str, tuple[tuple[str, ...], list[float]]], language: str | None = None,
+               rows: list[dict] | None = None, threshold: float = 0.55
+               ) -> tuple[dict[str, tuple[tuple[str, ...], list[float]]], dict[str, float], float]:
+    """The shipped fit with only the models that read a dialogue's lines (keys `...,lines|...`;
+    `language`: only those of that language's queries, `...,lines|LANG|...`, and none for the other
+    languages, which are then judged without the lines) replaced by the new ones; its margins and
+    follow line. With `rows`, a lines model is kept only where it scores better on them than the
+    model its hits get without it (`reads_lines_better`)."""
+    from memctl.policy import relevance_fit
+
+    marker = f",{LINES_KEY}|" + (f"{language}|" if language else "")
+    kept = {key: (names, list(beta)) for key, (names, beta) in relevance_fit.FIT.items() if f",{LINES_KEY}|" not in key}
+    fresh = {key: value for key, value in fit.items() if marker in key
+             and (rows is None or reads_lines_better(rows, key, value, kept, threshold))}
+    return {**kept, **fresh}, dict(relevance_fit.MARGINS), relevance_fit.FOLLOW
+
+
+def reads_lines_better(rows: list[dict], key: str, model: tuple[tuple[str, ...], list[float]],
+                       plain: dict[str, tuple[tuple[str, ...], list[float]]], threshold: float) -> bool:
+    """Whether a model that reads the lines scores better (`group_score`) on its group's rows than
+    the model the same hits get without it (the shipped one of that key without `,lines`)."""
+    from memctl.policy.relevance import QueryFacts, fitted
+
+    combination, language, shape = key.split("|")
+    names, beta = model
+    group = [r for r in rows if all(n in r["f"] for n in names)
+             and language in ("*", r["lang"]) and shape in ("*", r["shape"])]
+    table = {k: (tuple(n), tuple(b)) for k, (n, b) in plain.items()}
+    before = fitted(combination.replace(f",{LINES_KEY}", ""), QueryFacts(language=r0["lang"], shape=r0["shape"]), table) \
+        if (r0 := next(iter(group), None)) is not None else None
+    if before is None:
+        return True
+    return group_score(group, names, beta, threshold) > group_score(group, before[0], before[1], threshold)
+
+
+def fitted_on() -> list[str]:
+    """The data sets the shipped fit names in its docstring."""
+    from memctl.policy import relevance_fit
+
+    doc = relevance_fit.__doc__ or ""
+    said = doc.partition("Fitted on: ")[2].partition(". See")[0]
+    return [s.strip() for s in said.split(",") if s.strip()]
+
+
+def gather(locomo: Path | None, shapes: Sequence[str] | None = None) -> list[dict]:
+    """Every setup's rows (the hashing embedder's from the recall sets only: it is for the tests);
+    `shapes`: only the recall sets' queries of these shapes (LoCoMo's are questions: left out)."""
     rows = []
     for label, spec in SETUPS.items():
-        got = recall_dev_rows(spec, ["en", "zh"] if (BENCH / "data" / "recall" / "en").exists() else ["zh"])
-        if locomo is not None and label != "hashing":
+        got = recall_dev_rows(spec, ["en", "zh"] if (BENCH / "data" / "recall" / "en").exists() else ["zh"], shapes)
+        if locomo is not None and label != "hashing" and shapes is None:
             got += locomo_rows(spec, locomo)
         rows += [{**r, "setup": label} for r in got]
     return rows
@@ -362,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, default=None, help="keep / reuse the gathered hits in this file")
     parser.add_argument("--write", action="store_true", help="write memctl/policy/relevance_fit.py")
     parser.add_argument("--only", default=None, metavar="LANG", help="refit only the models of LANG's queries")
+    parser.add_argument("--lines", action="store_true",
+                        help="recall the dialogues only and refit only the models that read their lines")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from memctl.config import RecallSettings
@@ -369,15 +435,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rows is not None and args.rows.exists():
         rows = json.loads(args.rows.read_text(encoding="utf-8"))
     else:
-        rows = gather(args.locomo)
+        rows = gather(args.locomo, ["dialogue"] if args.lines else None)
         if args.rows is not None:
             args.rows.write_text(json.dumps(rows), encoding="utf-8")
     fit = calibrate(rows, RecallSettings().min_relevance)
     sources = sorted({r["source"] for r in rows})
+    if args.lines or args.only:  # the other models stay as fitted: so do their sources
+        sources = sorted(set(sources) | set(fitted_on()))
     gaps = margins([r for r in rows if r["setup"] != "hashing"])
     threshold = RecallSettings().min_relevance
     follow = follow_line([r for r in rows if r["setup"] != "hashing"], fit, threshold, gaps)
-    if args.only:
+    if args.lines:
+        fit, gaps, follow = only_lines(fit, args.only, rows, threshold)
+    elif args.only:
         fit, gaps, follow = only_language(fit, args.only)
     if args.write:
         write_fit(fit, sources, gaps, follow)

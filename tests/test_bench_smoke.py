@@ -156,6 +156,22 @@ def test_calibration_puts_the_threshold_where_each_sets_negatives_stay_clean() -
     assert ("cos:m", "gap:m", "top:m") in calibrate.combos(["cos:m", "gap:m", "top:m", "coverage"])
 
 
+def test_a_model_that_reads_a_dialogues_lines_replaces_nothing_it_does_not_beat() -> None:
+    calibrate = load("calibrate")
+    names = ["cos:m", "gap:m", "top:m", "last:m", "coverage"]
+    assert ("cos:m", "gap:m", "top:m", "last:m") in calibrate.combos(names)
+    assert ("cos:m", "gap:m", "top:m") in calibrate.combos(names)  # and the same without the lines
+    rows = []
+    for n in range(40):  # the last line says it all; the whole dialogue's cosine does not
+        for neg, last in ((False, 0.7 + (n % 5) / 20), (True, 0.2 + (n % 5) / 20)):
+            rows.append({"f": {"cos:m": 0.5, "last:m": last}, "y": int(not neg), "w": 1.0, "neg": neg, "source": "a",
+                         "q": f"{neg}{n}", "lang": "en", "shape": "dialogue"})
+    lines = ("cos:m", "last:m"), calibrate.fit_group(rows, ["cos:m", "last:m"], 0.55)
+    plain = {"m|*|*": (("cos:m",), [0.0, 0.0])}
+    assert calibrate.reads_lines_better(rows, "m,lines|en|dialogue", lines, plain, 0.55)
+    assert not calibrate.reads_lines_better(rows, "m,lines|en|dialogue", (("cos:m", "last:m"), [0.0, 0.0, 0.0]), plain, 0.55)
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_the_recall_sets_are_whole(language: str) -> None:
     recall = load("recall")

@@ -390,6 +390,14 @@ class MultilingualEmbedder:
         """Embed one query (as an e5 query) into a (384,) unit vector."""
         return normalise_rows(self._call(lambda m: m.query(text)))
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed several queries (as e5 queries) in one call into an (n, 384) matrix of unit rows."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise_rows(self._call(lambda m: m.query(list(texts))))
+
     def load(self) -> None:
         """Load the model now (a server keeps it warm)."""
         self._loaded()

@@ -440,6 +440,32 @@ class Engine:
             self.sync_vectors()
             return self.vectors.similarities(self.query_vector(text), list(ids))
 
+    def line_runs(self, lines: Sequence[str], ids: Sequence[str], identities: Collection[str]
+                  ) -> list[tuple[str, dict[str, list[float]]]]:
+        """(identity, id -> the cosine of each line) when this model is one of `identities` (those a
+        recall's runs came from): each line embedded as a query, in one batch where the model can."""
+        identity = self.embedder.identity
+        if identity not in identities or not lines or not ids:
+            return []
+        with self._vec_lock:
+            self.sync_vectors()
+            present = [i for i in ids if i in self.vectors]
+            if not present:
+                return []
+            queries = self._line_vectors(lines)
+            import numpy as np
+
+            sims = np.stack([self.vectors.vector(i) for i in present]) @ queries.T  # type: ignore[misc]
+        return [(identity, {i: [round(float(c), 6) for c in row] for i, row in zip(present, sims.tolist())})]
+
+    def _line_vectors(self, lines: Sequence[str]) -> "np.ndarray":
+        import numpy as np
+
+        many = getattr(self.embedder, "embed_queries", None)
+        if many is not None:
+            return np.asarray(many(list(lines)), dtype=np.float32)
+        return np.stack([self.query_vector(line) for line in lines])
+
     def text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]:
         """The model's identity and the cosine of each pair of texts (both embedded as documents)."""
         from memctl.search.embedders import pair_cosines

@@ -20,7 +20,7 @@ import os
 import threading
 from typing import Any, Callable, Collection, Protocol, Sequence, Union, runtime_checkable
 
-from memctl.store.repository import SearchIndex
+from memctl.store.repository import LineSearch, SearchIndex
 
 Run = list[tuple[str, float]]
 FILL_PER_COMMAND = 32  # second-model vectors a recall embeds while they are incomplete (~0.4 s of e5)
@@ -107,6 +107,12 @@ class TwoModelSearch:
     def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> tuple[Run, list[tuple[str, Run]]]:
         """The primary's keyword hits, then both models' runs."""
         return self.keyword_search(query, limit, allowed), self.semantic_runs(query, limit, allowed)
+
+    def line_runs(self, lines: Sequence[str], ids: Sequence[str], identities: Collection[str]
+                  ) -> list[tuple[str, dict[str, list[float]]]]:
+        """Each line's cosines to `ids` by each model of `identities` (the recall's), the primary first."""
+        return [run for engine in (self.primary, self.second) if isinstance(engine, LineSearch)
+                for run in engine.line_runs(lines, ids, identities)]
 
     def similarities(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         """Cosines of the primary model."""

@@ -160,7 +160,7 @@ class RecallService:
                    pool: Mapping[str, Any], candidates: Iterable[Memory] = ()) -> list[Hit]:
         """The hits with calibrated relevance, from each model's cosines, keyword coverage, the names
         the query says and the kinds and topics it is about (services/signals.py, policy/relevance.py)."""
-        from memctl.services.signals import asked, characters, hit_signals, query_facts
+        from memctl.services.signals import asked, characters, hit_signals, line_runs, query_facts
 
         keyword = q.mode != "semantic"
         ids = [h.id for h in hits]
@@ -169,7 +169,9 @@ class RecallService:
         topics = self.topics() if self.topics is not None else {}
         facts = query_facts(q.query, self.search, pool, keyword, words, topics, candidates)
         chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
-        return annotate(hits, hit_signals(q.query, hits, runs, coverage, words, chars, asked(facts.topics, topics)), facts)
+        lines = line_runs(self.search, q.query, facts, ids, runs)
+        signals = hit_signals(q.query, hits, runs, coverage, words, chars, asked(facts.topics, topics), lines)
+        return annotate(hits, signals, facts)
 
     def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
                           in_force_states: frozenset[str]) -> list[Hit]:

@@ -39,6 +39,22 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
                       topic_spread=spread(candidates, asked(named, topics or {})))
 
 
+def line_runs(search: SearchIndex, query: str, facts: QueryFacts, ids: Sequence[str],
+              runs: Sequence[tuple[str, Run]]) -> list[tuple[str, dict[str, list[float]]]]:
+    """For a dialogue, each model's cosine of each of its lines to each hit (policy/topic.dialogue_lines),
+    by the models the recall's runs came from; none for another shape, a language no fitted model
+    reads the lines of (policy/relevance.reads_lines), or a search that cannot."""
+    from memctl.policy.relevance import reads_lines
+    from memctl.policy.topic import dialogue_lines
+    from memctl.store.repository import LineSearch
+
+    wanted = facts.shape == "dialogue" and bool(runs) and reads_lines(facts.language)
+    lines = dialogue_lines(query) if wanted else []
+    if not lines or not isinstance(search, LineSearch):
+        return []
+    return search.line_runs(lines, ids, {identity for identity, _ in runs})
+
+
 def characters(text: str) -> str:
     """The text with a space after every CJK character: the keyword index then reads each one alone
     (it indexes single CJK characters beside the pairs)."""
@@ -47,9 +63,11 @@ def characters(text: str) -> str:
 
 def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]],
                 coverage: Mapping[str, float] | None, words: Lexicon,
-                char_coverage: Mapping[str, float] | None = None, topics: Lexicon | None = None) -> list[HitSignals]:
-    """Each hit's signals (`topics`: the part of the topic lexicon the query names, `asked`). A hit a
-    model's run did not return scored below everything it did: it gets the run's lowest cosine."""
+                char_coverage: Mapping[str, float] | None = None, topics: Lexicon | None = None,
+                lines: Sequence[tuple[str, Mapping[str, Sequence[float]]]] = ()) -> list[HitSignals]:
+    """Each hit's signals (`topics`: the part of the topic lexicon the query names, `asked`; `lines`:
+    (identity, id -> each dialogue line's cosine) per model). A hit a model's run did not return
+    scored below everything it did: it gets the run's lowest cosine."""
     from memctl.search.specificity import name_terms, other_names, says_name
 
     said = name_terms(query, speakers=False)
@@ -61,6 +79,7 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
             cosines[identity], gaps[identity] = cosine, cosine - _best_other(hit.id, run)
             tops[identity] = run[0][1] if run else cosine
         out.append(HitSignals(cosines=cosines, gaps=gaps, tops=tops,
+                              lines={identity: by_id[hit.id] for identity, by_id in lines if hit.id in by_id},
                               coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
                               names_other=bool(other_names(hit.content, said)), named=says_name(hit.content, said),

@@ -395,6 +395,17 @@ class SecondModel(Protocol):
     def second_text_similarities(self, pairs: Sequence[tuple[str, str]]) -> tuple[str, list[float]]: ...
 
 
+@runtime_checkable
+class LineSearch(Protocol):
+    """A search that scores the lines of a query one by one (search/engine.Engine, TwoModelSearch):
+    recall reads a dialogue's lines so (policy/relevance.py); a database's search does not."""
+
+    def line_runs(self, lines: Sequence[str], ids: Sequence[str], identities: Collection[str]
+                  ) -> list[tuple[str, dict[str, list[float]]]]:
+        """(model identity, id -> each line's cosine) for each model of `identities`."""
+        ...
+
+
 class SearchIndex(Protocol):
     """Keyword and semantic search over a repository's memories (search/engine.Engine for files;
     a database searches in SQL). Results are (id, raw score) pairs, best first."""

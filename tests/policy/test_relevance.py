@@ -228,3 +228,26 @@ def test_a_topic_many_candidates_say_or_a_dialogue_lifts_nothing() -> None:
     assert topical(dog, QueryFacts(language="zh", topics=frozenset({"pets"}), topic_spread={"pets": TOPIC_MOST})) == "pets"
     assert topical(dog, QueryFacts(language="zh", topics=frozenset({"pets"}), topic_spread={"pets": TOPIC_MOST + 1})) is None
     assert topical(dog, QueryFacts(language="zh", shape="dialogue", topics=frozenset({"pets"}))) is None
+
+
+def test_a_dialogue_hit_reads_its_best_line_and_its_last_line_per_model_when_every_model_scored_them() -> None:
+    dialogue = QueryFacts(shape="dialogue")
+    sig = signals(0.4, 0.1, lines={MINILM: (0.2, 0.7, 0.5)})
+    feats = features(sig, dialogue, KNOWN)
+    assert feats["line:memctl/all-MiniLM-L6-v2-int8"] == 0.7 and feats["last:memctl/all-MiniLM-L6-v2-int8"] == 0.5
+    assert model_key(list(feats)) == "memctl/all-MiniLM-L6-v2-int8,keyword,lines"
+    both = HitSignals(cosines={MINILM: 0.4, E5: 0.8}, gaps={MINILM: 0.0, E5: 0.0}, lines={MINILM: (0.2, 0.7)})
+    assert not any(n.startswith(("line:", "last:")) for n in features(both, dialogue, KNOWN))  # e5 did not
+
+
+def test_without_a_model_that_reads_the_lines_a_dialogue_hit_is_judged_as_before() -> None:
+    dialogue = QueryFacts(shape="dialogue")
+    key = "memctl/all-MiniLM-L6-v2-int8,keyword|en|dialogue"
+    plain = {k: v for k, v in FIT.items() if ",lines|" not in k}
+    before = features(signals(0.4, 0.1), dialogue, KNOWN)
+    after = features(signals(0.4, 0.1, lines={MINILM: (0.2, 0.9)}), dialogue, KNOWN)
+    assert relevance(after, dialogue, plain) == relevance(before, dialogue, plain) is not None
+    names, beta = plain[key]
+    lines = {f"{key.split('|')[0]},lines|en|dialogue": ((*names[:1], "line:memctl/all-MiniLM-L6-v2-int8", *names[1:]),
+                                                         (beta[0], 5.0, *beta[1:]))}
+    assert relevance(after, dialogue, {**plain, **lines}) > relevance(before, dialogue, plain)  # type: ignore[operator]

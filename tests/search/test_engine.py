@@ -115,3 +115,23 @@ def test_a_query_asked_again_is_not_embedded_again(tmp_path: Path, monkeypatch: 
         store.recall(query, k=1, mode="semantic")
     assert asked == ["what does Elena drink", "oolong", "tea", "oolong"]  # "oolong" was dropped for "tea"
     assert [h.id for h in store.recall("what does Elena drink", k=1, mode="semantic").hits] == first
+
+
+def test_the_lines_of_a_dialogue_are_scored_one_by_one_by_the_models_the_recall_used(tmp_path: Path) -> None:
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    lisbon = store.add_raw("Alice lives in Lisbon", user="alice").id
+    oolong = store.add_raw("Bob drinks oolong", user="bob").id
+    engine = store.search
+    lines = ["Where does Alice live?", "Bob drinks oolong"]
+    identity = engine.embedder.identity
+    by_model = dict(engine.line_runs(lines, [lisbon, oolong], {identity}))  # the tests' two models are one
+    assert set(by_model) == {identity}
+    by_id = by_model[identity]
+    assert set(by_id) == {lisbon, oolong}
+    for n, line in enumerate(lines):
+        expected = engine.similarities(line, [lisbon, oolong])
+        assert by_id[lisbon][n] == pytest.approx(expected[lisbon], abs=1e-5)
+        assert by_id[oolong][n] == pytest.approx(expected[oolong], abs=1e-5)
+    assert by_id[oolong][1] > by_id[oolong][0] and by_id[lisbon][0] > by_id[lisbon][1]
+    assert engine.line_runs(lines, [lisbon], {"another-model:384"}) == []

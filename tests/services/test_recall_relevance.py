@@ -88,3 +88,21 @@ def test_a_second_model_leaves_every_other_search_call_to_the_primary(payments: 
     assert search.sync_keyword.__self__ is search.primary  # type: ignore[attr-defined]
     ids = [m.id for m in payments.active()]
     assert search.similarities("payment service", ids) == search.primary.similarities("payment service", ids)  # type: ignore[attr-defined]
+
+
+@pytest.mark.files_only  # a database's search does not score lines: its dialogues are judged whole
+def test_a_dialogue_recall_reads_each_line_where_a_fitted_model_reads_them(payments: MemoryStore,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from memctl.policy import relevance
+
+    dialogue = "User: the release is late again\nAssistant: Which part?\nUser: when does the team deploy the payment service?"
+    without = payments.recall(dialogue, min_relevance=0.0, record_usage=False).hits
+    assert without and not any(n.startswith(("line:", "last:")) for h in without for n in h.components)
+    monkeypatch.setattr(relevance, "reads_lines", lambda language, fit=relevance.FIT: True)
+    hits = payments.recall(dialogue, min_relevance=0.0, record_usage=False).hits
+    deploys = next(h for h in hits if h.content.startswith("Bob's team deploys"))
+    last = [v for n, v in deploys.components.items() if n.startswith("last:")]
+    best = [v for n, v in deploys.components.items() if n.startswith("line:")]
+    assert last and best and best[0] >= last[0]  # the best line's cosine, and the last line's
+    assert payments.recall("when does the team deploy the payment service?", min_relevance=0.0,
+                           record_usage=False).hits[0].components.get("last:hashing") is None  # a question: no lines
