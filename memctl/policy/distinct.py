@@ -28,6 +28,7 @@ _DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
 _ZH_NEGATIONS = re.compile(r"不|没|无|未")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
 _CALENDAR_WORDS = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
 
 
@@ -221,13 +222,15 @@ def values_of(text: str) -> Values:
     """Every value `text` names, each kind read once (an identifier's digits are not also a number),
     its values written one way first (`canonical_values`)."""
     text = canonical_values(text)
+    emails = [m.casefold() for m in EMAIL.findall(text)]  # an address is a value ("my email is ..."), not a number
+    text = EMAIL.sub(" ", text)
     ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072
     id_phrases = [m for m in re.findall(r"[A-Za-z]*[-#]?\d[\w-]*", text) if m.upper().replace("#", "") in ids]
     date_phrases = [phrase for phrase, _ in absolute_dates(text)]
     rest = _without(text, [*id_phrases, *date_phrases])
     return Values(identifiers=frozenset(ids), numbers=frozenset(_numbers(_without(rest, list(ids)))),
                   dates=frozenset(_dates(text)),
-                  names=frozenset(n.casefold() for n in _names(rest) if n.rstrip("s") not in _CALENDAR_WORDS),
+                  names=frozenset(n.casefold() for n in _names(rest) if n.rstrip("s") not in _CALENDAR_WORDS) | set(emails),
                   relations=frozenset(relations(text)), negated=_negated(text))
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
-from memctl.policy.distinct import Values, values_of
+from memctl.policy.distinct import EMAIL, Values, values_of
 from memctl.policy.facts import relations
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -32,7 +32,7 @@ _STOP = frozenset(stem(w) for w in """a an the and or but of to in on at by for 
     got get gets getting go goes going went gone take takes took make makes made put keep keeps kept
     switched switch changed change moved move started start stopped stop became become use uses used using
     like likes thing things lot lots bit way ways time times day days week weeks month months year years
-    please okay ok yes yeah actually basically mr mrs ms dr""".split()) | _FIRST_PERSON
+    please okay ok yes yeah actually basically mr mrs ms dr pm""".split()) | _FIRST_PERSON
 # Chinese: characters that carry grammar, not a slot (pronouns, particles, copulas, measure words).
 _ZH_STOP = frozenset("我你他她它们的了是在和与也都还就又很再不没把被给让从到对向跟叫有个一这那每上下里现改成")
 
@@ -56,11 +56,12 @@ def owner_free(text: str, owner: str | None) -> str:
         return text
     name = re.escape(owner.strip())
     text = re.sub(rf"(?i)\b{name}(?:'s|’s)\b", "my", text) if name else text
-    text = re.sub(rf"(?i)\b{name}\b", "I", text) if name else text
+    text = re.sub(rf"(?i)(?<![@.])\b{name}\b(?![.\w+-]*@)", "I", text) if name else text  # not in an email address
     return text.replace(owner, "我") if re.search(f"[{CJK_RANGES}]", owner) else text
 
 
 def _content(text: str, lead: bool = False) -> list[str]:
+    text = EMAIL.sub(" ", text)  # an email address is a value, never a slot word
     words = [stem(re.sub(r"'s?$", "", w.lower()).strip("'-")) for w in _WORD.findall(text.replace("\u2019", "'"))]
     english = [w for w in words if len(w) > 1 and w not in _STOP and not w.isdigit()]
     pairs = []

@@ -29,3 +29,16 @@ def test_a_name_written_short_and_in_full_is_one_value() -> None:
     # the new text naming more than the stored one is never "same" (a NOOP would drop what it adds)
     assert slot_relation("State Farm is my insurer", "My insurer is State Farm Mutual") is None
     assert slot_relation("My insurer is Geico", "My insurer is Allstate") == "change"
+
+
+def test_an_email_address_is_the_value_of_its_slot() -> None:
+    # the owner's name inside an address is part of the address, not the first person
+    assert slot_relation("Tomas's personal email is tomas@fastmail.fm", "My personal email is t.novak@proton.me",
+                         "tomas") == "change"
+    assert slot_relation("我的工作邮箱是lei.chen@example.cn", "我现在的工作邮箱是chenlei@corp.example.com") == "change"
+    assert slot_relation("Tomas's personal email is tomas@fastmail.fm", "My personal email is tomas@fastmail.fm",
+                         "tomas") == "same"
+
+
+def test_a_time_of_day_is_a_value_not_a_qualifier() -> None:
+    assert slot_relation("My spin class is Thursdays at 7pm", "Spin: Saturdays, 8pm") == "change"

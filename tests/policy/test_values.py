@@ -36,3 +36,8 @@ def test_another_street_number_is_still_another_address() -> None:
 
 def test_street_words_outside_an_address_are_left_alone() -> None:
     assert canonical_values("Street food and Road trips") == "Street food and Road trips"
+
+
+def test_two_email_addresses_are_two_values_and_their_digits_no_number() -> None:
+    assert distinct_reason("Send the invoices to billing@acme.io", "Send the invoices to accounts@acme.io") is not None
+    assert values_of("我的邮箱是wei2024@163.com").numbers == frozenset()
