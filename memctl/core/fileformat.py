@@ -158,11 +158,15 @@ def _yaml_problem(exc: yaml.YAMLError, label: str, detail: bool = True) -> str:
 
 def parse_memory(text: str, path: str | None = None) -> Memory:
     """Parse file text into a Memory; raise InvalidMemory with a one-line reason."""
+    return _parse(text, path, _Handler())
+
+
+def _parse(text: str, path: str | None, handler: YAMLHandler) -> Memory:
     label = path or "memory"
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a BOM or CRLF from an editor is not an error
     _check_shape(text, label)
     try:
-        meta, body = frontmatter.parse(text, handler=_Handler())
+        meta, body = frontmatter.parse(text, handler=handler)
     except yaml.YAMLError as exc:
         raise InvalidMemory(_yaml_problem(exc, label)) from None
     except RecursionError:  # a last line of defence; MAX_DEPTH stops nesting long before this
@@ -179,6 +183,66 @@ def parse_memory(text: str, path: str | None = None) -> Memory:
         raise InvalidMemory(f"{label}: {_first_error(exc)}") from None
     except TypeError as exc:
         raise InvalidMemory(f"{label}: {exc}") from None
+
+
+class _Unsure(Exception):
+    """libyaml's reading is not the one parse_memory is sure to give (parse_memory decides)."""
+
+
+_LIBYAML = hasattr(yaml, "CSafeLoader")
+
+
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's parser with _Loader's resolvers (timestamps kept as text)."""
+
+
+_FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+
+def _check_tree(root: yaml.Node) -> None:
+    """_Loader's limits on a composed tree: no node reached twice (an alias), at most MAX_DEPTH
+    levels, every node within the limits (_check_node)."""
+    seen: set[int] = set()
+    todo: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if id(node) in seen or depth > MAX_DEPTH:
+            raise _Unsure()
+        seen.add(id(node))
+        _check_node(node)
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(child, depth + 1) for child in node.value]
+        elif isinstance(node, yaml.MappingNode):
+            todo += [(child, depth + 1) for pair in node.value for child in pair]
+
+
+class _FastHandler(YAMLHandler):
+    def load(self, fm: str, **kwargs: object) -> Any:
+        loader = _FastLoader(fm)
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                _check_tree(node)
+            return loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+
+
+def parse_rendered(text: str, memory: Memory, path: str | None = None) -> Memory:
+    """What parse_memory reads in `text`, which serialise_memory just made of `memory` (a write's
+    read-back check), about ten times faster: libyaml parses it (when PyYAML has it), checked
+    against the same limits, and its reading is taken only when it is exactly `memory` again.
+    Anything else (a limit, an error, any difference) is parse_memory's to decide, so what is
+    accepted or refused, and why, is always what a scan of the file will say."""
+    if not _LIBYAML:
+        return parse_memory(text, path)
+    try:
+        parsed = _parse(text, path, _FastHandler())
+    except (InvalidMemory, _Unsure, yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return parse_memory(text, path)
+    if parsed.frontmatter() != memory.frontmatter() or parsed.body != memory.body.strip():
+        return parse_memory(text, path)
+    return parsed
 
 
 def serialise_memory(memory: Memory) -> str:

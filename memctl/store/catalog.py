@@ -403,6 +403,12 @@ class MemctlScan:
 
         return parse_memory(text, rel)
 
+    def parse_own(self, text: str, rel: str, memory: Memory) -> Memory:
+        """`parse` of a text this process just rendered from `memory` (a write's read-back check)."""
+        from memctl.core.fileformat import parse_rendered
+
+        return parse_rendered(text, memory, rel)
+
 
 MEMCTL_SCAN = MemctlScan()
 

@@ -431,8 +431,10 @@ class FileRepository:
     def _save(self, memory: Memory, path: Path) -> str:
         """Serialise, check the text reads back, and write atomically; returns the new content hash."""
         text = self.render(memory, path)
+        own = getattr(self.scan, "parse_own", None)  # a layout whose files are memctl's own rendering
         try:
-            parsed = self.scan.parse(text, self.layout.relative(path), 0)
+            rel = self.layout.relative(path)
+            parsed = own(text, rel, memory) if own is not None else self.scan.parse(text, rel, 0)
         except InvalidMemory as exc:  # never write a file the next scan would call broken
             raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
         held = bool(self._lock_depth)
