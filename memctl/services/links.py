@@ -16,13 +16,12 @@ from memctl.store.repository import ReadsAndWrites
 def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str | None) -> None:
     """Record on a stored memory that a newer one possibly conflicts with it (caller holds the lock);
     journaled as `actor`'s."""
-    link_conflicts(repo, memory_id, [other], actor)
+    link_conflicts(repo, repo.get(memory_id), [other], actor)
 
 
-def link_conflicts(repo: ReadsAndWrites, memory_id: str, others: list[str], actor: str | None) -> None:
+def link_conflicts(repo: ReadsAndWrites, stored: Memory, others: list[str], actor: str | None) -> None:
     """Record on a stored memory that newer ones possibly conflict with it, in one rewrite (caller
     holds the lock), journaled as one `link` entry: `other` the first new id, `also` the rest."""
-    stored = repo.get(memory_id)
     new = [other for other in dict.fromkeys(others) if other not in stored.conflicts_with]
     if not new:
         return
@@ -47,13 +46,19 @@ class PendingLinks:
 
     def flush(self, repo: ReadsAndWrites, actor: str | None, only: str | None = None) -> None:
         """Write the pending links (of `only`, when given: a memory about to be read or changed)."""
-        targets = [only] if only is not None else list(self._links)
-        for memory_id in targets:
-            others = self._links.pop(memory_id, None)
-            if not others:
-                continue
+        targets = list(self._links) if only is None else [only] if only in self._links else []
+        stored: dict[str, Memory | MemctlError] = {}
+        for memory_id in targets:  # all read first: the writes then patch the repository's snapshot once
             try:
-                link_conflicts(repo, memory_id, others, actor)
+                stored[memory_id] = repo.get(memory_id)
+            except MemctlError as exc:
+                stored[memory_id] = exc
+        for memory_id in targets:
+            others, memory = self._links.pop(memory_id), stored[memory_id]
+            try:
+                if isinstance(memory, MemctlError):
+                    raise memory
+                link_conflicts(repo, memory, others, actor)
             except MemctlError as exc:  # e.g. the file changed on disk: the adds that asked say so
                 self.failed.update(dict.fromkeys(others, exc))
 

@@ -514,10 +514,21 @@ class FileRepository:
         return target.with_name(stem + target.suffix)
 
     def _check_unchanged(self, rel: str, current: str | None) -> None:
-        entry = self.snapshot().entries.get(rel)
+        entry = self._known_entry(rel)
         if entry is not None and current is not None and entry.hash and entry.hash != current:
             self._stale = True
             raise Conflict(f"{rel} changed on disk since memctl read it; nothing was written (run the command again)")
+
+    def _known_entry(self, rel: str) -> Entry | None:
+        """What this repository last knew of a file: its own last write, else the snapshot's entry.
+        While own writes wait to be patched in (_apply_own), they are of other files: the snapshot
+        is used as it is, so rewriting many files patches it once, not once a file."""
+        own = self._own.get(rel)
+        if own is not None or rel in self._own_gone:
+            return own
+        if self._own and self._snapshot is not None and not self._stale:
+            return self._snapshot.entries.get(rel)
+        return self.snapshot().entries.get(rel)
 
     def relocate(self, memory: Memory, op: str, *, actor: str | None = None, **detail: Any) -> Memory:
         """Write a memory whose owner changed (a promotion) into its new folder, removing the old file."""

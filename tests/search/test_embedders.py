@@ -342,3 +342,17 @@ def test_multilingual_query_and_passage_prefixes_differ(tmp_path: Path) -> None:
     embedder = get_embedder(embed.MULTILINGUAL_MODEL, tmp_path)
     as_query, as_passage = embedder.embed_query("window seats"), embedder.embed(["window seats"])[0]
     assert 0.8 < float(as_query @ as_passage) < 0.9999  # "query: " and "passage: " are different inputs
+
+
+@pytest.mark.model
+def test_model_vectors_come_back_in_the_texts_order(model: FastEmbedder) -> None:
+    """embed() runs the texts shortest first (less padding): each row is still its own text's vector,
+    the one it gets alone."""
+    import numpy as np
+
+    texts = ["A much longer sentence about Alice, who moved to Lisbon last spring with her cat.", "tea",
+             "Bob plays the cello.", "x" * 3, "Carol reviews the search code written in Python every Friday."]
+    together = model.embed(texts)
+    alone = np.stack([model.embed([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert np.allclose(model.embed(texts[::-1])[::-1], together, atol=1e-6)
