@@ -214,7 +214,19 @@ def _same_thing(old: str, new: str, replaced: str) -> bool:
         return False  # "meeting with Anna on 1 May" / "... on 13 May": two meetings, unless it says it moved
     if replaced == "number":
         return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
+    if attribute == "schedule" and _participants_swapped(old, new):
+        return False  # "appointment with the allergist" / "... with the dermatologist": two appointments
     return attribute is not None and attribute == attribute_of(old)
+
+
+_WITH = re.compile(r"(?i)\bwith\s+(?:(?:the|a|an|my|our|his|her|their|your)\s+)?([a-z][\w'-]*)")
+
+
+def _participants_swapped(old: str, new: str) -> bool:
+    """Each text has an event with someone the other does not name (who a meeting or an appointment
+    is with tells which one it is, as a name does)."""
+    a, b = {stem(w) for w in _WITH.findall(old)}, {stem(w) for w in _WITH.findall(new)}
+    return bool(a and b) and not a & b
 
 
 _WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|星期[一二三四五六日天]|周[一二三四五六日]")

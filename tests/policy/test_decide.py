@@ -336,3 +336,12 @@ def test_function_word_swaps_do_not_change_a_fact(old: str, new: str, expected: 
 def test_used_to_is_a_negation_and_uses_is_not(old: str, new: str, relation: str) -> None:
     assert compare_texts(old, new) == relation
     assert looks_conflicting(old, new) == (relation == "changed")
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    # who an appointment or a meeting is with tells which one it is: two on one day are two facts
+    ("I have a meeting with the accountant on 4 June", "I have a meeting with the lawyer on 4 June", "different"),
+    ("The review meeting with legal is on Tuesday", "The review meeting with legal is on Thursday", "changed"),
+])
+def test_an_event_with_someone_else_is_another_event(old: str, new: str, relation: str) -> None:
+    assert compare_texts(old, new) == relation
