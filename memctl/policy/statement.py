@@ -144,6 +144,18 @@ def _name_written_out(a: Values, b: Values) -> bool:
     return bool(a.names & b.names) and (a.names < b.names or b.names < a.names)
 
 
+_NAMED = re.compile(r"(?i)\b(?:named|called)\s+([A-Z][\w'-]*)")
+
+
+def _only_a_name_introduced(old: str, new: str, a: Values, b: Values) -> bool:
+    """The one value that differs is a name only one side says, and it names a thing there ("a cat
+    named Salem", "a dog called Rex"): no value of the other side is replaced."""
+    if any(getattr(a, kind) != getattr(b, kind) for kind in ("numbers", "dates")) or a.negated != b.negated:
+        return False
+    lone, text = (b.names, new) if not a.names else (a.names, old) if not b.names else (frozenset(), "")
+    return bool(lone) and lone <= {n.casefold() for n in _NAMED.findall(text)}
+
+
 def _values_differ(a: Values, b: Values) -> bool:
     return any(getattr(a, kind) != getattr(b, kind) for kind in ("numbers", "dates", "names")) or a.negated != b.negated
 
@@ -167,6 +179,8 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
         return None
     if _values_differ(a.values, b.values) and _name_written_out(a.values, b.values):
         return "same" if b.values.names < a.values.names else None  # "Alliant Credit Union" / "Alliant"
+    if _only_a_name_introduced(old, new, a.values, b.values):
+        return None  # "allergic to cats" / "has a cat named Salem": the name is the new thing's, no old value's
     if _values_differ(a.values, b.values):
         return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"
     return "same" if _has_values(a.values) else None

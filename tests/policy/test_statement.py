@@ -42,3 +42,8 @@ def test_an_email_address_is_the_value_of_its_slot() -> None:
 
 def test_a_time_of_day_is_a_value_not_a_qualifier() -> None:
     assert slot_relation("My spin class is Thursdays at 7pm", "Spin: Saturdays, 8pm") == "change"
+
+
+def test_a_name_given_to_a_new_thing_replaces_no_value() -> None:
+    assert slot_relation("Tariq is allergic to dogs", "Tariq has a dog named Pepper", "tariq") is None
+    assert slot_relation("My dog is Pepper", "My dog is called Biscuit") == "change"  # both name it
