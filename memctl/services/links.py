@@ -8,6 +8,8 @@ write or a result) and each memory is rewritten once, with all of its new links.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memctl.core.models import Memory
 from memctl.errors import MemctlError
 from memctl.store.repository import ReadsAndWrites
@@ -22,12 +24,19 @@ def link_conflict(repo: ReadsAndWrites, memory_id: str, other: str, actor: str |
 def link_conflicts(repo: ReadsAndWrites, stored: Memory, others: list[str], actor: str | None) -> None:
     """Record on a stored memory that newer ones possibly conflict with it, in one rewrite (caller
     holds the lock), journaled as one `link` entry: `other` the first new id, `also` the rest."""
+    linked = with_links(stored, others)
+    if linked is not None:
+        repo.rewrite(linked[0], "link", actor=actor, **linked[1])
+
+
+def with_links(stored: Memory, others: list[str]) -> tuple[Memory, dict[str, Any]] | None:
+    """The stored memory with the new links added, and its journal entry's detail (None: no new link)."""
     new = [other for other in dict.fromkeys(others) if other not in stored.conflicts_with]
     if not new:
-        return
+        return None
     data = stored.model_dump(exclude={"path"})
     data["conflicts_with"] = [*stored.conflicts_with, *new]
-    repo.rewrite(Memory(**data, path=stored.path), "link", other=new[0], also=new[1:] or None, actor=actor)
+    return Memory(**data, path=stored.path), {"other": new[0], "also": new[1:] or None}
 
 
 class PendingLinks:
@@ -53,15 +62,32 @@ class PendingLinks:
                 stored[memory_id] = repo.get(memory_id)
             except MemctlError as exc:
                 stored[memory_id] = exc
-        for memory_id in targets:
-            others, memory = self._links.pop(memory_id), stored[memory_id]
-            try:
-                if isinstance(memory, MemctlError):
-                    raise memory
-                link_conflicts(repo, memory, others, actor)
-            except MemctlError as exc:  # e.g. the file changed on disk: the adds that asked say so
-                self.failed.update(dict.fromkeys(others, exc))
+        asked = {memory_id: self._links.pop(memory_id) for memory_id in targets}
+        linked = []
+        for memory_id, others in asked.items():
+            memory = stored[memory_id]
+            if isinstance(memory, MemctlError):
+                self.failed.update(dict.fromkeys(others, memory))
+            elif (change := with_links(memory, others)) is not None:
+                linked.append(change)
+        for memory_id, error in _rewrite(repo, linked, actor).items():  # e.g. the file changed on disk:
+            self.failed.update(dict.fromkeys(asked[memory_id], error))  # the adds that asked say so
 
     def take_failed(self, memory_id: str) -> MemctlError | None:
         """The error recording `memory_id`'s links raised, if any (then forgotten)."""
         return self.failed.pop(memory_id, None)
+
+
+def _rewrite(repo: ReadsAndWrites, linked: list[tuple[Memory, dict[str, Any]]], actor: str | None) -> dict[str, MemctlError]:
+    """Rewrite the linked memories: together where the store can (FileRepository.rewrite_many: their
+    data fsynced at once), else one by one; the errors by id."""
+    many = getattr(repo, "rewrite_many", None)
+    if many is not None:
+        return many([m for m, _ in linked], "link", actor=actor, details=[d for _, d in linked])
+    failed: dict[str, MemctlError] = {}
+    for memory, detail in linked:
+        try:
+            repo.rewrite(memory, "link", actor=actor, **detail)
+        except MemctlError as exc:
+            failed[memory.id] = exc
+    return failed

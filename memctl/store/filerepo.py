@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from memctl import clock
 from memctl.core.models import JournalEntry, Memory
-from memctl.errors import Conflict, InvalidMemory, NotFound, UsageError
+from memctl.errors import Conflict, InvalidMemory, MemctlError, NotFound, UsageError
 from memctl.store.cachedir import folder_cache, private_folder
 from memctl.store.catalog import (
     MEMCTL_SCAN,
@@ -37,13 +37,16 @@ from memctl.store.catalog import (
 from memctl.store.compactions import CompactionRecords
 from memctl.store.directory import read_text_file
 from memctl.store.files import (
+    STAGED,
     content_hash,
+    discard,
     file_lock,
     fsync_dir,
     fsync_file,
     move,
     own_folder,
     pause_for_tests,
+    stage_many,
     write_atomic,
 )
 from memctl.store.filters import MemoryFilter, filter_records, order_key, scope_owners
@@ -430,16 +433,25 @@ class FileRepository:
 
     def _save(self, memory: Memory, path: Path) -> str:
         """Serialise, check the text reads back, and write atomically; returns the new content hash."""
+        text, parsed = self._rendered(memory, path)
+        held = bool(self._lock_depth)
+        write_atomic(self._writable(path), text, sync_dir=not held)
+        return self._written(memory, path, text, parsed)
+
+    def _rendered(self, memory: Memory, path: Path) -> tuple[str, Memory]:
+        """A memory's file text and what it reads back as; InvalidMemory when it would not read back."""
         text = self.render(memory, path)
         own = getattr(self.scan, "parse_own", None)  # a layout whose files are memctl's own rendering
         try:
             rel = self.layout.relative(path)
-            parsed = own(text, rel, memory) if own is not None else self.scan.parse(text, rel, 0)
+            return text, own(text, rel, memory) if own is not None else self.scan.parse(text, rel, 0)
         except InvalidMemory as exc:  # never write a file the next scan would call broken
             raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
-        held = bool(self._lock_depth)
-        write_atomic(self._writable(path), text, sync_dir=not held)
-        if held:
+
+    def _written(self, memory: Memory, path: Path, text: str, parsed: Memory) -> str:
+        """Note a file just written atomically (its folder's fsync left to the hold's end, when held);
+        returns its content hash."""
+        if self._lock_depth:
             self._unsynced.add(path.parent)
         memory.path = self.layout.relative(path)
         self._note_own(memory.path, text, parsed)
@@ -470,6 +482,53 @@ class FileRepository:
         detail.setdefault("path_before", memory.path)
         self._log(op, memory.id, before, after, path_after=memory.path, actor=actor, **detail)
         return memory
+
+    def rewrite_many(self, memories: Sequence[Memory], op: str, *, actor: str | None = None,
+                     details: Sequence[dict[str, Any]] = ()) -> dict[str, MemctlError]:
+        """`rewrite` of many memories under the write lock, the data of all their files fsynced at once
+        (files.stage_many), each then renamed into place and journaled as `rewrite` does (with its
+        `details` entry). Returns, by id, the errors of those not rewritten (e.g. a hand edit since the
+        scan); the others are written."""
+        details = list(details) or [{} for _ in memories]
+        if not self._lock_depth:
+            return self._rewrite_each(memories, op, actor, details)
+        ready, failed = [], {}
+        for memory, detail in zip(memories, details):
+            path = self.root / str(memory.path)
+            try:
+                before = content_hash(read_regular(path)) if path.exists() else None
+                self._check_unchanged(str(memory.path), before)
+                ready.append((memory, detail, path, before, *self._rendered(memory, self._writable(path))))
+            except MemctlError as exc:
+                failed[memory.id] = exc
+        for start in range(0, len(ready), STAGED):
+            self._replace_staged(ready[start:start + STAGED], op, actor)
+        return failed
+
+    def _replace_staged(self, ready: list[tuple[Any, ...]], op: str, actor: str | None) -> None:
+        """Stage the files of prepared rewrites (data fsynced together), then rename and journal each."""
+        temps = stage_many([(path, text.encode("utf-8")) for _, _, path, _, text, _ in ready])
+        pause_for_tests("MEMCTL_TEST_PAUSE_BEFORE_REPLACE")
+        done = 0
+        try:
+            for memory, detail, path, before, text, parsed in ready:
+                os.replace(temps[done], path)
+                done += 1
+                after = self._written(memory, path, text, parsed)
+                self._log(op, memory.id, before, after, path_after=memory.path, actor=actor,
+                          **{"path_before": memory.path, **detail})
+        finally:
+            discard(temps[done:])
+
+    def _rewrite_each(self, memories: Sequence[Memory], op: str, actor: str | None,
+                      details: list[dict[str, Any]]) -> dict[str, MemctlError]:
+        failed: dict[str, MemctlError] = {}
+        for memory, detail in zip(memories, details):
+            try:
+                self.rewrite(memory, op, actor=actor, **detail)
+            except MemctlError as exc:
+                failed[memory.id] = exc
+        return failed
 
     def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
         """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""

@@ -9,7 +9,7 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from memctl.errors import LockTimeout, StoreError
 
@@ -131,6 +131,48 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, mode: int 
         raise
     if durable and sync_dir:
         fsync_dir(path.parent)
+
+
+def stage_many(files: Sequence[tuple[Path, bytes]], workers: int = 8) -> list[str]:
+    """The first half of write_bytes_atomic for many files: each written to a temp file beside it and
+    all their data fsynced at once (in threads, so the file system makes a few journal commits for
+    them, not one a file); returns the temp names, for the caller to os.replace into place one by one
+    (and the folders' fsyncs are the caller's). On a failure no temp file is left and none is renamed.
+    Every file is open until the fsyncs end: a caller passes a bounded number (STAGED)."""
+    from concurrent.futures import ThreadPoolExecutor  # only a batch of rewrites pays for it
+
+    temps: list[str] = []
+    handles = []
+    try:
+        try:
+            for path, data in files:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = temp_beside(path)
+                temps.append(tmp)
+                handles.append(os.fdopen(fd, "wb"))
+                handles[-1].write(data)
+                handles[-1].flush()
+            if handles:
+                with ThreadPoolExecutor(min(workers, len(handles))) as pool:
+                    list(pool.map(os.fsync, [handle.fileno() for handle in handles]))
+        finally:
+            for handle in handles:
+                with contextlib.suppress(OSError):
+                    handle.close()
+    except BaseException:
+        discard(temps)
+        raise
+    return temps
+
+
+STAGED = 64  # files stage_many is given at a time (each open until their fsyncs end)
+
+
+def discard(temps: Sequence[str]) -> None:
+    """Remove temp files that were not renamed into place (best effort)."""
+    for tmp in temps:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def fsync_file(path: Path) -> None:

@@ -58,3 +58,30 @@ def test_changed_since_names_the_ids_written(memdir: Path) -> None:
     assert first is not None and second is not None
     assert end.changed_since(start) == ({first.id, second.id}, set())
     assert start.changed_since(end) is None
+
+
+def test_many_rewrites_write_each_file_and_refuse_a_hand_edited_one(memdir: Path, monkeypatch) -> None:
+    """FileRepository.rewrite_many (conflict links of a lock hold): every file written atomically and
+    journaled as rewrite does, the snapshot what a scan reads, and a file edited by hand since the
+    scan refused (Conflict) and left as the person wrote it."""
+    monkeypatch.setattr("memctl.store.filerepo.STAGED", 1)  # staged a file at a time: groups as at 64
+    store = MemoryStore(memdir)
+    written = [store.add_raw(f"Alice note {word}", type="fact", user="alice") for word in ("one", "two", "three")]
+    repo = store.repo
+    assert isinstance(repo, FileRepository)
+    edited = memdir / str(written[1].path)
+    with repo.command(), repo.locked():
+        stored = [repo.get(m.id) for m in written]
+        edited.write_text(edited.read_text().replace("note two", "note two, by hand"))
+        changed = [m.model_copy(update={"conflicts_with": ["0000abcd"]}) for m in stored]
+        failed = repo.rewrite_many(changed, "link", actor="tester", details=[{"other": "0000abcd"}] * 3)
+        patched = _view(repo)
+    assert set(failed) == {written[1].id} and failed[written[1].id].code == "conflict"
+    assert "by hand" in edited.read_text() and not list(edited.parent.glob(".*.tmp"))
+    fresh = FileRepository(memdir)
+    fresh.drop_caches()
+    assert fresh.get(written[0].id).conflicts_with == ["0000abcd"] == fresh.get(written[2].id).conflicts_with
+    links = [e for e in store.history(written[0].id) if e.op == "link"]
+    assert len(links) == 1 and links[0].before and links[0].after and links[0].detail == {"other": "0000abcd", "actor": "tester"}
+    rewritten = {str(written[0].path), str(written[2].path)}
+    assert [e for e in patched[0] if e[0] in rewritten] == [e for e in _view(fresh)[0] if e[0] in rewritten]
