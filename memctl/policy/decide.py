@@ -164,6 +164,20 @@ def _flips_polarity(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
     return False
 
 
+def _negated_kept(ops: list[Opcode], old: list[str], new: list[str]) -> bool:
+    """What a negation denies is said on the other side: the first two content words after it (the
+    verb and its object) are there ("doesn't drink coffee" / "drinks coffee again"), not replaced by
+    another ("不喝咖啡" / "每天喝一杯绿茶": both hold)."""
+    for _, i1, i2, j1, j2 in ops:
+        here, there = _negations(old, i1, i2), _negations(new, j1, j2)
+        if here == there or (i2 == len(old) and j2 == len(new)):
+            continue  # no negation added or removed here, or in a clause added at the end
+        denied, end, other = (old, i2, new) if here > there else (new, j2, old)
+        after = [t for t in denied[end:] if t not in _FUNCTION_WORDS and t not in _NEGATIONS][:2]
+        return all(t in other for t in after)
+    return True
+
+
 def flips_polarity(old: str, new: str) -> bool:
     """True when a negation is added or removed inside the statement ("eats meat" / "doesn't eat
     meat"), not in a clause one of them adds at the end ("..., no sugar")."""
@@ -272,7 +286,7 @@ def compare_texts(old: str, new: str) -> Relation:
     ops = _diff_ops(old_t, new_t)
     if sum(i2 - i1 for _, i1, i2, _, _ in ops) == len(old_t):
         return "different"  # nothing in common
-    if _flips_polarity(ops, old_t, new_t):
+    if _flips_polarity(ops, old_t, new_t) and _negated_kept(ops, old_t, new_t):
         return "changed"
     touched = [t for _, i1, i2, j1, j2 in ops for t in (*old_t[i1:i2], *new_t[j1:j2])]
     if all(t in _FUNCTION_WORDS for t in touched):

@@ -345,3 +345,14 @@ def test_used_to_is_a_negation_and_uses_is_not(old: str, new: str, relation: str
 ])
 def test_an_event_with_someone_else_is_another_event(old: str, new: str, relation: str) -> None:
     assert compare_texts(old, new) == relation
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    # a negation of one thing and a statement of another both hold
+    ("我不吃香菜", "我每顿都要吃一碗米饭", "different"),
+    ("I don't drink soda", "I drink sparkling water with lunch", "different"),
+    ("I don't drink soda", "I drink soda again", "changed"),
+    ("我不吃辣", "我现在能吃一点辣了", "changed"),
+])
+def test_a_negation_is_a_change_only_of_what_it_denies(old: str, new: str, relation: str) -> None:
+    assert compare_texts(old, new) == relation
