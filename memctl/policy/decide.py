@@ -224,7 +224,7 @@ def _same_thing(old: str, new: str, replaced: str) -> bool:
         return False  # another person or place named, where a name is not the value: another thing
     if relations(old) != relations(new):
         return False  # "my sister lives in Lyon" / "my brother lives in Lyon": two people
-    if _days_swapped(old, new) and not (announces_change(new) or (_day_is_the_value(old) and _day_is_the_value(new))):
+    if two_occurrences(old, new):
         return False  # "meeting with Anna on 1 May" / "... on 13 May": two meetings, unless it says it moved
     if replaced == "number":
         return only_numbers_changed(old, new)  # a quote at 5.2% and a contract at 4.9% are two things
@@ -250,6 +250,19 @@ _DAY_VALUE = re.compile(r"(?i)\b(?:is|are|was|were|'s|be)\s+(?:now\s+|still\s+)?
 
 def _days(text: str) -> set[str]:
     return {value for _, value in absolute_dates(text)} | {w.casefold().rstrip("s") for w in _WEEKDAY.findall(text)}
+
+
+def two_occurrences(old: str, new: str, weekdays: bool = True) -> bool:
+    """Each names a day the other does not, for something that happens on it, and the newer does not
+    say it moved ("dentist appointment on 3 May" / "... on 10 June"): two occurrences, not a new value
+    (`weekdays` False: dates only; a weekday may be a recurring schedule, "book club meets on Tuesdays")."""
+    swapped = _days_swapped(old, new) if weekdays else _dates_swapped(old, new)
+    return swapped and not (announces_change(new) or (_day_is_the_value(old) and _day_is_the_value(new)))
+
+
+def _dates_swapped(old: str, new: str) -> bool:
+    a, b = {value for _, value in absolute_dates(old)}, {value for _, value in absolute_dates(new)}
+    return bool(a - b and b - a)
 
 
 def _days_swapped(old: str, new: str) -> bool:
@@ -467,7 +480,8 @@ def _apart(candidate: Candidate, n: Neighbor) -> bool:
 def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str], conflicts: list[str]) -> Decision:
     """When no rule decides: the fitted pair model's reading of the neighbours whose frames were
     compared (a repeat in other words is a NOOP of the closest one; a change is linked as a possible
-    conflict, never superseded on the model's word alone)."""
+    conflict, never superseded on the model's word alone, nor linked where the rules read two
+    occurrences)."""
     readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine, n.ml_cosines))
                 for n in ordered if n.frame_cosine is not None and n.type == candidate.type and not n.key]
     repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts), None)
@@ -475,7 +489,7 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
         return Decision(action="noop", target=repeat.id, similar=[i for i in related if i != repeat.id],
                         conflicts_with=conflicts, reason=f"says what {repeat.id} says in other words (pair model)")
     conflicts = [*conflicts, *(n.id for n, r in readings if r == "change" and n.id not in conflicts
-                               and not _apart(candidate, n))]
+                               and not _apart(candidate, n) and not two_occurrences(n.text, candidate.text, weekdays=False))]
     return Decision(action="add", similar=related, conflicts_with=conflicts, reason=_add_reason(related, conflicts))
 
 

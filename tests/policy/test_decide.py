@@ -356,3 +356,13 @@ def test_an_event_with_someone_else_is_another_event(old: str, new: str, relatio
 ])
 def test_a_negation_is_a_change_only_of_what_it_denies(old: str, new: str, relation: str) -> None:
     assert compare_texts(old, new) == relation
+
+
+def test_two_dated_occurrences_are_not_a_change_the_model_may_link() -> None:
+    from memctl.policy.decide import two_occurrences
+
+    old, new = "Physio session on 4 March at 10am", "Physio session on 18 April at 10am"
+    assert two_occurrences(old, new, weekdays=False)
+    assert not two_occurrences(old, "Physio session moved to 18 April at 10am", weekdays=False)  # it says it moved
+    # a weekday may be a recurring schedule: only dates are occurrences for the model's reading
+    assert not two_occurrences("Choir practice is Mondays", "Choir practice: Thursdays", weekdays=False)
