@@ -209,7 +209,8 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine, **(more or {})}))
     if prob is None:
         return None
-    if prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None:
+    if (prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None
+            and shares_anything(old, new, owner)):
         return "duplicate"
     if prob["change"] >= CHANGE_FLOOR and relations(old) == relations(new) and not _other_ids(old, new):
         return "change"
@@ -233,6 +234,20 @@ def may_be_one_slot(old: str, new: str, owner: str | None = None) -> bool:
     if bool(_CJK.search(old)) != bool(_CJK.search(new)):
         return False
     return first == second or bool(attribute_words(old, owner) & attribute_words(new, owner))
+
+
+def shares_anything(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether two statements have anything in common: an attribute both name, a content word or a
+    value. A repeat in other words the model may merge (a NOOP drops the new text) must share one:
+    "I'm a nurse" / "I volunteer at the animal shelter" share nothing, and read alike only as two
+    facts about one person do."""
+    first = attribute_of(old)
+    if first is not None and first == attribute_of(new):
+        return True
+    if attribute_words(old, owner) & attribute_words(new, owner):
+        return True
+    a, b = values_of(owner_free(old, owner)), values_of(owner_free(new, owner))
+    return any(getattr(a, kind) & getattr(b, kind) for kind in ("identifiers", "numbers", "dates", "names"))
 
 
 def _other_ids(old: str, new: str) -> bool:

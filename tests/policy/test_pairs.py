@@ -94,3 +94,12 @@ def test_two_facts_of_one_person_about_other_attributes_are_never_read_as_a_chan
 ])
 def test_two_statements_that_can_be_of_one_attribute_may_be_read(old: str, new: str) -> None:
     assert may_be_one_slot(old, new, None)
+
+
+def test_a_repeat_the_model_may_merge_shares_something() -> None:
+    from memctl.policy.pairs import shares_anything
+
+    assert not shares_anything("I'm a pilot", "I coach a junior football team on Sundays")
+    assert shares_anything("Lars lives alone", "I live by myself", "lars")  # a content word
+    assert shares_anything("Parcel 5521 comes on 3 July", "Delivery of #5521 expected July 3")  # values
+    assert shares_anything("我家住在南京鼓楼", "我们住鼓楼区")
