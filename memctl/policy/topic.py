@@ -33,11 +33,9 @@ _QUESTION_OPENERS = frozenset(
     will shall have has had am may might""".split())
 _ZH_QUESTION = ("吗", "呢", "什么", "哪", "谁", "怎么", "怎样", "如何", "为什么", "几", "多少", "是否",
                 "是不是", "有没有", "有没", "能不能", "可不可以", "多久", "多大", "多远", "么")
-# A question that asks the assistant to do something, or asks what to do, is a request: "Can you book
-# a table?", "Where should we eat tonight?", "Can I have peanuts?", "能帮我订个位子吗？", "我可以吃海鲜吗？"
-# (Not "recommend", 推荐: "那家他上次推荐的店叫什么？" asks for a fact.)
-_POLITE = re.compile(r"\b(?:(?:can|could|would|will)\s+you|(?:can|could|may|shall)\s+(?:i|we)|should|ideas?|please)\b")
-_ZH_REQUEST = ("帮我", "帮忙", "替我", "给我", "请你", "应该", "该怎么", "可以", "能不能")
+# a question that asks the assistant to do something is a request: "Can you book a table?", "能帮我订个位子吗？"
+_POLITE = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b")
+_ZH_REQUEST = ("帮我", "帮忙", "替我", "给我", "请你")
 
 MAX_KINDS = 1000
 MAX_KIND_WORDS = 4 * 64  # the words of a kind, every language together

@@ -60,11 +60,6 @@ def test_text_language(text: str, language: str) -> None:
     ("Recommend a Thai restaurant", False),
     ("Can you book us a table somewhere Thai?", False),  # a request to the assistant, asked politely
     ("能帮我订个泰国餐厅吗？", False),
-    ("Where should we eat tonight?", False),  # asks what to do: the allergy matters
-    ("Can I have peanut satay?", False),
-    ("我可以吃海鲜吗？", False),
-    ("What time did our flight to Lisbon leave?", True),
-    ("用户：周末想去爬山。\n助手：去哪座山？\n用户：他上次推荐的那家户外店叫什么来着？", True),  # a past recommendation
     ("User: My sister's having her knee done.\nAssistant: Send something?\nUser: Yes — which hospital was it?", True),
     ("用户：又加班到十点。\n助手：吃饭了吗？\n用户：还没呢，帮我叫个外卖吧。", False),  # the last line asks for a meal
 ])
