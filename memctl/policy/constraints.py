@@ -94,12 +94,6 @@ def request_domains(query: str, domains: Domains) -> frozenset[str]:
     return said([query], domains.requests)
 
 
-def asked_about(query: str, wanted: frozenset[str], domains: Domains) -> frozenset[str]:
-    """The domains of `wanted` whose constraint words the query says: a question about a
-    constraint itself ("有什么药不能用？", "which medicines can't I take?")."""
-    return wanted & said([query], domains.constraints)
-
-
 def constraint_domains(memory: Memory, domains: Domains) -> frozenset[str]:
     """The domains a memory is a constraint of: its kind is one of a domain's, it says one of the
     domain's constraint words, or it is of type `constraint` and says a request word of it: where

@@ -33,9 +33,6 @@ _QUESTION_OPENERS = frozenset(
     will shall have has had am may might""".split())
 _ZH_QUESTION = ("吗", "呢", "什么", "哪", "谁", "怎么", "怎样", "如何", "为什么", "几", "多少", "是否",
                 "是不是", "有没有", "有没", "能不能", "可不可以", "多久", "多大", "多远", "么")
-# a question that asks the assistant to do something is a request: "Can you book a table?", "能帮我订个位子吗？"
-_POLITE = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b")
-_ZH_REQUEST = ("帮我", "帮忙", "替我", "给我", "请你")
 
 MAX_KINDS = 1000
 MAX_KIND_WORDS = 4 * 64  # the words of a kind, every language together
@@ -58,17 +55,6 @@ def query_shape(text: str) -> Shape:
     if any(mark in folded for mark in _ZH_QUESTION):
         return "question"
     return "task"
-
-
-def asks_a_question(text: str) -> bool:
-    """Whether what the query asks now (a dialogue's last line, the turn being answered; else the
-    query) is a question written as one, with a question mark: "Do a weekly meal plan" and
-    "帮我看看能吃什么药。" are requests, whatever their first word or particle."""
-    lines = dialogue_lines(text) if query_shape(text) == "dialogue" else []
-    turn = unicodedata.normalize("NFKC", lines[-1] if lines else text).casefold()
-    if "?" not in turn or query_shape(turn) != "question":
-        return False
-    return not (_POLITE.search(turn) or any(word in turn for word in _ZH_REQUEST))
 
 
 def dialogue_lines(text: str) -> list[str]:

@@ -177,19 +177,11 @@ class RecallService:
                           in_force_states: frozenset[str]) -> list[Hit]:
         """The hits followed by the constraints of the request's domains they lack (a restaurant
         brings the peanut allergy, a trip the wheelchair), whatever their words; each says why.
-        Candidates: the memories of type constraint and those the domains' constraint words find.
-        A question nothing answers (policy/topic.asks_a_question) brings only the constraints it
-        asks about: constraints bound what the user is about to do, and "What does a horse eat in
-        winter?" or "which hospital did she say it was?" (a dialogue's last line) asks for a fact
-        the store does not hold, not for a meal or a visit; "看病的时候有什么药不能用？" says a
-        constraint word of its domain (不能用) and still brings the penicillin allergy."""
-        from memctl.policy.constraints import asked_about, request_domains, riding_along
-        from memctl.policy.topic import asks_a_question
+        Candidates: the memories of type constraint and those the domains' constraint words find."""
+        from memctl.policy.constraints import request_domains, riding_along
 
         domains = _domains()
         wanted = request_domains(q.query, domains)
-        if wanted and not hits and asks_a_question(q.query):
-            wanted = asked_about(q.query, wanted, domains)
         if not wanted or not pool:
             return hits
         words = " ".join(dict.fromkeys(w for d in sorted(wanted) for w in domains.words[d]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memctl.core.text import text_language
-from memctl.policy.topic import asks_a_question, dialogue_lines, kinds_in, lexicon, query_shape
+from memctl.policy.topic import dialogue_lines, kinds_in, lexicon, query_shape
 
 WORDS = lexicon({"vehicle": {"en": ["car", "vehicle"], "zh": ["汽车", "车辆"]},
                  "passport": {"en": ["passport", "id card"], "zh": ["护照"]}})
@@ -50,21 +50,6 @@ def test_kinds_in(texts: list[str], kinds: set[str]) -> None:
 ])
 def test_text_language(text: str, language: str) -> None:
     assert text_language(text) == language
-
-
-@pytest.mark.parametrize("query, asks", [
-    ("What does a horse eat in winter?", True),
-    ("我家狗狗疫苗打了没有？", True),
-    ("Do a weekly meal plan for the three of us.", False),  # an imperative "do", no question mark
-    ("有点发烧咳嗽，帮我看看能吃什么药。", False),  # a request that says 什么
-    ("Recommend a Thai restaurant", False),
-    ("Can you book us a table somewhere Thai?", False),  # a request to the assistant, asked politely
-    ("能帮我订个泰国餐厅吗？", False),
-    ("User: My sister's having her knee done.\nAssistant: Send something?\nUser: Yes — which hospital was it?", True),
-    ("用户：又加班到十点。\n助手：吃饭了吗？\n用户：还没呢，帮我叫个外卖吧。", False),  # the last line asks for a meal
-])
-def test_asks_a_question_reads_the_turn_being_answered(query: str, asks: bool) -> None:
-    assert asks_a_question(query) is asks
 
 
 def test_dialogue_lines_are_the_last_lines_of_several() -> None:

@@ -75,12 +75,3 @@ def test_a_passport_number_stays_out_of_a_request_that_is_not_about_it(store: Me
     assert "expires on 2027-03-01" in about_travel and "X1234567" not in about_travel
     assert "X1234567" in store.context("what is my passport number", user="dana")["text"]
 
-
-
-def test_a_question_nothing_answers_brings_no_constraint_but_a_request_does(store: MemoryStore) -> None:
-    allergy = store.add_raw("severe peanut allergy", type="fact", user="dana")
-    store.add_raw("I prefer window seats on long flights", type="preference", user="dana")
-    assert store.context("What does a horse eat in winter?", user="dana")["constraints"] == []
-    assert store.context("我家狗狗平时吃什么狗粮？", user="dana")["constraints"] == []
-    for request in ("Recommend a Thai restaurant", "Can you find us a Thai restaurant for Friday?"):
-        assert [c["id"] for c in store.context(request, user="dana")["constraints"]] == [allergy.id], request

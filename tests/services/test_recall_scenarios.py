@@ -226,3 +226,31 @@ def test_a_memory_opening_with_a_name_that_is_also_a_word_holds_that_name(store:
     # 'mark' is common English, and the memory opens with it; the neighbour's name is in no memory
     fill(store, FAMILY)
     assert FAMILY[2] in defaults(store, "What activity did Mark's neighbour, Omar, invite him to?")
+
+
+TRAVELLER = ["I am severely allergic to peanuts", "I use a wheelchair", "I live in Lisbon",
+             "My sister Ana plays the cello", "I work as a nurse at Santa Maria hospital"]
+PEANUTS, WHEELCHAIR = TRAVELLER[0], TRAVELLER[1]
+
+
+@pytest.mark.parametrize("query, wanted", [  # a question in a constraint's domain, with or without its mark
+    ("Any good hotels in Porto for our trip?", [WHEELCHAIR]),
+    ("Which hotel in Porto has a pool?", [WHEELCHAIR]),
+    ("周五去哪家餐厅吃饭？", [WHEELCHAIR, PEANUTS]),
+    ("周五去哪家餐厅吃饭", [WHEELCHAIR, PEANUTS]),
+    ("这家餐厅好吃吗？", [WHEELCHAIR, PEANUTS]),
+    ("Which restaurant should we book for Friday?", [PEANUTS]),
+    ("What can I eat at the Thai place?", [PEANUTS]),
+])
+def test_a_planning_question_brings_its_domain_s_constraints_whatever_its_punctuation(
+        store: MemoryStore, query: str, wanted: list[str]) -> None:
+    fill(store, TRAVELLER, user="bob")
+    text = store.context(query, user="bob")["text"]
+    assert all(w in text for w in wanted), (query, text)
+
+
+def test_a_dialogue_about_a_thai_dinner_brings_the_peanut_allergy(store: MemoryStore) -> None:
+    fill(store, TRAVELLER, user="bob")
+    dialogue = ("User: we are going out for Thai food tonight with the team\nAssistant: Sounds fun!\n"
+                "User: which place did Ana say was the best?")
+    assert PEANUTS in store.context(dialogue, user="bob")["text"]
