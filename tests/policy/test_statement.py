@@ -31,6 +31,24 @@ def test_a_name_written_short_and_in_full_is_one_value() -> None:
     assert slot_relation("My insurer is Geico", "My insurer is Allstate") == "change"
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("My emergency contacts are Bob and Carol", "My emergency contact is Bob"),
+    ("I live with Tom and Ana", "I live with Tom"),
+    ("Our book club meets with Priya, Omar and Jun", "Our book club meets with Priya and Jun"),
+    ("My emergency contact is Bob", "My emergency contacts are Bob and Carol"),
+])
+def test_a_list_that_loses_or_gains_a_member_is_a_change(old: str, new: str) -> None:
+    # each name is its own value: "Bob and Carol" / "Bob" is no name written short
+    assert slot_relation(old, new) == "change"
+
+
+def test_a_person_named_short_and_in_full_is_one_value() -> None:
+    assert slot_relation("My emergency contact is Bob Smith", "My emergency contact is Bob") == "same"
+    assert slot_relation("My emergency contacts are Bob Smith and Carol", "My emergency contacts are Bob and Carol") \
+        == "same"
+    assert slot_relation("My emergency contacts are Bob Smith and Carol", "My emergency contact is Bob") == "change"
+
+
 def test_an_email_address_is_the_value_of_its_slot() -> None:
     # the owner's name inside an address is part of the address, not the first person
     assert slot_relation("Tomas's personal email is tomas@fastmail.fm", "My personal email is t.novak@proton.me",
