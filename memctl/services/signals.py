@@ -21,16 +21,14 @@ MAX_NAMES = 8  # names of one query looked up (a dialogue may hold many)
 def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword: bool, words: Lexicon,
                 topics: Lexicon | None = None, candidates: Iterable[Memory] = ()) -> QueryFacts:
     """The query's language, shape, whether it names something the memories it can see never
-    mention (looked up by keyword among them: a name, or a relative named by the relation, "my
-    brother", 我哥: search/relations.py), the kinds and everyday topics it names, and how many of the
-    recall's candidates say each of those topics."""
-    from memctl.search.relations import relation_terms
+    mention (looked up by keyword among them), the kinds and everyday topics it names, and how many
+    of the recall's candidates say each of those topics."""
     from memctl.search.specificity import name_terms
 
     absent, held, held_all, char_held = False, 1.0, 1.0, None
     language = text_language(query)
     if keyword:
-        names = sorted(name_terms(query, speakers=False))[:MAX_NAMES] + sorted(relation_terms(query))[:MAX_NAMES]
+        names = sorted(name_terms(query, speakers=False))[:MAX_NAMES]
         absent = any(not search.keyword_search(name, 1, pool) for name in names)
         held = round(search.query_coverage(query), 6)
         held_all = round(search.query_coverage(query, plain=True), 6)
