@@ -254,3 +254,15 @@ def test_a_dialogue_about_a_thai_dinner_brings_the_peanut_allergy(store: MemoryS
     dialogue = ("User: we are going out for Thai food tonight with the team\nAssistant: Sounds fun!\n"
                 "User: which place did Ana say was the best?")
     assert PEANUTS in store.context(dialogue, user="bob")["text"]
+
+
+def test_a_chinese_question_about_a_relative_finds_the_english_memory(store: MemoryStore) -> None:
+    fill(store, ["My brother Luis works at Siemens in Munich", "My mother Maria's birthday is on 3 May",
+                 "I live in Lisbon", "I drink oolong tea"], user="lin")
+    assert "My brother Luis works at Siemens in Munich" in defaults(store, "我哥在哪里工作？", user="lin")
+    assert "My mother Maria's birthday is on 3 May" in defaults(store, "我妈妈的生日是哪天？", user="lin")
+
+
+def test_a_chinese_question_naming_a_relative_by_a_synonym_finds_the_memory(store: MemoryStore) -> None:
+    fill(store, ["我丈夫张伟在招商银行工作", "我住在杭州西湖区", "我每天早上喝绿茶"], user="lin")
+    assert "我丈夫张伟在招商银行工作" in defaults(store, "我老公在哪工作？", user="lin")
