@@ -21,15 +21,18 @@ MAX_NAMES = 8  # names of one query looked up (a dialogue may hold many)
 def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword: bool, words: Lexicon,
                 topics: Lexicon | None = None, candidates: Iterable[Memory] = ()) -> QueryFacts:
     """The query's language, shape, whether it names something the memories it can see never
-    mention (looked up by keyword among them), the kinds and everyday topics it names, and how many
-    of the recall's candidates say each of those topics."""
+    mention (looked up by keyword among them: a name, or a relative named by the relation in none
+    of its words, 我哥 / 哥哥 / brother: search/relations.py), the kinds and everyday topics it names,
+    and how many of the recall's candidates say each of those topics."""
+    from memctl.search.relations import relation_terms
     from memctl.search.specificity import name_terms
 
     absent, held, held_all, char_held = False, 1.0, 1.0, None
     language = text_language(query)
     if keyword:
-        names = sorted(name_terms(query, speakers=False))[:MAX_NAMES]
-        absent = any(not search.keyword_search(name, 1, pool) for name in names)
+        names: list[tuple[str, ...]] = [(name,) for name in sorted(name_terms(query, speakers=False))[:MAX_NAMES]]
+        names += sorted(relation_terms(query))[:MAX_NAMES]
+        absent = any(not any(search.keyword_search(w, 1, pool) for w in words) for words in names)
         held = round(search.query_coverage(query), 6)
         held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":

@@ -106,3 +106,14 @@ def test_a_dialogue_recall_reads_each_line_where_a_fitted_model_reads_them(payme
     assert last and best and best[0] >= last[0]  # the best line's cosine, and the last line's
     assert payments.recall("when does the team deploy the payment service?", min_relevance=0.0,
                            record_usage=False).hits[0].components.get("last:hashing") is None  # a question: no lines
+
+
+def test_a_chinese_relative_the_store_never_mentions_is_not_answered_by_someone_elses_memory(store: MemoryStore) -> None:
+    store.add_raw("男朋友郑杰是前端工程师，在深圳南山上班。", type="fact", user="lin")
+    store.add_raw("我在拓界智能做交互设计。", type="fact", user="lin")
+    brother = store.recall("我哥在哪里工作？", users=["lin"], min_relevance=0.0, record_usage=False).hits
+    boyfriend = next(h for h in brother if "郑杰" in h.content)
+    assert boyfriend.components.get("absent") == 1.0 and boyfriend.components.get("someone_else") == 1.0
+    assert boyfriend.relevance is not None and boyfriend.relevance <= 0.4
+    asked = store.recall("我男朋友在哪里工作？", users=["lin"], min_relevance=0.0, record_usage=False).hits
+    assert all(not h.components.get("absent") and not h.components.get("someone_else") for h in asked)
