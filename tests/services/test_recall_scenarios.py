@@ -266,3 +266,9 @@ def test_a_chinese_question_about_a_relative_finds_the_english_memory(store: Mem
 def test_a_chinese_question_naming_a_relative_by_a_synonym_finds_the_memory(store: MemoryStore) -> None:
     fill(store, ["我丈夫张伟在招商银行工作", "我住在杭州西湖区", "我每天早上喝绿茶"], user="lin")
     assert "我丈夫张伟在招商银行工作" in defaults(store, "我老公在哪工作？", user="lin")
+
+
+def test_a_chinese_relative_is_not_answered_by_another_relative_s_memory(store: MemoryStore) -> None:
+    fill(store, ["我男朋友在谷歌工作", "我住在杭州西湖区", "我每天早上喝绿茶"], user="lin")
+    assert "我男朋友在谷歌工作" not in defaults(store, "我哥在哪里工作？", user="lin")
+    assert "我男朋友在谷歌工作" in defaults(store, "我男朋友在哪里工作？", user="lin")
