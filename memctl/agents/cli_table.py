@@ -605,7 +605,7 @@ TABLE: "dict[str, Any]" = {'commands': {'add': {'options': {'--type': ('type', N
                         'help': "Install or remove memctl's Claude Code hooks: context at session start, relevant "
                                 'memories with'},
               'init': {'options': {'--preset': ('preset', None)},
-                       'params': {'directory': ('text', '.', None, None), 'preset': ('text', None, None, None)},
+                       'params': {'directory': ('text', None, None, None), 'preset': ('text', None, None, None)},
                        'positional': ['directory'],
                        'values': {'directory': '@dirs', 'preset': ('default', 'claude', 'categories')},
                        'quiet': False,

@@ -261,3 +261,15 @@ def test_add_sets_a_visibility_and_refuses_an_unknown_one(tmp_path: Path) -> Non
     assert memory["visibility"] == "owner_only"
     code, out = cli_json(root, "add", "Alice likes plums a lot", "-u", "alice", "--visibility", "everyone")
     assert code == 2 and out["errors"][0]["code"] == "bad_visibility" and "owner_only" in out["errors"][0]["message"]
+
+
+def test_init_creates_the_directory_named_by_the_global_dir_option(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli(None, "-d", str(tmp_path / "D"), "init").exit_code == 0
+    assert (tmp_path / "D" / "memctl.toml").is_file() and not (tmp_path / "memctl.toml").exists()
+
+
+def test_init_refuses_a_dir_and_a_global_dir_that_differ(tmp_path: Path) -> None:
+    result = cli(None, "-d", str(tmp_path / "A"), "init", str(tmp_path / "B"))
+    assert result.exit_code == 2 and "two directories" in result.output
+    assert not (tmp_path / "A").exists() and not (tmp_path / "B").exists()

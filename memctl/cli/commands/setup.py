@@ -10,11 +10,12 @@ import typer
 from typing_extensions import Annotated
 
 from memctl.cli import output
-from memctl.cli.app import Json, open_store, run
+from memctl.cli.app import STATE, Json, open_store, run
 from memctl.errors import MemctlError, UsageError
 
 
-def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to create it (default: here).")] = Path("."),
+def init(directory: Annotated[Optional[Path], typer.Argument(
+             metavar="DIR", show_default=False, help="Where to create it (default: --dir, else here).")] = None,
          preset: Annotated[Optional[str], typer.Option(metavar="NAME",
                                                        help="Types: default, claude (adopts a Claude Code memory folder "
                                                             "in place) or categories.")] = None,
@@ -23,10 +24,11 @@ def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to
     from memctl.api import MemoryStore, git_setup, init_directory
 
     def action() -> dict:
-        created = init_directory(directory, preset)
-        config = MemoryStore(directory).config
-        git = git_setup(directory, required=False)  # in a git repository: merges never leave markers
-        return {"root": str(directory.resolve()), "created": created + (git["written"] if git else []),
+        target = init_target(directory)
+        created = init_directory(target, preset)
+        config = MemoryStore(target).config
+        git = git_setup(target, required=False)  # in a git repository: merges never leave markers
+        return {"root": str(target.resolve()), "created": created + (git["written"] if git else []),
                 "preset": config.memory.preset, "layout": config.layout.kind, "git": git is not None}
 
     def human(d: dict) -> None:
@@ -37,6 +39,15 @@ def init(directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to
             output.message("git merge driver memctl registered (see `memctl git setup`)")
 
     run("init", json_, action, human)
+
+
+def init_target(directory: Optional[Path]) -> Path:
+    """The directory `init` creates: its DIR, else the global --dir (`memctl -d DIR init`), else here;
+    a DIR and a --dir that name two places are a usage error."""
+    chosen = Path(STATE.dir) if STATE.dir else None
+    if directory is not None and chosen is not None and directory.resolve() != chosen.resolve():
+        raise UsageError(f"DIR {directory} and --dir {chosen} name two directories; give one", code="two_directories")
+    return directory or chosen or Path(".")
 
 
 def config(action: Annotated[str, typer.Argument(metavar="get|set", help="Read or change one setting.")],
