@@ -28,7 +28,7 @@ from memctl.core.text import STOP_WORDS, raw_terms, stem
 
 # Beside the package's code, as the shipped model is (importlib.resources costs a fresh recall more).
 COMMON_WORDS = Path(__file__).resolve().parent.parent / "data" / "common_words.txt"
-_SENTENCE_END = re.compile(r"[.!?:;\u3002\uff01\uff1f]\s*$")
+SENTENCE_ENDS = frozenset(".!?:;\u3002\uff01\uff1f")
 _PRONOUN_I = re.compile(r"I(?:['\u2019][a-z]+)?")  # "I'm", "I'd": always capitalised
 # Months and weekdays are capitalised by English spelling, not because they name someone or something
 # ("What did Caroline do in May?" names Caroline, and a memory dated in May need not say "May").
@@ -83,8 +83,17 @@ def looks_like_a_name(text: str, start: int, end: int) -> bool:
         return False
     if any(c.isupper() for c in word[1:]):
         return True
-    opens_sentence = not text[:start].strip() or bool(_SENTENCE_END.search(text[:start]))
+    opens_sentence = opens_a_sentence(text, start)
     return word[:1].isupper() and not opens_sentence
+
+
+def opens_a_sentence(text: str, start: int) -> bool:
+    """Whether the word at `start` opens the text or follows a sentence's end (. ! ? : ; and the CJK
+    ones) and blanks: read backwards from the word, so a long text costs no more per word."""
+    at = start - 1
+    while at >= 0 and text[at].isspace():
+        at -= 1
+    return at < 0 or text[at] in SENTENCE_ENDS
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s$")

@@ -119,3 +119,23 @@ def test_a_common_word_opening_a_sentence_is_no_shortened_name(text: str, query:
     from memctl.search.specificity import name_terms, says_name
 
     assert not says_name(text, name_terms(query, speakers=False))
+
+
+@pytest.mark.parametrize("text, start, opens", [
+    ("Kyoto", 0, True), ("  Kyoto", 2, True), ("book Kyoto", 5, False), ("Done. Kyoto", 6, True),
+    ("Done.\n\n Kyoto", 8, True), ("A: Kyoto", 3, True), ("好的。 Kyoto", 4, True), ("x; Kyoto", 3, True),
+    ("one, Kyoto", 5, False),
+])
+def test_a_word_opens_a_sentence_after_an_end_mark_and_blanks(text: str, start: int, opens: bool) -> None:
+    from memctl.search.specificity import opens_a_sentence
+
+    assert opens_a_sentence(text, start) is opens
+
+
+def test_reading_names_in_a_long_dialogue_costs_the_same_per_word() -> None:
+    """The review's 115 KB dialogue took minutes: each word's sentence check re-read every character
+    before it. Now the check reads back only over blanks: a long text gives the same names."""
+    from memctl.search.specificity import name_terms
+
+    line = "A: we met Kevin near the Forth Bridge. then we left\nB: ok"
+    assert name_terms("\n".join([line] * 2000)) == name_terms(line)
