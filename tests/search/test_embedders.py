@@ -345,6 +345,20 @@ def test_multilingual_query_and_passage_prefixes_differ(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
+@multilingual
+def test_a_long_query_is_read_from_its_end(tmp_path: Path) -> None:
+    """A pasted chat of any length costs a bounded time: the multilingual model reads the query's last
+    QUERY_CHARS characters (the review's 100 KB query took 100 s); shorter queries are read whole."""
+    embedder = get_embedder(embed.MULTILINGUAL_MODEL, tmp_path)
+    tail = "B: where did we say the team dinner is on Friday?\n" * (embed.QUERY_CHARS // 50 + 1)
+    tail = tail[-embed.QUERY_CHARS:]
+    long = "A: an old line about something else entirely\n" * 400 + tail
+    assert np.allclose(embedder.embed_query(long), embedder.embed_query(tail), atol=1e-6)
+    both = embedder.embed_queries([long, "window seats"])
+    assert np.allclose(both[0], embedder.embed_query(tail), atol=1e-6)
+
+
+@pytest.mark.model
 def test_model_vectors_come_back_in_the_texts_order(model: FastEmbedder) -> None:
     """embed() runs the texts shortest first (less padding): each row is still its own text's vector,
     the one it gets alone."""
