@@ -37,9 +37,11 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
         held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":
             char_held = round(search.query_coverage(characters(query)), 6)
+    topics = topics or {}
+    named = kinds_in([query], topics)
     return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
-                      char_held=char_held, kinds=kinds_in([query], words), topics=(named := kinds_in([query], topics or {})),
-                      topic_spread=spread(candidates, asked(named, topics or {})))
+                      char_held=char_held, kinds=kinds_in([query], words), topics=named,
+                      topic_spread=spread(candidates, asked(named, topics)))
 
 
 def line_runs(search: SearchIndex, query: str, facts: QueryFacts, ids: Sequence[str],

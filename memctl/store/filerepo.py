@@ -490,8 +490,9 @@ class FileRepository:
         `details` entry). Returns, by id, the errors of those not rewritten (e.g. a hand edit since the
         scan); the others are written."""
         details = list(details) or [{} for _ in memories]
-        if not self._lock_depth:
-            return self._rewrite_each(memories, op, actor, details)
+        if not self._lock_depth:  # a caller without the lock: taken here, as every write is under it
+            with self.locked():
+                return self.rewrite_many(memories, op, actor=actor, details=details)
         ready, failed = [], {}
         for memory, detail in zip(memories, details):
             path = self.root / str(memory.path)
@@ -519,16 +520,6 @@ class FileRepository:
                           **{"path_before": memory.path, **detail})
         finally:
             discard(temps[done:])
-
-    def _rewrite_each(self, memories: Sequence[Memory], op: str, actor: str | None,
-                      details: list[dict[str, Any]]) -> dict[str, MemctlError]:
-        failed: dict[str, MemctlError] = {}
-        for memory, detail in zip(memories, details):
-            try:
-                self.rewrite(memory, op, actor=actor, **detail)
-            except MemctlError as exc:
-                failed[memory.id] = exc
-        return failed
 
     def archive(self, memory: Memory, status: str, reason: str | None, op: str, *, actor: str | None = None, **links: Any) -> Memory:
         """Move an active memory to archive/ (rename first: it exists exactly once), then mark why."""
