@@ -16,8 +16,9 @@ short Chinese statement is decided, not refused as too short.
 - duplicates merged: the new memory is a NOOP or an UPDATE of the stored one.
 
 Sources:
-- blind: bench/data/decision_pairs_blind.jsonl, written by a helper who never read the rules (English
-  and Chinese, with its own `split`: tune on dev, report test);
+- blind, blind2, ...: bench/data/decision_pairs_blind*.jsonl, each written by a helper who never read
+  the rules (English and Chinese, each pair with its own `split`: tune on dev, report test); the
+  source is the file's name after `decision_pairs_`;
 - locomo: derived at run time from the LoCoMo dev slice (../shared/bench/locomo-dev.json, or --locomo;
   never copied here): two observations of one speaker in one session, from different dialogue turns
   and sharing words, are two facts the annotators wrote apart (label distinct); the first conversation
@@ -42,7 +43,7 @@ from typing import Any, Iterable, Sequence
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-BLIND = HERE / "data" / "decision_pairs_blind.jsonl"
+BLIND = HERE / "data"  # decision_pairs_blind*.jsonl
 LOCOMO = HERE.parent.parent / "shared" / "bench" / "locomo-dev.json"
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 LABELS = ("change", "distinct", "duplicate")
@@ -60,10 +61,19 @@ class Pair:
     user: str = ""  # whose memories these are (the pair's person), when known
 
 
-def blind_pairs(path: Path = BLIND) -> list[Pair]:
+def blind_pairs(folder: Path = BLIND) -> list[Pair]:
+    return [pair for path in sorted(folder.glob("decision_pairs_blind*.jsonl")) for pair in _blind_file(path)]
+
+
+def _ref(source: str, ident: object) -> str:
+    return str(ident) if source == "blind" else f"{source}:{ident}"  # the first file's ids as they were
+
+
+def _blind_file(path: Path) -> list[Pair]:
+    source = path.stem.removeprefix("decision_pairs_")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [Pair("blind", r["split"], r["lang"], r["old"], r["new"], r["label"], str(r["id"]), str(r.get("user", "")))
-            for r in rows]
+    return [Pair(source, r["split"], r["lang"], r["old"], r["new"], r["label"], _ref(source, r["id"]),
+                 str(r.get("user", ""))) for r in rows]
 
 
 def table_pairs() -> list[Pair]:
