@@ -7,6 +7,7 @@ reported with its number and counted as refused; it never stops the import.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import datetime, timezone
@@ -17,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from memctl import clock
 from memctl.core import jsonsafe
 from memctl.errors import ConfigError, InvalidMemory, MemctlError, Refused, StoreError, UsageError
+from memctl.policy.decide import fingerprint
 from memctl.services.write import ADD_BATCH, AddRequest, WriteResult, WriteService
+from memctl.store.repository import Memories
 
 # Categories of other presets mapped onto a configured type; used only for names not configured.
 TYPE_ALIASES: dict[str, str] = {
@@ -27,6 +30,8 @@ TYPE_ALIASES: dict[str, str] = {
 Outcome = Literal["added", "updated", "superseded", "skipped", "refused"]
 OUTCOMES: tuple[Outcome, ...] = ("added", "updated", "superseded", "skipped", "refused")
 _DONE: dict[str, Outcome] = {"add": "added", "update": "updated", "supersede": "superseded", "noop": "skipped"}
+ALREADY = "already_imported"  # the code of a line a stored memory took in an earlier run
+STATED = "import:"  # the prefix of a line's statement id, kept in source_ids
 _LINE = re.compile(r"^\[\s*([^\]:\s]+)\s*(?::\s*([^\]\s]+)\s*)?\]\s*(.*)$", re.DOTALL)
 
 
@@ -214,6 +219,36 @@ def _refused_item(number: int, exc: Refused) -> ImportItem:
                       message=exc.message)
 
 
+def statement_id(request: AddRequest) -> str:
+    """The id of what an imported line states: its owner, type and normalised text, and its time when
+    it gives one (an undated line states the same thing however often it is imported)."""
+    fields = request.fields
+    when = fields.get("created")
+    parts = [fields.get("user"), fields.get("project"), fields.get("type"), fields.get("subtype"),
+             fingerprint(request.text), when.isoformat() if isinstance(when, datetime) else None]
+    digest = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
+    return STATED + digest
+
+
+def remembered(request: AddRequest) -> str:
+    """The request's statement id, added to the source ids its memory keeps (or the stored memory it
+    repeats or updates keeps: the write path merges them), so a second run knows the line."""
+    stated = statement_id(request)
+    request.fields["source_ids"] = [*(request.fields.get("source_ids") or []), stated]
+    return stated
+
+
+def imported_before(repo: Memories) -> dict[str, str]:
+    """Every source id a stored memory keeps (active or archived), with that memory's id."""
+    return {sid: m.id for m in repo.all_memories() for sid in m.source_ids}
+
+
+def already_item(number: int, memory_id: str, ref: str | None = None) -> ImportItem:
+    """A line a stored memory took in an earlier run: skipped, whatever happened to that memory since."""
+    return ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=memory_id, codes=[ALREADY],
+                      message=f"imported before as {memory_id}")
+
+
 class ImportService:
     """Many candidates at once, each through the gate and the write decision, in order."""
 
@@ -221,40 +256,46 @@ class ImportService:
         self.writer = writer
 
     def import_text(self, text: str, defaults: ImportDefaults | None = None, llm: str | None = None) -> ImportReport:
-        """Import JSON Lines and/or `[type] content` lines (see the module docstring)."""
-        return self.import_candidates(parse_lines(text), defaults or ImportDefaults(), llm)
+        """Import JSON Lines and/or `[type] content` lines (see the module docstring); a line a stored
+        memory took in an earlier run (its statement id) is skipped as imported before."""
+        return self.import_candidates(parse_lines(text), defaults or ImportDefaults(), llm, remember=True)
 
     def import_candidates(self, entries: Iterable[tuple[int, CandidateIn | str]], defaults: ImportDefaults,
-                          llm: str | None = None, batch: int = ADD_BATCH) -> ImportReport:
+                          llm: str | None = None, batch: int = ADD_BATCH, remember: bool = False) -> ImportReport:
         """Write each candidate in order (later lines see earlier ones); errors become refused items.
         Candidates go to the write path `batch` at a time (WriteService.add_many: one model call and
-        one lock hold each), with the decisions of writing them one by one."""
+        one lock hold each), with the decisions of writing them one by one. `remember`: each line's
+        statement id is kept (`remembered`) and a line whose id a stored memory keeps is skipped."""
+        known = imported_before(self.writer.repo) if remember else None
         report = ImportReport()
-        pending: list[tuple[int, CandidateIn]] = []  # (place in the report, candidate)
+        pending: list[tuple[int, AddRequest]] = []  # (place in the report, request)
         for number, entry in entries:
             if isinstance(entry, str):
                 report.items.append(ImportItem(line=number, outcome="refused", codes=["malformed"], message=entry))
                 continue
-            pending.append((len(report.items), entry))
+            request = self.request(entry, defaults, llm)
+            done = _done_before(number, request, known)
+            if done is not None:
+                report.items.append(done)
+                continue
+            pending.append((len(report.items), request))
             report.items.append(ImportItem(line=number, outcome="refused"))  # its place, filled below
             if len(pending) >= batch:
-                self._write_batch(pending, defaults, llm, report)
-        self._write_batch(pending, defaults, llm, report)
+                self._write_batch(pending, report)
+        self._write_batch(pending, report)
         return report
 
-    def _write_batch(self, pending: list[tuple[int, CandidateIn]], defaults: ImportDefaults, llm: str | None,
-                     report: ImportReport) -> None:
-        """Write the pending candidates and put their items in the places kept for them."""
+    def _write_batch(self, pending: list[tuple[int, AddRequest]], report: ImportReport) -> None:
+        """Write the pending requests and put their items in the places kept for them."""
         if pending:
-            results = self.writer.add_many([self.request(cand, defaults, llm) for _, cand in pending])
+            results = self.writer.add_many([request for _, request in pending])
             for (at, _), result in zip(pending, results):
                 report.items[at] = item_of(report.items[at].line, result)
         pending.clear()
 
-    def write_candidate(self, number: int, cand: CandidateIn, defaults: ImportDefaults,
-                        llm: str | None = None) -> ImportItem:
-        """Send one candidate through the write path; refusals become an item, never an exception."""
-        return item_of(number, self.writer.add_many([self.request(cand, defaults, llm)])[0])
+    def write_request(self, number: int, request: AddRequest) -> ImportItem:
+        """Send one request through the write path; refusals become an item, never an exception."""
+        return item_of(number, self.writer.add_many([request])[0])
 
     def request(self, cand: CandidateIn, defaults: ImportDefaults, llm: str | None = None) -> AddRequest:
         """The add a candidate asks for: its fields, else the import's defaults."""
@@ -272,6 +313,15 @@ class ImportService:
         return AddRequest.model_construct(text=cand.content, fields=fields, llm=llm, rate_session=defaults.rate_session,
                                           surface="import", redact=None, overrides=None, trusted_source=True,
                                           second_fit=defaults.second_fit)
+
+
+def _done_before(number: int, request: AddRequest, known: dict[str, str] | None) -> ImportItem | None:
+    """With `known` (the source ids stored memories keep): the request remembers its statement id, and
+    the item of a line a stored memory took in an earlier run; None: the line is to be written."""
+    if known is None:
+        return None
+    stated = remembered(request)
+    return already_item(number, known[stated]) if stated in known else None
 
 
 def item_of(number: int, result: WriteResult | MemctlError) -> ImportItem:

@@ -21,7 +21,17 @@ from memctl.core.models import Memory
 from memctl.core.records import from_record, is_record, record_line
 from memctl.errors import InvalidMemory, UsageError
 from memctl.policy.decide import fingerprint
-from memctl.services.imports import ImportDefaults, ImportItem, ImportReport, ImportService, candidate_from
+from memctl.services.imports import (
+    ALREADY,
+    ImportDefaults,
+    ImportItem,
+    ImportReport,
+    ImportService,
+    already_item,
+    candidate_from,
+    imported_before,
+    remembered,
+)
 from memctl.services.sources import (
     Entry,
     claude_candidates,
@@ -36,7 +46,6 @@ from memctl.store.repository import ReadsAndWrites
 SOURCES = ("mem0", "memoryservice", "claude", "jsonl", "folder")
 TARGETS = ("jsonl", "folder")
 LAYOUTS = ("memctl", "claude")
-ALREADY = "already_imported"
 
 
 class MigrationReport(ImportReport):
@@ -141,16 +150,17 @@ class MigrationService:
     def _candidates(self, report: MigrationReport, entries: list[Entry], defaults: ImportDefaults,
                     llm: str | None, first: int = 0) -> MigrationReport:
         """Each candidate through the gate and the write decision, oldest first; one taken before is skipped."""
-        known = {sid: m.id for m in self.repo.all_memories() for sid in m.source_ids}
+        known = imported_before(self.repo)
         for number, (ref, entry) in _oldest_first(list(enumerate(entries, start=first + 1))):
             if isinstance(entry, str):
                 report.items.append(ImportItem(line=number, ref=ref, outcome="refused", codes=["malformed"], message=entry))
-            elif ref in known:
-                report.items.append(ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=known[ref],
-                                               codes=[ALREADY], message=f"imported before as {known[ref]}"))
+                continue
+            request = self.importer.request(entry, defaults, llm)
+            stated = ref if ref in entry.source_ids else remembered(request)  # a line of no store: what it states
+            if stated in known:
+                report.items.append(already_item(number, known[stated], ref))
             else:
-                item = self.importer.write_candidate(number, entry, defaults, llm)
-                report.items.append(item.model_copy(update={"ref": ref}))
+                report.items.append(self.importer.write_request(number, request).model_copy(update={"ref": ref}))
         report.items.sort(key=lambda i: i.line)
         return report
 
