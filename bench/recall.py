@@ -2,7 +2,7 @@
 query about nothing stored injects; per language and per shape of query.
 
 Usage: python bench/recall.py [--json] [--lang en,zh] [--split dev|test|all] [--embedder SPEC,...]
-                              [--data bench/data/recall]
+                              [--data bench/data/recall] [--stores NAME,...]
 
 bench/data/recall/<lang>/ holds memory stores and queries written by helpers who never read
 memctl's rules (stores.jsonl: one memory a line, with its store, type, created date and state;
@@ -109,14 +109,14 @@ def score_store(store: Any, user: str, ids: dict[str, str], queries: list[dict])
     return rows
 
 
-def run(data: Path, language: str, spec: str, split: str) -> list[dict]:
-    """Every query of the split, over its own store."""
+def run(data: Path, language: str, spec: str, split: str, only: set[str] | None = None) -> list[dict]:
+    """Every query of the split, over its own store (only the stores named in `only`, when given)."""
     stores, queries = load_set(data / language)
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="memctl-recall-bench-") as tmp:
         for n, (name, memories) in enumerate(sorted(stores.items())):
             asked = [q for q in queries if q["store"] == name and (split == "all" or q["split"] == split)]
-            if not asked:
+            if not asked or (only and name not in only):
                 continue
             store, ids = build_store(Path(tmp) / f"s{n}", memories, spec, language)
             rows += [{**r, "set": language} for r in score_store(store, user_of(name), ids, asked)]
@@ -163,10 +163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", default="test", choices=("dev", "test", "all"))
     parser.add_argument("--embedder", default=None, metavar="SPEC[,SPEC...]")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--stores", default=None, metavar="NAME[,NAME...]", help="only these stores")
     args = parser.parse_args(argv)
+    only = {name.strip() for name in args.stores.split(",")} if args.stores else None
     specs = [e.strip() for e in (args.embedder or ",".join(default_embedders())).split(",") if e.strip()]
     languages = [lang for lang in args.lang.split(",") if (args.data / lang / "queries.jsonl").exists()]
-    results = {f"{lang} | {args.split} | {spec}": summarise(run(args.data, lang, spec, args.split))
+    results = {f"{lang} | {args.split} | {spec}": summarise(run(args.data, lang, spec, args.split, only))
                for spec in specs for lang in languages}
     if args.json:
         sys.stdout.write(json.dumps(results) + "\n")
