@@ -283,6 +283,8 @@ class ImportService:
             if len(pending) >= batch:
                 self._write_batch(pending, report)
         self._write_batch(pending, report)
+        if known is not None:  # what a run killed before its lock hold ended left one-way
+            self.writer.restore_links([i.id for i in report.items if ALREADY in i.codes and i.id])
         return report
 
     def _write_batch(self, pending: list[tuple[int, AddRequest]], report: ImportReport) -> None:

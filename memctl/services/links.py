@@ -8,7 +8,7 @@ write or a result) and each memory is rewritten once, with all of its new links.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from memctl.core.models import Memory
 from memctl.errors import MemctlError
@@ -37,6 +37,33 @@ def with_links(stored: Memory, others: list[str]) -> tuple[Memory, dict[str, Any
     data = stored.model_dump(exclude={"path"})
     data["conflicts_with"] = [*stored.conflicts_with, *new]
     return Memory(**data, path=stored.path), {"other": new[0], "also": new[1:] or None}
+
+
+def restore_back_links(repo: ReadsAndWrites, memory_ids: Iterable[str], actor: str | None) -> list[str]:
+    """Record on each active memory an active one of `memory_ids` lists as conflicting the link back
+    that it lacks (caller holds the lock): what a write killed before its lock hold ended leaves (the
+    new memory names the stored one; the stored one's link waited here). The ids given back a link
+    (one whose rewrite failed, e.g. changed on disk since it was read, is left for the next run)."""
+    pending, asked = PendingLinks(), dict[str, list[str]]()
+    for memory in _active(repo, memory_ids):
+        for other in _active(repo, memory.conflicts_with):
+            if memory.id not in other.conflicts_with:
+                pending.add(other.id, memory.id)
+                asked.setdefault(other.id, []).append(memory.id)
+    pending.flush(repo, actor)
+    return [target for target, ids in asked.items() if not any(i in pending.failed for i in ids)]
+
+
+def _active(repo: ReadsAndWrites, memory_ids: Iterable[str]) -> list[Memory]:
+    out = []
+    for memory_id in dict.fromkeys(memory_ids):
+        try:
+            memory = repo.get(memory_id)
+        except MemctlError:  # gone, or never there (a link names what it names)
+            continue
+        if repo.is_active(memory):
+            out.append(memory)
+    return out
 
 
 class PendingLinks:

@@ -162,6 +162,7 @@ class MigrationService:
             else:
                 report.items.append(self.importer.write_request(number, request).model_copy(update={"ref": ref}))
         report.items.sort(key=lambda i: i.line)
+        self.importer.writer.restore_links([i.id for i in report.items if ALREADY in i.codes and i.id])
         return report
 
     def _records(self, report: MigrationReport, records: list[tuple[str, Memory | str]]) -> MigrationReport:

@@ -35,7 +35,7 @@ from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
 from memctl.services.kinds import typed_change, typed_input
-from memctl.services.links import PendingLinks
+from memctl.services.links import PendingLinks, restore_back_links
 from memctl.store.repository import Memories, SearchIndex, SecondModel, WriteStore
 
 if TYPE_CHECKING:
@@ -231,6 +231,14 @@ class WriteService:
                     finally:
                         self._links.flush(self.repo, self.actor)  # each stored memory rewritten once
         return [self._link_failure(result) for result in out]
+
+    def restore_links(self, memory_ids: Sequence[str]) -> list[str]:
+        """Give the stored memories these (active) memories list as conflicting the link back a write
+        killed before its lock hold ended lost (services/links.py); the ids given one back."""
+        if not memory_ids:
+            return []
+        with self.repo.locked():
+            return restore_back_links(self.repo, memory_ids, self.actor)
 
     def _link_failure(self, result: WriteResult | MemctlError) -> WriteResult | MemctlError:
         """A written memory whose conflict links could not be recorded on a stored memory: the

@@ -233,3 +233,40 @@ def test_cli_import_from_jsonl_twice_takes_nothing_the_second_time(memdir: Path,
     cli(memdir, "import", "--from", "jsonl", str(source))
     code, out = cli_json(memdir, "import", "--from", "jsonl", str(source))
     assert code == 0 and out["data"]["summary"] == {"taken": 0, "merged": 0, "already": 24, "refused": 0}
+
+
+def _unlink(store, memory_id: str, other: str) -> None:
+    """Take `memory_id` off `other`'s links: the state a write killed before its lock hold ended leaves
+    (the new memory names the stored one; the stored one's back-link was still pending in memory)."""
+    from memctl.core.models import Memory
+
+    stored = store.repo.get(other)
+    data = stored.model_dump(exclude={"path"})
+    data["conflicts_with"] = [c for c in stored.conflicts_with if c != memory_id]
+    with store.repo.locked():
+        store.repo.rewrite(Memory(**data, path=stored.path), "link")
+
+
+def _one_way(store) -> list[tuple[str, str]]:
+    active = {m.id: m for m in store.repo.active()}
+    return [(m.id, other) for m in active.values() for other in m.conflicts_with
+            if other in active and m.id not in active[other].conflicts_with]
+
+
+@pytest.mark.parametrize("how", ["import", "jsonl"])
+def test_a_second_run_restores_the_links_a_killed_run_left_one_way(store, tmp_path: Path, how: str) -> None:
+    text = "\n".join(json.dumps({"content": t, "user": "alice"}) for t in (
+        "Alice works at Siemens as an engineer", "Alice works at Bosch as an engineer",
+        "Alice lives in Berlin", "Alice works at SAP as an engineer"))
+    def run() -> None:
+        store.import_text(text) if how == "import" else store.import_from("jsonl", None, text=text)
+
+    run()
+    pairs = [(m.id, o) for m in store.repo.active() for o in m.conflicts_with]
+    assert pairs and not _one_way(store)
+    newer, older = pairs[0]
+    _unlink(store, newer, older)
+    assert _one_way(store) == [(newer, older)]
+    run()
+    assert not _one_way(store)
+    assert newer in store.repo.get(older).conflicts_with
