@@ -28,8 +28,45 @@ _DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
 _ZH_NEGATIONS = re.compile(r"不|没|无|未")
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
+_ADDRESS_RUN = re.compile(r"[\w.+-]+", re.ASCII)  # what an address's local part is made of (read backwards too)
+_DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+", re.ASCII)
 _CALENDAR_WORDS = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
+
+
+def email_spans(text: str) -> list[tuple[int, int]]:
+    """Where the email addresses are, as `[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+` (ASCII) finds them one after
+    another, in linear time: that regex tried every start in a run of address characters and
+    backtracked over it (quadratic: 5 s for 'a'*16000+'@'+'b'*16000). Per '@': the local part is
+    the run of address characters before it (read backwards, from where the last address ended),
+    the domain matched once after it; neither reads past the '@' before or after."""
+    at = text.find("@")
+    if at < 0:
+        return []
+    out: list[tuple[int, int]] = []
+    done, backwards = 0, text[::-1]
+    while at >= 0:
+        local = _ADDRESS_RUN.match(backwards, len(text) - at)
+        start = max(done, len(text) - local.end()) if local else at
+        domain = _DOMAIN.match(text, at + 1) if start < at else None
+        if domain:
+            out.append((start, domain.end()))
+            done = domain.end()
+        at = text.find("@", at + 1)
+    return out
+
+
+def emails(text: str) -> list[str]:
+    """The email addresses in `text`, in order."""
+    return [text[a:b] for a, b in email_spans(text)]
+
+
+def without_emails(text: str, by: str = " ") -> str:
+    """`text` with each email address replaced by `by`."""
+    spans = email_spans(text)
+    if not spans:
+        return text
+    ends = [0, *(b for _, b in spans)]
+    return "".join(text[end:a] + by for end, (a, _) in zip(ends, spans)) + text[ends[-1]:]
 
 
 @dataclass(frozen=True)
@@ -222,15 +259,15 @@ def values_of(text: str) -> Values:
     """Every value `text` names, each kind read once (an identifier's digits are not also a number),
     its values written one way first (`canonical_values`)."""
     text = canonical_values(text)
-    emails = [m.casefold() for m in EMAIL.findall(text)]  # an address is a value ("my email is ..."), not a number
-    text = EMAIL.sub(" ", text)
+    addresses = [m.casefold() for m in emails(text)]  # an address is a value ("my email is ..."), not a number
+    text = without_emails(text)
     ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072
     id_phrases = [m for m in re.findall(r"[A-Za-z]*[-#]?\d[\w-]*", text) if m.upper().replace("#", "") in ids]
     date_phrases = [phrase for phrase, _ in absolute_dates(text)]
     rest = _without(text, [*id_phrases, *date_phrases])
     return Values(identifiers=frozenset(ids), numbers=frozenset(_numbers(_without(rest, list(ids)))),
                   dates=frozenset(_dates(text)),
-                  names=frozenset(n.casefold() for n in _names(rest) if n.rstrip("s") not in _CALENDAR_WORDS) | set(emails),
+                  names=frozenset(n.casefold() for n in _names(rest) if n.rstrip("s") not in _CALENDAR_WORDS) | set(addresses),
                   relations=frozenset(relations(text)), negated=_negated(text))
 
 

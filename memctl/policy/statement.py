@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
-from memctl.policy.distinct import EMAIL, Values, values_of
+from memctl.policy.distinct import Values, values_of, without_emails
 from memctl.policy.facts import relations
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -61,7 +61,7 @@ def owner_free(text: str, owner: str | None) -> str:
 
 
 def _content(text: str, lead: bool = False) -> list[str]:
-    text = EMAIL.sub(" ", text)  # an email address is a value, never a slot word
+    text = without_emails(text)  # an email address is a value, never a slot word
     words = [stem(re.sub(r"'s?$", "", w.lower()).strip("'-")) for w in _WORD.findall(text.replace("\u2019", "'"))]
     english = [w for w in words if len(w) > 1 and w not in _STOP and not w.isdigit()]
     pairs = []
