@@ -13,13 +13,13 @@ import json
 import re
 from datetime import datetime
 from difflib import SequenceMatcher
-from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
+from memctl.core.textcache import text_cache
 from memctl.policy.apart import apart_reason
 from memctl.policy.facts import (
     NAMED_VALUES,
@@ -76,7 +76,7 @@ def _expand_word(word: str) -> list[str]:
     return [base] + ([_CONTRACTIONS[suffix]] if suffix in _CONTRACTIONS else [])
 
 
-@lru_cache(maxsize=8192)
+@text_cache(short=8192, long=512)  # bounded in bytes: a long-lived server reads texts of any length
 def _token_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(normalised token, surface form) pairs; the surface form is kept for readable reasons.
     Cached: the write decision reads the same stored texts again for every candidate of their owner."""
@@ -102,7 +102,7 @@ def normalise(text: str) -> str:
     return _join_surface(tokens(text))
 
 
-@lru_cache(maxsize=65536)  # every candidate is compared with all its owner's memories of its type
+@text_cache(short=65536, long=2048)  # every candidate is compared with all its owner's memories of its type
 def fingerprint(text: str) -> str:
     """A stable hash of the normalised text: equal fingerprints are provable repeats."""
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:16]
