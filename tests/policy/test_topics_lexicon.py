@@ -13,7 +13,8 @@ import pytest
 
 import memctl
 from memctl.core.text import search_terms
-from memctl.policy.topic import MAX_KIND_WORDS, MAX_KINDS, checked_lexicon, kinds_in, lexicon
+from memctl.policy.topic import MAX_KINDS, checked_lexicon, kinds_in, lexicon
+from memctl.store.topicwords import MAX_TOPIC_WORDS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -94,11 +95,29 @@ def test_every_topic_has_a_description_and_words_in_each_language() -> None:
 
 
 def test_topic_py_accepts_it_within_its_limits() -> None:
+    """The limits the shipped lexicon is read back with (services/signals.py topic_lexicon), not a kind's."""
     assert set(LEXICON) == set(_tables()) and len(LEXICON) <= MAX_KINDS
-    assert checked_lexicon(json.loads(json.dumps(LEXICON))) == {
+    assert checked_lexicon(json.loads(json.dumps(LEXICON)), MAX_TOPIC_WORDS) == {
         name: (tuple(stems), tuple(cjk)) for name, (stems, cjk) in LEXICON.items()}
-    for name, (stems, cjk) in LEXICON.items():
-        assert len(stems) + len(cjk) <= MAX_KIND_WORDS, name
+    assert all(len(stems) + len(cjk) <= MAX_TOPIC_WORDS for stems, cjk in LEXICON.values())
+    biggest = max(LEXICON, key=lambda name: sum(map(len, LEXICON[name])))
+    with pytest.raises(ValueError):  # the limit is the one that holds: one topic's words fewer fail it
+        checked_lexicon(json.loads(json.dumps(LEXICON)), sum(map(len, LEXICON[biggest])) - 1)
+
+
+@pytest.mark.parametrize("text, topic", [
+    ("He painted the fence", "sports"),  # "fencing" stems to "fenc", as "fence" does
+    ("I ate a bowl of soup", "sports"),  # "bowling": "bowl"
+    ("we sat in the front row", "sports"),  # "rowing": "row"
+])
+def test_a_word_that_only_shares_a_topic_words_stem_is_not_that_topic(text: str, topic: str) -> None:
+    assert topic not in kinds_in([text], LEXICON)
+
+
+@pytest.mark.parametrize("text", ["the fencing club meets on Tuesdays", "we went bowling on Friday",
+                                  "she joined the rowing team"])
+def test_those_sports_are_still_read_in_their_phrases(text: str) -> None:
+    assert "sports" in kinds_in([text], LEXICON)
 
 
 def test_english_words_are_lowercase_and_each_says_something() -> None:

@@ -64,4 +64,9 @@ def test_the_cache_is_used_refreshed_and_rebuilt_when_it_does_not_read(tmp_path:
 
 
 def test_the_shipped_lexicon_reads_and_checks(tmp_path: Path) -> None:
-    assert topic_lexicon(tmp_path) == topic_lexicon(tmp_path) == topic_lexicon(None)  # built, then read back
+    built = topic_lexicon(tmp_path)
+    assert (tmp_path / CACHE_NAME).is_file()  # built and kept
+    shipped = lexicon(topic_words())
+    assert len(shipped) >= 40 and built == check(json.loads(json.dumps(shipped)))
+    assert topic_lexicon(tmp_path) == built == topic_lexicon(None)  # read back; and with no cache folder
+    assert kinds_in(["my car needs a service"], built) == {"cars"}
