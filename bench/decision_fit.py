@@ -32,7 +32,8 @@ FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", 
             "relations_differ", "negation_flip", "negation_differs", "announces", "additive", "zh",
             "values_same", "values_swapped", "values_one_side", "values_jaccard", "values_covered", "values_none",
             "identifiers_differ", "qualifier_differs", "frame_words", "frame_chars", "only_old", "only_new",
-            "both_owner", "length_ratio")
+            "both_owner", "length_ratio", "new_values_novel", "old_values_lost", "new_words_novel", "old_words_lost",
+            "novel_both", "new_state")
 # The second fit also reads the statements' attributes and values (policy/triple.py), by words and by
 # the multilingual model's cosines (it reads Chinese, which the write model does not).
 ML_FEATURES = (*FEATURES, "attr_words", "value_words", "attr_equal", "both_read", "attr_differs", "value_overlap",

@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES
-from memctl.policy.facts import identifiers, names, relations
+from memctl.policy.facts import TITLE_PERIOD, identifiers, names, relations
 from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
 
 _NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*(?::\d{2})?)\s?(?P<suffix>%|k\b|m\b|bn\b)?", re.IGNORECASE)
@@ -154,7 +154,9 @@ _AUX = frozenset("is was are were has had have will would can could should may m
 def _names(text: str) -> set[str]:
     """Capitalised words (facts.names), where the first word of a sentence counts only when it reads
     as a subject: another word follows that looks like a verb ("Alice lives", "Bob asked", "Carol
-    is") or it is a possessive ("Dana's"). "Prefers window seats" starts with no name."""
+    is") or it is a possessive ("Dana's"). "Prefers window seats" starts with no name; a title's
+    period ("Dr. Lee") ends no sentence."""
+    text = TITLE_PERIOD.sub(r"\1", text)
     found = names(text)
     inside = set(re.findall(r"(?<=[^.!?\s])\s+([A-Z][a-z]+)", text))
     for m in _SENTENCE_START.finditer(text):

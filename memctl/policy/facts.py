@@ -81,7 +81,9 @@ _NAME = re.compile(r"\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December The A An This That These Those It He She They We You
     My Our Your His Her Their Its There Here When Where What Who Why How If But And Or So Then Every Each All
-    Some No Not Never Always Yesterday Today Tomorrow Last Next Now""".split())
+    Some No Not Never Always Yesterday Today Tomorrow Last Next Now Mr Mrs Ms Mx Dr Prof""".split())
+# A title before a name ("Dr. Lee", "Mrs. Hale"): its period ends no sentence, and it is no name itself.
+TITLE_PERIOD = re.compile(r"\b(Mr|Mrs|Ms|Mx|Dr|Prof)\.(?=\s+[A-Z])")
 
 
 # Who a statement is about when it is not a name: "my sister" and "my brother" are two people.
@@ -112,7 +114,7 @@ def _relations(text: str) -> frozenset[str]:
 
 def names(text: str) -> set[str]:
     """Capitalised words (people, places, products), grammar words, weekdays and months left out."""
-    return {n for n in _NAME.findall(text) if n not in _NOT_NAMES}
+    return {n for n in _NAME.findall(TITLE_PERIOD.sub(r"\1", text)) if n not in _NOT_NAMES}
 
 
 @lru_cache(maxsize=16384)  # a pure reading of the text: each candidate is compared with every peer

@@ -21,7 +21,7 @@ from typing import Mapping
 
 from memctl.core.text import CJK_RANGES
 from memctl.policy.decision_fit import FIT, FIT_ML, ML_MODEL, MODEL
-from memctl.policy.distinct import Values, distinct_reason, flips_polarity, values_of
+from memctl.policy.distinct import Values, canonical_values, distinct_reason, flips_polarity, values_of
 from memctl.policy.facts import IDENTIFIER, announces_change, attribute_of, relations
 from memctl.policy.statement import (
     SLOT_SHARE,
@@ -46,6 +46,9 @@ MASK = "X"
 _NUMBERS = re.compile(r"[A-Za-z]*[$€£¥₹]?\d+(?:[.,:/-]\d+)*[A-Za-z]*%?|[零一二两三四五六七八九十百千万]+(?=[号日月岁点元块度年个次分])")
 _CAPITALISED = re.compile(r"(?<=[^.!?\s])(\s+)[A-Z][A-Za-z0-9-]*")
 _CJK = re.compile(f"[{CJK_RANGES}]")
+# A new situation stated by grammar: the Chinese clause-final 了 ("分手了", "毕业了", "不用了": what held
+# before no longer does), "no longer" / "anymore" / "not ... any more" in English.
+_NEW_STATE = re.compile(r"了(?=[，。！,.!；;]|$)|(?i:\bno longer\b|\bany ?more\b)")
 _ADDITIVE = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b|还|也|另外|又")
 
 
@@ -124,9 +127,34 @@ def pair_features(old: str, new: str, owner: str | None, cosines: Mapping[str, f
         **_value_features(a.values, b.values),
         **_frame_features(old, new, owner, a, b),
         **_triple_features(old, new, owner),
+        **_novelty_features(owner_free(old, owner), owner_free(new, owner), a, b),
         **{k: float(v) for k, v in cosines.items() if k.startswith("ml_")},
     }
     return PairFeatures(out)
+
+
+def _pooled(v: Values) -> frozenset[str]:
+    return frozenset().union(*_value_sets(v).values())
+
+
+def _novel(values: frozenset[str], words: frozenset[str], other: Values, other_text: str) -> tuple[float, float]:
+    """The share of one side's values, and of its content words, the other text says nowhere (a
+    value is said when the other names it or writes it, in any case: "Alliant" / "alliant")."""
+    folded, pooled, said = canonical_values(other_text).casefold(), _pooled(other), _words(other_text)
+    missing = [v for v in values if v not in pooled and v.casefold() not in folded]
+    unsaid = [w for w in words if w not in said and w not in folded]
+    return len(missing) / max(len(values), 1), len(unsaid) / max(len(words), 1)
+
+
+def _novelty_features(old: str, new: str, a: Statement, b: Statement) -> dict[str, float]:
+    """What each side says that the other text does not say anywhere, by value and by content word:
+    a repeat in other words names its values again ("Alliant is my bank" / "I bank with Alliant");
+    a change brings a value the old text never says, and drops one ("Jira" / "Linear")."""
+    new_values, new_words = _novel(_pooled(b.values), b.slot, a.values, old)
+    old_values, old_words = _novel(_pooled(a.values), a.slot, b.values, new)
+    state = float(bool(_NEW_STATE.search(new)) and not _NEW_STATE.search(old))
+    return {"new_values_novel": new_values, "old_values_lost": old_values, "new_words_novel": new_words,
+            "old_words_lost": old_words, "novel_both": float(new_values > 0 and old_values > 0), "new_state": state}
 
 
 def _words(text: str) -> set[str]:

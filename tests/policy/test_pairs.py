@@ -103,3 +103,33 @@ def test_a_repeat_the_model_may_merge_shares_something() -> None:
     assert shares_anything("Lars lives alone", "I live by myself", "lars")  # a content word
     assert shares_anything("Parcel 5521 comes on 3 July", "Delivery of #5521 expected July 3")  # values
     assert shares_anything("我家住在南京鼓楼", "我们住鼓楼区")
+
+
+@pytest.mark.parametrize("old, new, novel, lost", [
+    ("My dentist is Dr. Okafor", "Dr. Okafor does my dental checkups", 0.0, 0.0),  # the value said again
+    ("I keep my bike at the Harbor Street garage", "The garage on Harbor Street is where my bike lives", 0.0, 0.0),
+    ("Our standup uses Zoom", "We moved the standup from Zoom to Teams", 0.5, 0.0),  # a value the old never says
+    ("My gym is Crunch", "I signed up at Equinox", 1.0, 1.0),  # one value gone, another come
+])
+def test_the_values_each_side_says_the_other_never_says_are_read(old: str, new: str, novel: float, lost: float) -> None:
+    values = pair_features(old, new, None, {}).values
+    assert (values["new_values_novel"], values["old_values_lost"]) == (novel, lost)
+    assert values["novel_both"] == float(novel > 0 and lost > 0)
+
+
+def test_a_word_the_other_side_says_anywhere_is_no_novelty() -> None:
+    same = pair_features("I play badminton on Thursdays", "Badminton is my Thursday thing", None, {}).values
+    other = pair_features("I play badminton on Thursdays", "I swim laps before work", None, {}).values
+    assert same["new_words_novel"] < other["new_words_novel"] and same["old_words_lost"] < other["old_words_lost"]
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("他在杭州读大学", "他大学毕业了", 1.0),  # a clause-final 了: a new situation
+    ("我的闹钟定在六点", "闹钟不用了，现在自然醒", 1.0),
+    ("I carpool with Dana", "I don't carpool anymore", 1.0),
+    ("Tomas rents a flat downtown", "Tomas no longer rents, he bought a house", 1.0),
+    ("他在杭州读大学", "他在杭州读了两年大学", 0.0),  # 了 inside the clause is no new situation
+    ("我家的猫丢了", "猫找到了", 0.0),  # both sides state a new situation: none is new to the pair
+])
+def test_a_new_situation_stated_by_grammar_is_read(old: str, new: str, expected: float) -> None:
+    assert pair_features(old, new, None, {}).values["new_state"] == expected

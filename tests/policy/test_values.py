@@ -73,3 +73,19 @@ def test_a_long_run_before_an_at_is_read_once() -> None:
     text = "a" * 16000 + "@" + "b" * 16000
     assert emails(text) == [] and without_emails(text) == text
     assert emails("x" * 5000 + "@" + "y.z" * 5000) == ["x" * 5000 + "@" + "y.z" * 5000]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Our accountant is Mrs. Abernathy", {"abernathy"}),  # the title's period ends no sentence
+    ("Mrs. Abernathy does our taxes", {"abernathy"}),
+    ("I see Dr. Varga for my knee", {"varga"}),
+    ("Prof. Lindqvist supervises my thesis", {"lindqvist"}),
+    ("Mr. Osei and Ms. Banda run the choir", {"osei", "banda"}),
+])
+def test_a_title_is_no_name_and_its_period_ends_no_sentence(text: str, expected: set[str]) -> None:
+    assert values_of(text).names == expected
+
+
+def test_a_person_with_and_without_a_title_is_one_value() -> None:
+    assert distinct_reason("My physio is Dr. Varga", "My physio is Varga") is None
+    assert distinct_reason("Our accountant is Mrs. Abernathy", "Our accountant is Mrs. Whitfield") is not None
