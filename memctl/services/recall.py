@@ -178,12 +178,10 @@ class RecallService:
         """The hits followed by the constraints of the request's domains they lack (a restaurant
         brings the peanut allergy, a trip the wheelchair), whatever their words; each says why.
         Candidates: the memories of type constraint and those the domains' constraint words find."""
-        from memctl.policy.constraints import riding_along
-        from memctl.policy.parties import says_party
+        from memctl.policy.constraints import request_domains, riding_along
 
         domains = _domains()
-        own, theirs, party = _wanted(q.query, domains)
-        wanted = own | theirs
+        wanted = request_domains(q.query, domains)
         if not wanted or not pool:
             return hits
         words = " ".join(dict.fromkeys(w for d in sorted(wanted) for w in domains.words[d]))
@@ -194,8 +192,7 @@ class RecallService:
             if memory_id in shown or memory_id not in pool:
                 continue
             memory = self.repo.load(pool[memory_id])
-            bites = own | theirs if theirs and says_party(memory.body, party) else own
-            why = riding_along(memory, bites, domains) if in_force(memory, now, in_force_states) else None
+            why = riding_along(memory, wanted, domains) if in_force(memory, now, in_force_states) else None
             if why is not None:
                 shown.add(memory_id)
                 out.append(to_hit(memory, 0.0, {"constraint": 1.0}, now, in_force_states).model_copy(update={"constraint": why}))
@@ -221,23 +218,6 @@ class RecallService:
                     shown.add(m.id)
                     out.append(to_hit(m, 0.0, {}, now, in_force_states, linked_to=hit.id))
         return out
-
-
-def _wanted(query: str, domains: "Domains") -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The domains of the user's own requests in the query, those of its questions about another
-    person or an animal (policy/parties.py: "What does a horse eat?"), and the words naming those
-    parties: a constraint bites in the latter only when it names one of them."""
-    from memctl.policy.constraints import request_domains
-    from memctl.policy.parties import party_words, read
-    from memctl.search.specificity import name_terms
-
-    names = name_terms(query, speakers=False)
-    said = read(query, names)
-    if not any(s.party for s in said):
-        return request_domains(query, domains), frozenset(), frozenset()
-    own = frozenset().union(*(request_domains(s.text, domains) for s in said if not s.party))
-    theirs = frozenset().union(*(request_domains(s.text, domains) for s in said if s.party)) - own
-    return own, theirs, party_words(query, names)
 
 
 @functools.lru_cache(maxsize=1)

@@ -256,23 +256,6 @@ def test_a_dialogue_about_a_thai_dinner_brings_the_peanut_allergy(store: MemoryS
     assert PEANUTS in store.context(dialogue, user="bob")["text"]
 
 
-@pytest.mark.parametrize("query", [  # in the medical domain (vaccine, hospital), about someone else
-    "Is the dog due for his vaccine?",
-    "User: my aunt had a fall yesterday\nAssistant: Sorry to hear it.\nUser: thanks. which hospital did she go to?",
-    "我家猫咪的疫苗打了没有？",
-])
-def test_a_question_about_another_party_brings_none_of_the_user_s_constraints(store: MemoryStore, query: str) -> None:
-    fill(store, [*(t for t in EVERYDAY if "peanut" not in t), *TRAVELLER], user="bob")
-    block = store.context(query, user="bob")
-    assert block["constraints"] == [] and PEANUTS not in block["text"] and WHEELCHAIR not in block["text"]
-
-
-def test_a_question_about_another_party_brings_the_constraint_naming_them(store: MemoryStore) -> None:
-    fill(store, [*TRAVELLER, "Ana is vegetarian, no fish either"], user="bob")
-    assert "Ana is vegetarian, no fish either" in store.context("What can Ana eat at the wedding?", user="bob")["text"]
-    assert PEANUTS in store.context("What can I eat at the wedding?", user="bob")["text"]
-
-
 def test_a_chinese_question_about_a_relative_finds_the_english_memory(store: MemoryStore) -> None:
     fill(store, ["My brother Luis works at Siemens in Munich", "My mother Maria's birthday is on 3 May",
                  "I live in Lisbon", "I drink oolong tea"], user="lin")
