@@ -190,66 +190,112 @@ class Snapshot:
         """This snapshot with a process's own writes applied, without a walk: `written` files (new or
         replaced, each a valid memory) and `removed` ones (moved away), `folders` their folders' new
         mtimes. None when a write touches a broken file or a repeated id (a scan sorts that out)."""
-        odd = {rel for rel, _ in self.broken} | {rel for pair in self.duplicates for rel in pair}
         removed = [rel for rel in removed if rel not in written]
-        if self.generation != len(self.changes) or odd & (set(written) | set(removed)) or any(not e.data for e in written.values()):
+        if not self._patchable(written, removed):
             return None
+        work = self._working_copy()
+        for rel in removed:
+            work.remove(rel)
+        if not all(work.write(rel, entry) for rel, entry in written.items()):
+            return None  # the id is another file's, or the file held another memory
+        return self._after(work, written, removed, folders)
+
+    def _patchable(self, written: dict[str, Entry], removed: list[str]) -> bool:
+        """Whether own writes can be applied to this snapshot: it is the newest patch of its scan, and
+        they touch no broken file or repeated id and write only parsed memories."""
+        odd = {rel for rel, _ in self.broken} | {rel for pair in self.duplicates for rel in pair}
+        return (self.generation == len(self.changes) and not odd & (set(written) | set(removed))
+                and all(e.data for e in written.values()))
+
+    def _working_copy(self) -> "_Patch":
+        """Copies of what a patch changes (the Memory list only when it is whole and in order)."""
         hashes, paths = (dict(m) for m in self._ids())
         aligned = self._memories is not None and len(self._memories) == len(self.order)
-        entries, order = dict(self.entries), list(self.order)
         memories = list(self._memories) if aligned and self._memories is not None else None
-        objects, fresh = dict(self.objects), set(self._fresh)
-        gone_ids: set[str] = set()
-        dropped: list[Memory] = []  # the Memory objects `memories` loses and gains: the owner index's change
-        added: list[Memory] = []
-        for rel in removed:
-            entry = entries.pop(rel, None)
-            if entry is None:
-                continue
-            at = bisect.bisect_left(order, _order_key(rel), key=_order_key)
-            if at < len(order) and order[at] == rel:
-                del order[at]
-                if memories is not None:
-                    dropped.append(memories.pop(at))
-            memory_id = str(entry.data["id"])  # type: ignore[index]  # entries in order are parsed
-            paths.pop(memory_id, None)
-            hashes.pop(memory_id, None)
-            objects.pop(rel, None)
-            fresh.discard(rel)
-            gone_ids.add(memory_id)
-        for rel, entry in written.items():
-            memory_id, old = str(entry.data["id"]), entries.get(rel)  # type: ignore[index]
-            if paths.get(memory_id, rel) != rel or (old is not None and str((old.data or {}).get("id")) != memory_id):
-                return None  # the id is another file's, or the file held another memory
-            entries[rel] = entry
-            hashes[memory_id], paths[memory_id] = entry.hash, rel
-            objects.pop(rel, None)
-            fresh.add(rel)
-            at = bisect.bisect_left(order, _order_key(rel), key=_order_key)
-            if old is None:
-                order.insert(at, rel)
-            if memories is not None:
-                memory = Memory.model_validate(entry.data)
-                memory.path = rel
-                objects[rel] = memory
-                fresh.discard(rel)
-                dropped += memories[at:at + (old is not None)]
-                memories[at:at + (old is not None)] = [memory]
-                added.append(memory)
-        snap = Snapshot(entries, order, list(self.broken), list(self.duplicates), objects, fresh)
+        return _Patch(dict(self.entries), list(self.order), memories, dict(self.objects), set(self._fresh),
+                      hashes, paths)
+
+    def _after(self, work: "_Patch", written: dict[str, Entry], removed: list[str],
+               folders: dict[str, int]) -> "Snapshot":
+        """The patched snapshot: `work`'s state, the scan's signatures and folders updated, the owner
+        index carried over, and the patch recorded in the scan's shared `changes`."""
+        snap = Snapshot(work.entries, work.order, list(self.broken), list(self.duplicates), work.objects, work.fresh)
         snap.folders, snap.temps = {**self.folders, **folders}, self.temps
         files = dict(self.scanned.files)
         for rel in removed:
             files.pop(rel, None)
         files.update((rel, e.sig) for rel, e in written.items())
         snap.scanned = self.scanned._replace(files=files, folders={**self.scanned.folders, **folders})
-        snap._memories, snap._by_id = memories, (hashes, paths)
-        if memories is not None and self._by_owner is not None:
-            snap._by_owner = _owned_after(self._by_owner, dropped, added)
+        snap._memories, snap._by_id = work.memories, (work.hashes, work.paths)
+        if work.memories is not None and self._by_owner is not None:
+            snap._by_owner = _owned_after(self._by_owner, work.dropped, work.added)
         new_ids = frozenset(str(e.data["id"]) for e in written.values())  # type: ignore[index]
-        self.changes.append((new_ids, frozenset(gone_ids - new_ids)))
+        self.changes.append((new_ids, frozenset(work.gone_ids - new_ids)))
         snap.changes, snap.generation = self.changes, len(self.changes)
         return snap
+
+
+@dataclass
+class _Patch:
+    """A working copy of a snapshot's state that own writes are applied to (Snapshot.patched), with
+    the Memory objects its list loses and gains (the owner index's change)."""
+
+    entries: dict[str, Entry]
+    order: list[str]
+    memories: list[Memory] | None
+    objects: dict[str, Memory]
+    fresh: set[str]
+    hashes: dict[str, str]
+    paths: dict[str, str]
+    gone_ids: set[str] = field(default_factory=set)
+    dropped: list[Memory] = field(default_factory=list)
+    added: list[Memory] = field(default_factory=list)
+
+    def remove(self, rel: str) -> None:
+        """A file moved away."""
+        entry = self.entries.pop(rel, None)
+        if entry is None:
+            return
+        at = bisect.bisect_left(self.order, _order_key(rel), key=_order_key)
+        if at < len(self.order) and self.order[at] == rel:
+            del self.order[at]
+            if self.memories is not None:
+                self.dropped.append(self.memories.pop(at))
+        memory_id = str(entry.data["id"])  # type: ignore[index]  # entries in order are parsed
+        self.paths.pop(memory_id, None)
+        self.hashes.pop(memory_id, None)
+        self.objects.pop(rel, None)
+        self.fresh.discard(rel)
+        self.gone_ids.add(memory_id)
+
+    def write(self, rel: str, entry: Entry) -> bool:
+        """A file written (new or replaced); False when its id is another file's, or the file held
+        another memory."""
+        memory_id, old = str(entry.data["id"]), self.entries.get(rel)  # type: ignore[index]
+        if self.paths.get(memory_id, rel) != rel or (old is not None and str((old.data or {}).get("id")) != memory_id):
+            return False
+        self.entries[rel] = entry
+        self.hashes[memory_id], self.paths[memory_id] = entry.hash, rel
+        self.objects.pop(rel, None)
+        self.fresh.add(rel)
+        at = bisect.bisect_left(self.order, _order_key(rel), key=_order_key)
+        if old is None:
+            self.order.insert(at, rel)
+        if self.memories is not None:
+            self._validated(at, rel, entry, replaces=old is not None)
+        return True
+
+    def _validated(self, at: int, rel: str, entry: Entry, replaces: bool) -> None:
+        """The written file's Memory in the list, at its place (replacing the old one's)."""
+        assert self.memories is not None
+        memory = Memory.model_validate(entry.data)
+        memory.path = rel
+        self.objects[rel] = memory
+        self.fresh.discard(rel)
+        end = at + int(replaces)
+        self.dropped += self.memories[at:end]
+        self.memories[at:end] = [memory]
+        self.added.append(memory)
 
 
 CATALOG_FILE = "catalog.bin"
