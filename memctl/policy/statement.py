@@ -139,18 +139,25 @@ def _qualifier(words: tuple[str, ...], i: int, shared: set[str]) -> str | None:
 _NAME_RUN = re.compile(r"[A-Z][\w'-]*(?:\.?[ \t]+[A-Z][\w'-]*)*")  # "Alliant Credit Union", "Dr. Lee"
 
 
-def _name_written_out(longer: str, a: Values, b: Values) -> bool:
+def _name_written_out(longer: str, shorter: str, a: Values, b: Values) -> bool:
     """Only the names differ, and one side names a part of the other's (Alliant / Alliant Credit Union):
-    one name written short and in full, not a new value. Each name only the `longer` text says must
-    stand in one run of capitalised words with a name both say: "Bob Smith" / "Bob" is one person,
-    "Bob and Carol" / "Bob" is a list that lost a member."""
+    one name written short and in full, not a new value. Each run of capitalised words in the `longer`
+    text that holds a name the `shorter` one never says must hold a whole name of the shorter text:
+    "Bob Smith" / "Bob" is one person; "Bob and Carol" / "Bob" is a list that lost a member, and so is
+    "Bob Smith and Carol Smith" / "Bob Smith" (the shared surname is not Carol's whole name)."""
     if any(getattr(a, kind) != getattr(b, kind) for kind in ("numbers", "dates")) or a.negated != b.negated:
         return False
     shared = a.names & b.names
     if not shared or not (a.names < b.names or b.names < a.names):
         return False
-    runs = [{w.casefold() for w in re.findall(r"[\w'-]+", m.group())} for m in _NAME_RUN.finditer(longer)]
-    return all(any(name in run and run & shared for run in runs) for name in a.names ^ b.names)
+    extra = a.names ^ b.names
+    short_runs = [run for run in _name_runs(shorter, shared) if run]
+    return all(any(whole <= run for whole in short_runs) for run in _name_runs(longer, a.names | b.names) if run & extra)
+
+
+def _name_runs(text: str, names: frozenset[str] | set[str]) -> list[set[str]]:
+    """The names each run of capitalised words says ("Dr. Lee", "Alliant Credit Union")."""
+    return [{w.casefold() for w in re.findall(r"[\w'-]+", m.group())} & names for m in _NAME_RUN.finditer(text)]
 
 
 _NAMED = re.compile(r"(?i)\b(?:named|called)\s+([A-Z][\w'-]*)")
@@ -186,8 +193,9 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
     shared = set(a.slot & b.slot)
     if not shared or len(shared) < SLOT_SHARE * len(a.slot | b.slot) or qualifier_differs(a, b, shared):
         return None
-    longer = owner_free(old if b.values.names < a.values.names else new, owner)
-    if _values_differ(a.values, b.values) and _name_written_out(longer, a.values, b.values):
+    longer, shorter = (old, new) if b.values.names < a.values.names else (new, old)
+    if _values_differ(a.values, b.values) and _name_written_out(owner_free(longer, owner), owner_free(shorter, owner),
+                                                                 a.values, b.values):
         return "same" if b.values.names < a.values.names else None  # "Alliant Credit Union" / "Alliant"
     if _only_a_name_introduced(old, new, a.values, b.values):
         return None  # "allergic to cats" / "has a cat named Salem": the name is the new thing's, no old value's

@@ -36,6 +36,10 @@ def test_a_name_written_short_and_in_full_is_one_value() -> None:
     ("I live with Tom and Ana", "I live with Tom"),
     ("Our book club meets with Priya, Omar and Jun", "Our book club meets with Priya and Jun"),
     ("My emergency contact is Bob", "My emergency contacts are Bob and Carol"),
+    ("My emergency contacts are Bob Smith and Carol Smith", "My emergency contact is Bob Smith"),
+    ("My emergency contact is Bob Smith", "My emergency contacts are Bob Smith and Carol Smith"),
+    ("The twins are Lily Chen and Rose Chen", "The twin is Lily Chen"),
+    ("We bank with Alliant Credit Union and Chase Credit Union", "We bank with Alliant Credit Union"),
 ])
 def test_a_list_that_loses_or_gains_a_member_is_a_change(old: str, new: str) -> None:
     # each name is its own value: "Bob and Carol" / "Bob" is no name written short
@@ -47,6 +51,9 @@ def test_a_person_named_short_and_in_full_is_one_value() -> None:
     assert slot_relation("My emergency contacts are Bob Smith and Carol", "My emergency contacts are Bob and Carol") \
         == "same"
     assert slot_relation("My emergency contacts are Bob Smith and Carol", "My emergency contact is Bob") == "change"
+    assert slot_relation("My emergency contacts are Bob Smith and Carol Smith",
+                         "My emergency contacts are Bob and Carol") == "same"
+    assert slot_relation("My bank is Alliant Credit Union", "My bank is Alliant") == "same"
 
 
 def test_an_email_address_is_the_value_of_its_slot() -> None:

@@ -180,6 +180,14 @@ def test_library_repeat_is_refused_and_reinforces_the_stored_memory(store) -> No
     assert kept.confidence == 0.95 and "ai" in kept.sources and len(store.active()) == 1
 
 
+def test_a_list_of_two_people_sharing_a_surname_that_loses_one_is_written(store) -> None:
+    # the shared surname is not the lost person's whole name: the shorter list is news, not a repeat
+    store.add("My emergency contacts are Bob Smith and Carol Smith", type="fact", user="alice")
+    result = store.add("My emergency contact is Bob Smith", type="fact", user="alice")
+    assert result.written and result.decision.action != "noop"
+    assert "My emergency contact is Bob Smith" in [m.body for m in store.active()]
+
+
 def test_library_same_key_with_more_detail_updates_in_place(store) -> None:
     first = store.add("Alice prefers window seats", type="preference", user="alice", key="travel.seat").memory
     result = store.add("Alice prefers window seats on long flights", type="preference", user="alice", key="travel.seat")
