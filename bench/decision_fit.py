@@ -1,12 +1,14 @@
 """Fit the write decision's pair model (policy/pairs.py) on the dev split of bench/decisions.py.
 
-Usage: python bench/decision_fit.py [--folds 5] [--write] [--l2 0.01]
+Usage: python bench/decision_fit.py [--folds 5] [--by pair|source] [--write] [--l2 0.01]
 
 Reads the dev pairs only (blind dev, the table, LoCoMo's dev conversation): the test split is never
 read here. Each pair's features are computed with the shipped embedding model (the cosine of the
 texts and of their frames, values masked); a multinomial logistic regression (numpy, L2) is fitted.
 It prints the cross-validated figures on dev (folds by pair id: each pair judged by a model that did
-not see it), then with --write fits on all of dev and writes policy/decision_fit.py.
+not see it; `--by source`: leave one source out, each source's pairs judged by a model fitted on the
+other writers' pairs only, the honest test of a writer the fit never saw), then with --write fits
+on all of dev and writes policy/decision_fit.py.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 import numpy as np  # noqa: E402
 from decisions import LOCOMO, Pair, gather, owner_of  # noqa: E402
 
-from memctl.policy.pairs import LABELS, frame, ml_pairs, pair_features  # noqa: E402
+from memctl.policy.pairs import CHANGE_FLOOR, DUPLICATE_FLOOR, LABELS, frame, ml_pairs, pair_features  # noqa: E402
 
 OUT = HERE.parent / "memctl" / "policy" / "decision_fit.py"
 FEATURES = ("cos", "frame", "frame_gain", "slot_share", "slot_shared", "chars", "subject_differs",
@@ -116,10 +118,20 @@ def fold_of(pair: Pair, folds: int) -> int:
 
 def figures(y: np.ndarray, pred: np.ndarray) -> str:
     change, distinct, dup = (LABELS.index(label) for label in LABELS)
-    caught = np.mean(pred[y == change] == change) * 100
-    linked = np.mean(pred[y == distinct] != distinct) * 100
-    merged = np.mean(pred[y == dup] == dup) * 100
-    return f"changes caught {caught:5.1f}%  distinct linked {linked:5.1f}%  duplicates merged {merged:5.1f}%"
+    caught, linked, merged = (_share(pred[y == change] == change), _share(pred[y == distinct] != distinct),
+                              _share(pred[y == dup] == dup))
+    return f"changes caught {caught:>5}%  distinct linked {linked:>5}%  duplicates merged {merged:>5}%"
+
+
+def _share(hits: np.ndarray) -> str:
+    return f"{100 * hits.mean():.1f}" if len(hits) else "-"
+
+
+def at_floors(prob: np.ndarray) -> np.ndarray:
+    """What the write path reads (policy/pairs.reading, before its guards): a duplicate at
+    DUPLICATE_FLOOR, else a change at CHANGE_FLOOR, else nothing (distinct)."""
+    change, distinct, dup = (LABELS.index(label) for label in LABELS)
+    return np.where(prob[:, dup] >= DUPLICATE_FLOOR, dup, np.where(prob[:, change] >= CHANGE_FLOOR, change, distinct))
 
 
 def thresholds(y: np.ndarray, prob: np.ndarray) -> str:
@@ -153,18 +165,31 @@ def write(fits: dict[str, tuple[np.ndarray, Sequence[str]]], pairs: int) -> None
     OUT.write_text("\n".join(lines), encoding="utf-8")
 
 
-def cross_validated(pairs: Sequence[Pair], x: np.ndarray, y: np.ndarray, folds: int, l2: float) -> np.ndarray:
+def cross_validated(pairs: Sequence[Pair], x: np.ndarray, y: np.ndarray, folds: int, l2: float,
+                    by_source: bool = False) -> np.ndarray:
     prob = np.zeros((len(y), len(LABELS)))
-    fold = np.array([fold_of(p, folds) for p in pairs])
-    for k in range(folds):
+    sources = sorted({p.source for p in pairs})
+    fold = np.array([sources.index(p.source) if by_source else fold_of(p, folds) for p in pairs])
+    for k in sorted(set(fold.tolist())):
         prob[fold == k] = probabilities(fit(x[fold != k], y[fold != k], l2), x[fold == k])
     return prob
+
+
+def groups(pairs: Sequence[Pair], by_source: bool) -> list[tuple[str, np.ndarray]]:
+    """Per language, and per source and language when sources are left out."""
+    out = [(lang, np.array([p.lang == lang for p in pairs])) for lang in ("en", "zh")]
+    if by_source:
+        keys = sorted({(p.source, p.lang) for p in pairs})
+        out += [(f"{s}/{lang}", np.array([(p.source, p.lang) == (s, lang) for p in pairs])) for s, lang in keys]
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fit the write decision's pair model on the dev split.")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--l2", type=float, default=0.01)
+    parser.add_argument("--by", choices=("pair", "source"), default="pair",
+                        help="folds by pair id, or leave one source (writer) out")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -177,12 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name}: skipped (the multilingual model is not installed)")
             continue
         x = matrix(rows, features)
-        prob = cross_validated(pairs, x, y, args.folds, args.l2)
-        print(f"{name}: dev, {args.folds}-fold cross-validated ({len(pairs)} pairs), the model alone: "
-              f"{figures(y, prob.argmax(axis=1))}")
-        for lang in ("en", "zh"):
-            mask = np.array([p.lang == lang for p in pairs])
-            print(f"  {lang}: {figures(y[mask], prob[mask].argmax(axis=1))}")
+        prob = cross_validated(pairs, x, y, args.folds, args.l2, args.by == "source")
+        how = "leave one source out" if args.by == "source" else f"{args.folds}-fold cross-validated"
+        print(f"{name}: dev, {how} ({len(pairs)} pairs), the model alone at its floors "
+              f"(duplicate p >= {DUPLICATE_FLOOR}, change p >= {CHANGE_FLOOR}): {figures(y, at_floors(prob))}")
+        for group, mask in groups(pairs, args.by == "source"):
+            print(f"  {group:12} {figures(y[mask], at_floors(prob[mask]))}")
         print(thresholds(y, prob))
         fits[name] = (fit(x, y, args.l2), features)
     if args.write:
