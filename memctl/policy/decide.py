@@ -311,8 +311,36 @@ def compare_texts(old: str, new: str) -> Relation:
         return "more" if not names_other_things(old, new) else "different"
     if kinds == {"delete"}:
         return "less" if not names_other_things(old, new) else "different"
+    if _possession_swapped(ops, old_t, old):
+        return "different"
     replaced = _replaced_value(ops, old_t, new_t)
     return "changed" if replaced and _same_thing(old, new, replaced) else "different"
+
+
+_POSSESSORS = frozenset({"my", "our", "his", "her", "their", "your"})
+
+
+def _possession_swapped(ops: list[Opcode], old: list[str], text: str) -> bool:
+    """The word the statement opens with swapped, or the one right after a possessor, and the rest
+    said again with its values ("Mark's laptop runs Ubuntu 22.04" / "Mark's desktop runs ...", "my rent
+    is due on the 1st" / "my car payment is due ...", "The gym costs $30" / "The pool costs $30"): the
+    statement is about another thing, not a new value of the same thing. ("Bob is my manager" /
+    "Carol is my manager" names no value after the swap: the name may be the value.)"""
+    if len(ops) != 1 or ops[0][0] != "replace" or ops[0][1] > 1 or len(old) - ops[0][2] < 2:
+        return False
+    if ops[0][1] == 0:
+        return any(map(_is_number, old[ops[0][2]:]))
+    owner = re.escape(old[0])
+    return old[0] in _POSSESSORS or re.search(rf"(?i)\b{owner}\w*'s\b|^{owner}的", text) is not None
+
+
+def one_word_swapped(old: str, new: str) -> bool:
+    """The texts differ in one small swap of words and nothing else ("I pay $45 a month for internet" /
+    "... for my phone"): with the same values on both sides, the swapped words are what tells the
+    two apart, not a repeat in other words."""
+    old_t, new_t = tokens(old), tokens(new)
+    ops = _diff_ops(old_t, new_t)
+    return len(ops) == 1 and ops[0][0] == "replace" and _replaced_value(ops, old_t, new_t) == "word"
 
 
 def describe_change(old: str, new: str) -> str:
@@ -426,7 +454,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "supersede", f"changes a value of {old.id}: {describe_change(old.text, candidate.text)}"
     if same_key:
         return "supersede", f"same key {candidate.key!r} as {old.id} with a different value"
-    if slot_relation(old.text, candidate.text, candidate.owner) == "same" and old.cosine >= SAME_SLOT_COSINE:
+    if (slot_relation(old.text, candidate.text, candidate.owner) == "same" and old.cosine >= SAME_SLOT_COSINE
+            and not one_word_swapped(old.text, candidate.text)):
         return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
 

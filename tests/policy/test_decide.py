@@ -366,3 +366,34 @@ def test_two_dated_occurrences_are_not_a_change_the_model_may_link() -> None:
     assert not two_occurrences(old, "Physio session moved to 18 April at 10am", weekdays=False)  # it says it moved
     # a weekday may be a recurring schedule: only dates are occurrences for the model's reading
     assert not two_occurrences("Choir practice is Mondays", "Choir practice: Thursdays", weekdays=False)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Mark's laptop runs Ubuntu 22.04.", "Mark's desktop runs Ubuntu 22.04."),
+    ("My rent is due on the 1st.", "My car payment is due on the 1st."),
+    ("Her bike is stored in the garage.", "Her kayak is stored in the garage."),
+    ("我的车是白色的", "我的房子是白色的"),
+])
+def test_another_thing_a_person_has_is_no_new_value_of_the_first(old: str, new: str) -> None:
+    # the word after the possessor names the thing the statement is about: two things, both kept
+    assert compare_texts(old, new) == "different"
+    assert _decide_pair(old, new, 0.9).action == "add"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Mark's laptop runs Ubuntu 22.04.", "Mark's laptop runs Fedora 40."),
+    ("My phone is an iPhone 13.", "My phone is a Pixel 8."),
+    ("我喜欢咖啡", "我讨厌咖啡"),
+])
+def test_a_new_value_of_the_same_thing_is_still_a_change(old: str, new: str) -> None:
+    assert _decide_pair(old, new, 0.9).action in ("supersede", "add")
+    assert compare_texts(old, new) != "same"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I pay $45 a month for internet.", "I pay $45 a month for my phone."),
+    ("The gym costs $30 a month.", "The pool costs $30 a month."),
+])
+def test_the_same_value_of_another_thing_is_not_a_repeat(old: str, new: str) -> None:
+    # one word swapped, the values kept: the swapped word is the other thing, not a paraphrase
+    assert _decide_pair(old, new, 0.9).action == "add"
