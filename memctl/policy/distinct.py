@@ -188,6 +188,9 @@ _STREET_SHORT = {"avenue": "Ave", "street": "St", "road": "Rd", "boulevard": "Bl
 _STREET = re.compile(r"(\b(?:[A-Z][A-Za-z'-]*|\d+(?:st|nd|rd|th)?) )(Avenue|Street|Road|Boulevard|Lane|Place|Square"
                      r"|(?:Ave|St|Rd|Blvd|Apt|Ln|Pl|Sq)\.)(?![A-Za-z])|\b(Apartment|Apt\.)(?=\s*\d)")
 _ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
+# 这周三 / 下周三 / 上礼拜五: a weekday of this, next or last week, as "this/next/last wednesday" in English.
+_ZH_WEEK_OF = re.compile(r"(?<![上下])(这|本|下|上)个?(?:周|星期|礼拜)([一二三四五六日天])")
+_WEEK_OF = {"这": "this", "本": "this", "下": "next", "上": "last"}
 
 
 def _zh_number(raw: str) -> int:
@@ -245,7 +248,8 @@ def _street_short(m: re.Match[str]) -> str:
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
     clock times on 24 hours ("7pm", "下午两点" 19:00 / 14:00), currency words as signs ("17.99 dollars"
-    $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones."""
+    $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones
+    (这周三 "this wednesday", 下周三 "next wednesday")."""
     text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
     text = _CLOCK_EN.sub(_clock_en, text)
@@ -253,7 +257,12 @@ def canonical_values(text: str) -> str:
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _DIGIT_GROUPS.sub(_joined_groups, text)
     text = _STREET.sub(_street_short, text)
-    return _ZH_WEEKDAY.sub(lambda m: " " + WEEKDAYS[("一二三四五六日天".index(m.group(1))) % 7] + " ", text)
+    text = _ZH_WEEK_OF.sub(lambda m: f" {_WEEK_OF[m.group(1)]} {_zh_weekday(m.group(2))} ", text)
+    return _ZH_WEEKDAY.sub(lambda m: f" {_zh_weekday(m.group(1))} ", text)
+
+
+def _zh_weekday(day: str) -> str:
+    return WEEKDAYS["一二三四五六日天".index(day) % 7]
 
 
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add

@@ -89,3 +89,19 @@ def test_a_title_is_no_name_and_its_period_ends_no_sentence(text: str, expected:
 def test_a_person_with_and_without_a_title_is_one_value() -> None:
     assert distinct_reason("My physio is Dr. Varga", "My physio is Varga") is None
     assert distinct_reason("Our accountant is Mrs. Abernathy", "Our accountant is Mrs. Whitfield") is not None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("梁静这周三要给老板汇报数据", "梁静下周三要在全员大会上讲数据"),
+    ("我上周五去看了牙医", "我这周五去看了牙医"),
+    ("组会改到下礼拜二", "组会改到本礼拜二"),
+])
+def test_a_weekday_of_another_week_is_another_date_in_chinese(a: str, b: str) -> None:
+    # 这周三 / 下周三 read as "this wednesday" / "next wednesday", as in English
+    assert distinct_reason(a, b) is not None
+    assert distinct_reason("Anna presents this Wednesday", "Anna presents next Wednesday") is not None
+
+
+def test_a_chinese_weekday_with_its_week_still_reads_as_the_weekday() -> None:
+    assert "friday" in values_of("例会在本周五").dates and "this friday" in values_of("例会在本周五").dates
+    assert distinct_reason("我每周一去健身房", "我每周一都去健身房") is None
