@@ -245,6 +245,9 @@ def _global(
     if ctx.invoked_subcommand is None:
         sys.stderr.write(ctx.get_help() + "\n")
         raise typer.Exit(EXIT_USAGE)
+    if dir is not None and not dir.strip():
+        output.error_line("--dir: an empty directory name (give a path, or leave --dir out)")
+        raise typer.Exit(EXIT_USAGE)
     STATE.dir, STATE.now, STATE.actor = dir, now, actor
     clock.set_now(None)
     if now:

@@ -273,3 +273,12 @@ def test_init_refuses_a_dir_and_a_global_dir_that_differ(tmp_path: Path) -> None
     result = cli(None, "-d", str(tmp_path / "A"), "init", str(tmp_path / "B"))
     assert result.exit_code == 2 and "two directories" in result.output
     assert not (tmp_path / "A").exists() and not (tmp_path / "B").exists()
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_directory_option_is_bad_input_not_the_working_directory(tmp_path: Path, monkeypatch, empty: str) -> None:
+    # `memctl -d "$UNSET_VAR" init` must not initialise (or read) whatever directory the shell is in
+    monkeypatch.chdir(tmp_path)
+    result = cli(None, "-d", empty, "init")
+    assert result.exit_code == 2 and "--dir: an empty directory name" in result.stderr
+    assert list(tmp_path.iterdir()) == []
