@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memctl.api import MemoryStore
 
 
@@ -75,3 +77,12 @@ def test_a_passport_number_stays_out_of_a_request_that_is_not_about_it(store: Me
     assert "expires on 2027-03-01" in about_travel and "X1234567" not in about_travel
     assert "X1234567" in store.context("what is my passport number", user="dana")["text"]
 
+
+
+@pytest.mark.parametrize("request_text", ["Recommend a Thai restaurant", "Can you find us a Thai restaurant for Friday?",
+                                          "Where should we eat tonight?", "帮我订个泰国餐厅"])
+def test_a_request_about_food_brings_the_allergy(store: MemoryStore, request_text: str) -> None:
+    # the part of the deleted 9442314 test that still holds: a plan in the allergy's domain brings it
+    allergy = store.add_raw("severe peanut allergy", type="fact", user="dana")
+    store.add_raw("I prefer window seats on long flights", type="preference", user="dana")
+    assert [c["id"] for c in store.context(request_text, user="dana")["constraints"]] == [allergy.id]
