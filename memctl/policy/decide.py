@@ -45,7 +45,7 @@ _CJK_CHAR = re.compile(f"([{_CJK}])")
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:,\d{3})*(?:[./:-]\d+)*(?:st|nd|rd|th)?)"
     rf"|(?P<cjk>[{_CJK}])"
-    r"|(?P<word>[^\W\d_]+(?:'[^\W\d_]+)*)"
+    r"|(?P<word>[^\W\d_]+(?:'[^\W\d_]+)*)(?P<sign>(?:\+\+|#)(?!\w))?"
 )
 _FILLERS = frozenset(
     "a an the also really actually basically just indeed please 的 了 呢 吧 啊".split()
@@ -87,6 +87,8 @@ def _token_pairs(text: str) -> tuple[tuple[str, str], ...]:
             out.append((_canon_number(match.group("num")), match.group("num")))
         elif match.group("cjk"):
             out.append((match.group("cjk"), match.group("cjk")))
+        elif match.group("sign"):  # C++, C#, F#: the sign is part of the name ("C dev" is another language)
+            out.append((match.group("word") + match.group("sign"), match.group("word") + match.group("sign")))
         else:
             out.extend((stem(w), w) for w in _expand_word(match.group("word")) if w)
     return tuple(pair for pair in out if pair[0] not in _FILLERS and pair[1] not in _FILLERS)

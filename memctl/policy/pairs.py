@@ -231,18 +231,25 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     (`more`: the multilingual cosines of `ml_pairs`, when that model was asked). A duplicate must
     name no value the other contradicts (policy/distinct.py: never merge two facts); a change must
     be about the same people and things (no other identifier or relation). Either must be of one
-    attribute (`may_be_one_slot`), not merely of one person."""
+    attribute (`may_be_one_slot`), not merely of one person; a text announcing a change the other
+    does not is never its repeat."""
     if not may_be_one_slot(old, new, owner):
         return None
     prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine, **(more or {})}))
     if prob is None:
         return None
     if (prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None
-            and shares_anything(old, new, owner)):
+            and shares_anything(old, new, owner) and not _announces_alone(old, new)):
         return "duplicate"
     if prob["change"] >= CHANGE_FLOOR and relations(old) == relations(new) and not _other_ids(old, new):
         return "change"
     return None
+
+
+def _announces_alone(old: str, new: str) -> bool:
+    """The newer text says a value changed and the older one states it ("I live in Porto" / "I moved
+    back from Porto"): news, never a repeat to drop."""
+    return announces_change(new) and not announces_change(old)
 
 
 def may_be_one_slot(old: str, new: str, owner: str | None = None) -> bool:

@@ -397,3 +397,20 @@ def test_a_new_value_of_the_same_thing_is_still_a_change(old: str, new: str) -> 
 def test_the_same_value_of_another_thing_is_not_a_repeat(old: str, new: str) -> None:
     # one word swapped, the values kept: the swapped word is the other thing, not a paraphrase
     assert _decide_pair(old, new, 0.9).action == "add"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I'm a C++ developer", "I'm a C developer"),
+    ("Our backend is written in C#", "Our backend is written in C"),
+    ("I write F# at work", "I write C# at work"),
+])
+def test_a_sign_that_names_a_language_is_part_of_the_word(old: str, new: str) -> None:
+    assert compare_texts(old, new) != "same" and fingerprint(old) != fingerprint(new)
+
+
+def test_a_move_away_from_the_stored_place_is_never_its_repeat() -> None:
+    from memctl.policy.pairs import reading
+
+    # the model's cosines read the two alike; a text announcing a change the other does not is news
+    assert reading("I live in Porto", "I moved back from Porto", None, 0.95, 0.95) != "duplicate"
+    assert reading("我住在上海", "我搬离了上海", None, 0.95, 0.95) != "duplicate"
