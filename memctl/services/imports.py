@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from datetime import datetime, timezone
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -238,15 +238,27 @@ def remembered(request: AddRequest) -> str:
     return stated
 
 
-def imported_before(repo: Memories) -> dict[str, str]:
-    """Every source id a stored memory keeps (active or archived), with that memory's id."""
-    return {sid: m.id for m in repo.all_memories() for sid in m.source_ids}
+class Taken(NamedTuple):
+    """The stored memory that took a line in an earlier run, and its status when archived."""
+
+    id: str
+    archived: str | None  # "forgotten", "superseded", "merged", ...; None: active
 
 
-def already_item(number: int, memory_id: str, ref: str | None = None) -> ImportItem:
-    """A line a stored memory took in an earlier run: skipped, whatever happened to that memory since."""
-    return ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=memory_id, codes=[ALREADY],
-                      message=f"imported before as {memory_id}")
+def imported_before(repo: Memories) -> dict[str, Taken]:
+    """Every source id a stored memory keeps (active or archived), with that memory."""
+    return {sid: Taken(m.id, None if m.status == "active" else m.status)
+            for m in repo.all_memories() for sid in m.source_ids}
+
+
+def already_item(number: int, taken: Taken, ref: str | None = None) -> ImportItem:
+    """A line a stored memory took in an earlier run: skipped, whatever happened to that memory since
+    (a forgotten one stays forgotten; the message says how to bring it back)."""
+    message = f"imported before as {taken.id}"
+    if taken.archived:
+        message += f" ({taken.archived} since; `memctl restore {taken.id}` brings it back)"
+    return ImportItem(line=number, ref=ref, outcome="skipped", decision="noop", id=taken.id, codes=[ALREADY],
+                      message=message)
 
 
 class ImportService:
@@ -317,7 +329,7 @@ class ImportService:
                                           second_fit=defaults.second_fit)
 
 
-def _done_before(number: int, request: AddRequest, known: dict[str, str] | None) -> ImportItem | None:
+def _done_before(number: int, request: AddRequest, known: dict[str, Taken] | None) -> ImportItem | None:
     """With `known` (the source ids stored memories keep): the request remembers its statement id, and
     the item of a line a stored memory took in an earlier run; None: the line is to be written."""
     if known is None:

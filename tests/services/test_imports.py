@@ -270,3 +270,13 @@ def test_a_second_run_restores_the_links_a_killed_run_left_one_way(store, tmp_pa
     run()
     assert not _one_way(store)
     assert newer in store.repo.get(older).conflicts_with
+
+
+def test_a_line_whose_memory_was_forgotten_is_skipped_and_says_how_to_bring_it_back(store) -> None:
+    # a forget is kept through a re-run of the import, and the report says so instead of a bare skip
+    first = store.import_text("[fact] I live in Lisbon\n[fact] I work as a nurse", user="bob").items[0]
+    store.forget(first.id, reason="moved to Porto")
+    again = store.import_text("[fact] I live in Lisbon", user="bob").items[0]
+    assert (again.outcome, again.codes, again.id) == ("skipped", ["already_imported"], first.id)
+    assert f"forgotten since; `memctl restore {first.id}` brings it back" in again.message
+    assert "since" not in store.import_text("[fact] I work as a nurse", user="bob").items[0].message
