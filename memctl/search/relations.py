@@ -16,6 +16,7 @@ sister's son" for "my nephew").
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 _OWNERS = ("我的", "我", "他的", "他", "她的", "她", "你的", "你")
@@ -58,6 +59,15 @@ def relation_terms(text: str) -> set[tuple[str, ...]]:
                 out.add(tuple(_looked_up(w) for w in RELATIVES[found]))
             start = text.find(owner, start + 1)
     return out
+
+
+def unasked(families: set[tuple[str, ...]], query: str) -> set[tuple[str, ...]]:
+    """The relations of `families` (a memory's, from `relation_terms`) that `query` says in none of
+    their words, in either language, with or without a possessive: "Where does my brother Luis work?"
+    and 哥哥Luis在哪工作？ ask about 我哥; "我男朋友…" is another person for a question about a brother."""
+    text = unicodedata.normalize("NFKC", query).casefold()
+    words = set(re.findall(r"[a-z]+", text))
+    return {f for f in families if not any(w.strip() in words if w.isascii() else w.strip() in text for w in f)}
 
 
 def _looked_up(word: str) -> str:

@@ -74,10 +74,10 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
     (identity, id -> each dialogue line's cosine) per model). A hit names someone else when it says a
     name or a relative (我男朋友: search/relations.py) the query does not. A hit a model's run did not
     return scored below everything it did: it gets the run's lowest cosine."""
-    from memctl.search.relations import relation_terms
+    from memctl.search.relations import relation_terms, unasked
     from memctl.search.specificity import name_terms, other_names, says_name
 
-    said, relations = name_terms(query, speakers=False), relation_terms(query)
+    said = name_terms(query, speakers=False)
     out = []
     for hit in hits:
         cosines, gaps, tops = {}, {}, {}
@@ -89,7 +89,7 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                               lines={identity: by_id[hit.id] for identity, by_id in lines if hit.id in by_id},
                               coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
-                              names_other=bool(other_names(hit.content, said) or relation_terms(hit.content) - relations), named=says_name(hit.content, said),
+                              names_other=bool(other_names(hit.content, said) or unasked(relation_terms(hit.content), query)), named=says_name(hit.content, said),
                               kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
                               declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
                               topics=memory_topics(hit.memory, topics or {}) if hit.memory is not None else frozenset()))

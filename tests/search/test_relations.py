@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.search.relations import relation_terms
+from memctl.search.relations import relation_terms, unasked
 
 BROTHER = ("哥哥", "哥 ", "兄 ", "brother", "brothers")
 
@@ -21,3 +21,15 @@ BROTHER = ("哥哥", "哥 ", "兄 ", "brother", "brothers")
 ])
 def test_relation_terms(text: str, terms: set[tuple[str, ...]]) -> None:
     assert relation_terms(text) == terms
+
+
+@pytest.mark.parametrize(("query", "other"), [
+    ("Where does my brother Luis work?", False),  # English names the relation 我哥 says
+    ("哥哥Luis在哪工作？", False),  # no possessive before 哥哥
+    ("Luis是我哥哥，他在哪上班？", False),
+    ("我男朋友在哪工作？", True),  # another relation: someone else
+    ("Where does my boyfriend work?", True),
+    ("我在哪工作？", True),
+])
+def test_a_memory_s_relative_is_someone_else_only_when_the_query_says_none_of_its_words(query: str, other: bool) -> None:
+    assert bool(unasked(relation_terms("我哥在西门子工作"), query)) is other
