@@ -255,22 +255,9 @@ class WriteService:
 
     def _add_locked(self, request: AddRequest, dry_run: bool = False) -> WriteResult:
         """Gate, decide and write one memory (the caller holds the lock; its embeddings are ready)."""
-        fields, text, llm, overrides, surface = dict(request.fields), request.text, request.llm, request.overrides, request.surface
-        redact = self.config.gate.redact if request.redact is None else request.redact
-        if not request.trusted_source:
-            fields["source"] = claimed_source(fields.get("source"), trusted=False)
-        replaces = fields.pop("replaces", None)
-        infer = fields.pop("infer", None)
-        rate_session = name_arg(request.rate_session, "session") if request.rate_session else None
-        candidate = self._build(text, fields, self.config.typing.infer if infer is None else bool(infer))
-        verdict, decision = self.evaluate(candidate, redact=redact, llm=llm, overrides=overrides,
-                                          rate_session=rate_session, surface=surface, second_fit=request.second_fit)
-        decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
-        if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
-            verdict = _without_duplicate(verdict)
-        if decision.target:
-            self._links.flush(self.repo, self.actor, only=decision.target)  # read whole, as it is written
-        matched = self.repo.get(decision.target) if decision.target else None
+        candidate, fields, replaces, rate_session = self._candidate(request)
+        verdict, decision = self._decided(candidate, request, rate_session, replaces)
+        matched = self._matched(decision)
         result = WriteResult(verdict=verdict, decision=decision, memory=candidate, matched=matched,
                              notes=date_notes(candidate, fields.get("occurred")) + typed_notes(candidate),
                              inferred=inferred_of(candidate))
@@ -284,6 +271,36 @@ class WriteService:
         result.memory, result.written = self._apply(candidate, decision, matched, rate_session), True
         getattr(self.search, "keep_written", lambda: None)()  # its vector, known: cached for the next process
         return result
+
+    def _candidate(self, request: AddRequest) -> tuple[Memory, dict[str, Any], Any, str | None]:
+        """The request's memory, its fields as built, what it says it replaces, and its rate session."""
+        fields = dict(request.fields)
+        if not request.trusted_source:
+            fields["source"] = claimed_source(fields.get("source"), trusted=False)
+        replaces = fields.pop("replaces", None)
+        infer = fields.pop("infer", None)
+        rate_session = name_arg(request.rate_session, "session") if request.rate_session else None
+        candidate = self._build(request.text, fields, self.config.typing.infer if infer is None else bool(infer))
+        return candidate, fields, replaces, rate_session
+
+    def _decided(self, candidate: Memory, request: AddRequest, rate_session: str | None,
+                 replaces: Any) -> tuple[GateVerdict, Decision]:
+        """The gate's verdict and the write decision on the candidate, within the actor's rights."""
+        redact = self.config.gate.redact if request.redact is None else request.redact
+        verdict, decision = self.evaluate(candidate, redact=redact, llm=request.llm, overrides=request.overrides,
+                                          rate_session=rate_session, surface=request.surface,
+                                          second_fit=request.second_fit)
+        decision = self._within_rights(self._typed(self._reported_change(decision, candidate, replaces), candidate))
+        if decision.action != "noop":  # a typed memory with other fields is not a repeat of its text
+            verdict = _without_duplicate(verdict)
+        return verdict, decision
+
+    def _matched(self, decision: Decision) -> Memory | None:
+        """The stored memory the decision acts on, read whole (its pending links written first)."""
+        if not decision.target:
+            return None
+        self._links.flush(self.repo, self.actor, only=decision.target)
+        return self.repo.get(decision.target)
 
     def add_raw(self, text: str, **fields: Any) -> Memory:
         """Write a memory with no gate and no write decision (imports of trusted data, tests)."""
@@ -491,23 +508,40 @@ class WriteService:
     def _apply(self, candidate: Memory, decision: Decision, matched: Memory | None,
                rate_session: str | None) -> Memory:
         """Carry out an add / update / supersede decision (caller holds the lock)."""
-        session = rate_session or candidate.session
-        detail = {"source": candidate.source, "session": session, "owner": candidate.owner,
-                  "session_of": candidate.session_owner if session else None, **self._turn_at(candidate.user, session)}
+        detail = self._write_detail(candidate, rate_session)
         if decision.action == "update" and matched is not None:
-            data = matched.model_dump(exclude={"path"})
-            # the candidate's own time: now for an add, the source's for an import (never going back)
-            data.update(body=decision.text or candidate.body, updated=max(matched.updated, candidate.updated),
-                        confidence=max(matched.confidence, candidate.confidence),
-                        tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
-                        source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))
-            return self.repo.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body, actor=self.actor, **detail)
+            return self._update(matched, candidate, decision, detail)
         if decision.action == "supersede" and matched is not None:
-            candidate.supersedes = matched.id
-            written = self.repo.create(candidate, "supersede", target=matched.id, actor=self.actor, **detail)
-            self.repo.archive(matched, "superseded", f"superseded by {written.id}", "superseded",
-                              superseded_by=written.id, actor=self.actor)
-            return written
+            return self._supersede(matched, candidate, detail)
+        return self._create(candidate, decision, detail)
+
+    def _write_detail(self, candidate: Memory, rate_session: str | None) -> dict[str, Any]:
+        """What the write's history entry records of its source, session, owner and turn."""
+        session = rate_session or candidate.session
+        return {"source": candidate.source, "session": session, "owner": candidate.owner,
+                "session_of": candidate.session_owner if session else None, **self._turn_at(candidate.user, session)}
+
+    def _update(self, matched: Memory, candidate: Memory, decision: Decision, detail: dict[str, Any]) -> Memory:
+        """The stored memory rewritten with the candidate's body, tags, source ids and confidence."""
+        data = matched.model_dump(exclude={"path"})
+        # the candidate's own time: now for an add, the source's for an import (never going back)
+        data.update(body=decision.text or candidate.body, updated=max(matched.updated, candidate.updated),
+                    confidence=max(matched.confidence, candidate.confidence),
+                    tags=list(dict.fromkeys([*matched.tags, *candidate.tags])),
+                    source_ids=list(dict.fromkeys([*matched.source_ids, *candidate.source_ids])))
+        return self.repo.rewrite(Memory(**data, path=matched.path), "update", previous_body=matched.body,
+                                 actor=self.actor, **detail)
+
+    def _supersede(self, matched: Memory, candidate: Memory, detail: dict[str, Any]) -> Memory:
+        """The candidate written, the stored memory it replaces archived as superseded by it."""
+        candidate.supersedes = matched.id
+        written = self.repo.create(candidate, "supersede", target=matched.id, actor=self.actor, **detail)
+        self.repo.archive(matched, "superseded", f"superseded by {written.id}", "superseded",
+                          superseded_by=written.id, actor=self.actor)
+        return written
+
+    def _create(self, candidate: Memory, decision: Decision, detail: dict[str, Any]) -> Memory:
+        """The candidate written as new, linked both ways to the memories it conflicts with."""
         candidate.conflicts_with = list(decision.conflicts_with)
         _after_linked(self.repo, candidate)
         written = self.repo.create(candidate, "add", actor=self.actor, **detail)
