@@ -71,11 +71,11 @@ def to_row(memory: Memory, path: str, check: bool = True) -> dict[str, Any]:
 def readable_text(memory: Memory, path: str) -> str:
     """The memory's file text, checked to read back (as the folder store checks before writing): a
     memory an export could not read again is never stored."""
-    from memctl.core.fileformat import parse_memory
+    from memctl.core.fileformat import parse_rendered
 
     text = file_text(memory)
     try:
-        parse_memory(text, path)
+        parse_rendered(text, memory, path)
     except InvalidMemory as exc:
         raise InvalidMemory(f"memory {memory.id} would not read back ({exc.message}); nothing was written") from None
     return text
