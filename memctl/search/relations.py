@@ -1,17 +1,18 @@
-"""The relatives and partners a Chinese query asks about by the relation alone ("我哥在哪里工作？",
-"我老公…"): a store that says the relation in none of its words or languages (哥, 哥哥, brother)
-holds nothing about that person, so recall treats such a relation like a name the store never
-mentions (services/signals.query_facts: `absent`), and a memory about someone else does not
-answer it ("我哥在哪里工作？" is not answered by the boyfriend's job).
+"""The relatives and partners a query asks about by the relation alone ("我哥在哪里工作？",
+"我老公…", "Remind me to call my brother"): a store that says the relation in none of its words
+or languages (哥, 哥哥, brother) holds nothing about that person, so recall treats such a relation
+like a name the store never mentions (services/signals.query_facts: `absent`), and a memory about
+someone else does not answer it ("我哥在哪里工作？" is not answered by the boyfriend's job).
 
-Read after a possessive only (我, 我的, 他, 她, 你…): "兄弟们" is left alone. A relation is read only
-when its whole family of words is known (RELATIVES: its Chinese forms and its English words), so
-that "absent" means absent in every way the store could say it; any other relation is no sign.
+Read after a possessive only (我, 我的, 他, 她, 你…; my, his, our, Greg's): "兄弟们" and "brothers in
+arms" are left alone, and so is "It's"/"What's" (a verb, not an owner). A relation is read only
+when its whole family of words is known (RELATIVES: its Chinese forms and its English words, with
+the words that name it among others: "parents", "partner"), so that "absent" means absent in every
+way the store could say it; any other relation is no sign. An English word is read as every family
+saying it ("brother": 哥哥 and 弟弟). A relative who only describes another person ("my sister's
+son", "my brother's kids") is not read: the store may name that person otherwise ("my nephew").
 Each word is given as keyword search looks it up: a single CJK character (哥) is followed by a
 space, which the keyword index reads alone (it indexes single CJK characters beside the pairs).
-
-English queries are not read so: there a relative is often described rather than named ("my
-sister's son" for "my nephew").
 """
 
 from __future__ import annotations
@@ -26,30 +27,46 @@ RELATIVES: tuple[tuple[str, ...], ...] = (
     ("弟弟", "弟", "brother", "brothers"),
     ("姐姐", "姐", "sister", "sisters"),
     ("妹妹", "妹", "sister", "sisters"),
-    ("爸爸", "父亲", "爸", "father", "dad"),
-    ("妈妈", "母亲", "妈", "mother", "mom", "mum"),
-    ("老公", "丈夫", "先生", "husband"),
-    ("老婆", "妻子", "太太", "wife"),
-    ("男朋友", "男友", "boyfriend"),
-    ("女朋友", "女友", "girlfriend"),
+    ("爸爸", "父亲", "爸", "father", "dad", "parents"),
+    ("妈妈", "母亲", "妈", "mother", "mom", "mum", "parents"),
+    ("老公", "丈夫", "先生", "husband", "spouse", "partner"),
+    ("老婆", "妻子", "太太", "wife", "spouse", "partner"),
+    ("男朋友", "男友", "boyfriend", "partner"),
+    ("女朋友", "女友", "girlfriend", "partner"),
     ("儿子", "son", "sons"),
     ("女儿", "daughter", "daughters"),
-    ("爷爷", "祖父", "grandfather", "grandpa"),
-    ("奶奶", "祖母", "grandmother", "grandma"),
-    ("外公", "外祖父", "grandfather", "grandpa"),
-    ("外婆", "外祖母", "grandmother", "grandma"),
+    ("爷爷", "祖父", "grandfather", "grandpa", "grandparents"),
+    ("奶奶", "祖母", "grandmother", "grandma", "grandparents"),
+    ("外公", "外祖父", "grandfather", "grandpa", "grandparents"),
+    ("外婆", "外祖母", "grandmother", "grandma", "grandparents"),
 )
+
+
+def _looked_up(word: str) -> str:
+    """A word as keyword search looks it up: a single CJK character followed by a space."""
+    return f"{word} " if len(word) == 1 and not word.isascii() else word
+
+
+# An English relative: every family saying it ("brother": 哥哥 and 弟弟), after a possessive (my, Greg's).
+_ENGLISH = {w: tuple(dict.fromkeys(_looked_up(x) for family in RELATIVES if w in family for x in family))
+            for family in RELATIVES for w in family if w.isascii()}
+_KIN = "|".join(sorted({*_ENGLISH, "kid", "kids", "child", "children", "baby"}, key=len, reverse=True))
+_OWNED = re.compile(r"\b(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Yy]our|[Tt]heir"
+                    r"|(?!(?:It|That|What|Where|When|Who|How|Why|Here|There|He|She|Let)['\u2019]s\b)[A-Z][a-z]+['\u2019]s)"
+                    r"\s+(?i:(" + "|".join(sorted(_ENGLISH, key=len, reverse=True)) + r"))\b"
+                    r"(?!['\u2019]s\s+(?i:" + _KIN + r")\b)")
 _SPOKEN = tuple(sorted({(w, i) for i, family in enumerate(RELATIVES) for w in family if not w.isascii()},
                        key=lambda pair: -len(pair[0])))
 
 
 def relation_terms(text: str) -> set[tuple[str, ...]]:
-    """The relations a Chinese `text` names after a possessive, each as the family of words keyword
-    search looks it up by (the relation is absent only when none of them is found)."""
+    """The relations a `text` names after a possessive (我, 我的…; my, his, Greg's…), each as the
+    family of words keyword search looks it up by (the relation is absent only when none of them is
+    found)."""
     text = unicodedata.normalize("NFKC", text)
+    out = {_ENGLISH[m.group(1).casefold()] for m in _OWNED.finditer(text)}
     if text.isascii():
-        return set()
-    out = set()
+        return out
     for owner in _OWNERS:
         start = text.find(owner)
         while start >= 0:
@@ -69,7 +86,3 @@ def unasked(families: set[tuple[str, ...]], query: str) -> set[tuple[str, ...]]:
     words = set(re.findall(r"[a-z]+", text))
     return {f for f in families if not any(w.strip() in words if w.isascii() else w.strip() in text for w in f)}
 
-
-def _looked_up(word: str) -> str:
-    """A word as keyword search looks it up: a single CJK character followed by a space."""
-    return f"{word} " if len(word) == 1 and not word.isascii() else word

@@ -1,4 +1,4 @@
-"""The relatives a Chinese query names by the relation alone (memctl.search.relations)."""
+"""The relatives a query names by the relation alone, in Chinese or English (memctl.search.relations)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,30 @@ import pytest
 from memctl.search.relations import relation_terms, unasked
 
 BROTHER = ("哥哥", "哥 ", "兄 ", "brother", "brothers")
+BROTHERS = ("哥哥", "哥 ", "兄 ", "brother", "brothers", "弟弟", "弟 ")  # English "brother": older or younger
+MOTHER = ("妈妈", "母亲", "妈 ", "mother", "mom", "mum", "parents")
+GRANDMOTHER = ("奶奶", "祖母", "grandmother", "grandma", "grandparents", "外婆", "外祖母")
 
 
 @pytest.mark.parametrize("text, terms", [
     ("我哥在哪里工作？", {BROTHER}),  # one character: looked up alone, and in its other words
     ("我的哥哥现在在哪个城市？", {BROTHER}),
     ("她女儿的学校在哪？", {("女儿", "daughter", "daughters")}),
-    ("帮我妈约下周的针灸。", {("妈妈", "母亲", "妈 ", "mother", "mom", "mum")}),
-    ("我老公在哪工作？", {("老公", "丈夫", "先生", "husband")}),  # a synonym of 丈夫
+    ("帮我妈约下周的针灸。", {MOTHER}),
+    ("我老公在哪工作？", {("老公", "丈夫", "先生", "husband", "spouse", "partner")}),  # a synonym of 丈夫
     ("我同事在哪工作？", set()),  # a relation whose every word is not known is no sign
     ("兄弟们周末去爬山。", set()),  # no possessive
-    ("What's my brother's phone number?", set()),  # English relatives are often described, not named
+    ("What's my brother's phone number?", {BROTHERS}),
+    ("Remind me to call my brother on Sunday.", {BROTHERS}),
+    ("Where is my grandmother's walking stick?", {GRANDMOTHER}),
+    ("What did Greg's Mother cook?", {MOTHER}),  # a name's relative; any case
+    ("My mum and our son are coming", {MOTHER, ("儿子", "son", "sons")}),
+    ("When was my sister's son born?", set()),  # a relative describing another person (the nephew)
+    ("Are my brother's kids coming?", set()),
+    ("Where does my grandmother's sister live?", set()),
+    ("What's mother's day this year?", set()),  # "What's" owns nothing
+    ("He fought with brothers in arms.", set()),  # no possessive
+    ("Who is my colleague?", set()),  # a relation whose every word is not known is no sign
 ])
 def test_relation_terms(text: str, terms: set[tuple[str, ...]]) -> None:
     assert relation_terms(text) == terms

@@ -272,3 +272,21 @@ def test_a_chinese_relative_is_not_answered_by_another_relative_s_memory(store: 
     fill(store, ["我男朋友在谷歌工作", "我住在杭州西湖区", "我每天早上喝绿茶"], user="lin")
     assert "我男朋友在谷歌工作" not in defaults(store, "我哥在哪里工作？", user="lin")
     assert "我男朋友在谷歌工作" in defaults(store, "我男朋友在哪里工作？", user="lin")
+
+
+PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
+
+
+def test_an_english_relative_is_not_answered_by_another_relative_s_memory(store: MemoryStore) -> None:
+    fill(store, PARTNER, user="lin")
+    assert PARTNER[0] not in defaults(store, "Where does my brother work?", user="lin")
+    assert PARTNER[0] in defaults(store, "Where does my boyfriend work?", user="lin")
+
+
+@pytest.mark.parametrize("memory, query", [
+    ("My partner Sam works at Google in London", "Where does my husband work?"),  # a word naming it among others
+    ("My parents live in a cottage near Cork", "Where does my mum live?"),
+])
+def test_an_english_relative_said_otherwise_in_the_store_is_answered(store: MemoryStore, memory: str, query: str) -> None:
+    fill(store, [memory, *PARTNER[1:]], user="lin")
+    assert memory in defaults(store, query, user="lin")
