@@ -7,7 +7,7 @@ someone else does not answer it ("我哥在哪里工作？" is not answered by t
 Read after a possessive only (我, 我的, 他, 她, 你…; my, his, our, Greg's): "兄弟们" and "brothers in
 arms" are left alone, and so is "It's"/"What's" (a verb, not an owner). A relation is read only
 when its whole family of words is known (RELATIVES: its Chinese forms and its English words, with
-the words that name it among others: "parents", "partner"), so that "absent" means absent in every
+the words that name it among others: "parents", "kids", "partner"), so that "absent" means absent in every
 way the store could say it; any other relation is no sign. An English word is read as every family
 saying it ("brother": 哥哥 and 弟弟). A relative who only describes another person ("my sister's
 son", "my brother's kids") is not read: the store may name that person otherwise ("my nephew").
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+from memctl.core.text import stem
 
 _OWNERS = ("我的", "我", "他的", "他", "她的", "她", "你的", "你")
 # Each family: the words that say one relation, Chinese first (what a query is read for), then English.
@@ -33,8 +35,8 @@ RELATIVES: tuple[tuple[str, ...], ...] = (
     ("老婆", "妻子", "太太", "wife", "spouse", "partner"),
     ("男朋友", "男友", "boyfriend", "partner"),
     ("女朋友", "女友", "girlfriend", "partner"),
-    ("儿子", "son", "sons"),
-    ("女儿", "daughter", "daughters"),
+    ("儿子", "son", "sons", "kids", "kid", "children", "child"),
+    ("女儿", "daughter", "daughters", "kids", "kid", "children", "child"),
     ("爷爷", "祖父", "grandfather", "grandpa", "grandparents"),
     ("奶奶", "祖母", "grandmother", "grandma", "grandparents"),
     ("外公", "外祖父", "grandfather", "grandpa", "grandparents"),
@@ -50,10 +52,11 @@ def _looked_up(word: str) -> str:
 # An English relative: every family saying it ("brother": 哥哥 and 弟弟), after a possessive (my, Greg's).
 _ENGLISH = {w: tuple(dict.fromkeys(_looked_up(x) for family in RELATIVES if w in family for x in family))
             for family in RELATIVES for w in family if w.isascii()}
-_KIN = "|".join(sorted({*_ENGLISH, "kid", "kids", "child", "children", "baby"}, key=len, reverse=True))
+_KIN = "|".join(sorted({*_ENGLISH, "baby"}, key=len, reverse=True))
 _OWNED = re.compile(r"\b(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Yy]our|[Tt]heir"
-                    r"|(?!(?:It|That|What|Where|When|Who|How|Why|Here|There|He|She|Let)['\u2019]s\b)[A-Z][a-z]+['\u2019]s)"
-                    r"\s+(?i:(" + "|".join(sorted(_ENGLISH, key=len, reverse=True)) + r"))\b"
+                    r"|(?!(?:It|That|What|Where|When|Who|How|Why|Here|There|He|She|Let)['\u2019]s\b)"
+                    r"(?P<owner>[A-Z][a-z]+)['\u2019]s)"
+                    r"\s+(?i:(?P<kin>" + "|".join(sorted(_ENGLISH, key=len, reverse=True)) + r"))\b"
                     r"(?!['\u2019]s\s+(?i:" + _KIN + r")\b)")
 _SPOKEN = tuple(sorted({(w, i) for i, family in enumerate(RELATIVES) for w in family if not w.isascii()},
                        key=lambda pair: -len(pair[0])))
@@ -64,7 +67,7 @@ def relation_terms(text: str) -> set[tuple[str, ...]]:
     family of words keyword search looks it up by (the relation is absent only when none of them is
     found)."""
     text = unicodedata.normalize("NFKC", text)
-    out = {_ENGLISH[m.group(1).casefold()] for m in _OWNED.finditer(text)}
+    out = {_ENGLISH[m.group("kin").casefold()] for m in _OWNED.finditer(text)}
     if text.isascii():
         return out
     for owner in _OWNERS:
@@ -76,6 +79,20 @@ def relation_terms(text: str) -> set[tuple[str, ...]]:
                 out.add(tuple(_looked_up(w) for w in RELATIVES[found]))
             start = text.find(owner, start + 1)
     return out
+
+
+def owned_relations(text: str) -> set[tuple[str, tuple[str, ...]]]:
+    """The relations a text names after a name's possessive ("Greg's mother", "Karim's kids"), each
+    as (the owner's stem, as search/specificity.name_terms gives it; the relation's words): only a
+    memory saying both holds that person (the store may know Greg and a mother, not Greg's)."""
+    text = unicodedata.normalize("NFKC", text)
+    return {(stem(m.group("owner")), _ENGLISH[m.group("kin").casefold()])
+            for m in _OWNED.finditer(text) if m.group("owner")}
+
+
+def says_relation(text: str, words: tuple[str, ...]) -> bool:
+    """Whether a text says one of a relation's words (any case, any language)."""
+    return not unasked({words}, text)
 
 
 def unasked(families: set[tuple[str, ...]], query: str) -> set[tuple[str, ...]]:

@@ -30,9 +30,11 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     absent, held, held_all, char_held = False, 1.0, 1.0, None
     language = text_language(query)
     if keyword:
-        names: list[tuple[str, ...]] = [(name,) for name in sorted(name_terms(query, speakers=False))[:MAX_NAMES]]
+        said = name_terms(query, speakers=False)
+        names: list[tuple[str, ...]] = [(name,) for name in sorted(said)[:MAX_NAMES]]
         names += sorted(relation_terms(query))[:MAX_NAMES]
-        absent = any(not any(search.keyword_search(w, 1, pool) for w in words) for words in names)
+        absent = any(not any(search.keyword_search(w, 1, pool) for w in words) for words in names) or any(
+            not held_with(search, owner, words, pool) for owner, words in owned(query, said))
         held = round(search.query_coverage(query), 6)
         held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":
@@ -42,6 +44,21 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
                       char_held=char_held, kinds=kinds_in([query], words), topics=named,
                       topic_spread=spread(candidates, asked(named, topics)))
+
+
+def owned(query: str, said: Collection[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The relations the query names after the possessive of a name it says ("Greg's mother"):
+    (the owner's name, the relation's words), at most `MAX_NAMES` (search/relations.owned_relations)."""
+    from memctl.search.relations import owned_relations
+
+    return sorted((owner, words) for owner, words in owned_relations(query) if owner in said)[:MAX_NAMES]
+
+
+def held_with(search: SearchIndex, owner: str, words: Sequence[str], pool: Collection[str]) -> bool:
+    """Whether a memory of `pool` says both the name and one of the relation's words (Greg and his
+    mother: a store knowing Greg and someone's mother may still know nothing of Greg's)."""
+    with_owner = [i for i, _ in search.keyword_search(owner, max(len(pool), 1), pool)]
+    return bool(with_owner) and any(search.keyword_search(w, 1, with_owner) for w in words)
 
 
 def line_runs(search: SearchIndex, query: str, facts: QueryFacts, ids: Sequence[str],
@@ -74,12 +91,15 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
     (identity, id -> each dialogue line's cosine) per model). A hit names someone else when it says a
     name or a relative (我男朋友: search/relations.py) the query does not. A hit a model's run did not
     return scored below everything it did: it gets the run's lowest cosine."""
-    from memctl.search.relations import relation_terms, unasked
+    from memctl.search.relations import relation_terms, says_relation, unasked
     from memctl.search.specificity import name_terms, other_names, says_name
 
     said = name_terms(query, speakers=False)
+    relatives = owned(query, said)
     out = []
     for hit in hits:
+        # Greg's mother is named by a hit saying Greg only with a word of the relation
+        naming = said - {owner for owner, words in relatives if not says_relation(hit.content, words)}
         cosines, gaps, tops = {}, {}, {}
         for identity, run in runs:
             cosine = _cosine(hit.id, run)
@@ -89,7 +109,7 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                               lines={identity: by_id[hit.id] for identity, by_id in lines if hit.id in by_id},
                               coverage=None if coverage is None else round(coverage.get(hit.id, 0.0), 6),
                               char_coverage=None if char_coverage is None else round(char_coverage.get(hit.id, 0.0), 6),
-                              names_other=bool(other_names(hit.content, said) or unasked(relation_terms(hit.content), query)), named=says_name(hit.content, said),
+                              names_other=bool(other_names(hit.content, said) or unasked(relation_terms(hit.content), query)), named=says_name(hit.content, naming),
                               kinds=memory_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
                               declared=declared_kinds(hit.memory, words) if hit.memory is not None else frozenset(),
                               topics=memory_topics(hit.memory, topics or {}) if hit.memory is not None else frozenset()))

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.search.relations import relation_terms, unasked
+from memctl.search.relations import owned_relations, relation_terms, says_relation, unasked
 
 BROTHER = ("哥哥", "哥 ", "兄 ", "brother", "brothers")
 BROTHERS = ("哥哥", "哥 ", "兄 ", "brother", "brothers", "弟弟", "弟 ")  # English "brother": older or younger
 MOTHER = ("妈妈", "母亲", "妈 ", "mother", "mom", "mum", "parents")
+SON = ("儿子", "son", "sons", "kids", "kid", "children", "child")
+DAUGHTER = ("女儿", "daughter", "daughters", "kids", "kid", "children", "child")
 GRANDMOTHER = ("奶奶", "祖母", "grandmother", "grandma", "grandparents", "外婆", "外祖母")
 
 
 @pytest.mark.parametrize("text, terms", [
     ("我哥在哪里工作？", {BROTHER}),  # one character: looked up alone, and in its other words
     ("我的哥哥现在在哪个城市？", {BROTHER}),
-    ("她女儿的学校在哪？", {("女儿", "daughter", "daughters")}),
+    ("她女儿的学校在哪？", {DAUGHTER}),
     ("帮我妈约下周的针灸。", {MOTHER}),
     ("我老公在哪工作？", {("老公", "丈夫", "先生", "husband", "spouse", "partner")}),  # a synonym of 丈夫
     ("我同事在哪工作？", set()),  # a relation whose every word is not known is no sign
@@ -24,7 +26,7 @@ GRANDMOTHER = ("奶奶", "祖母", "grandmother", "grandma", "grandparents", "�
     ("Remind me to call my brother on Sunday.", {BROTHERS}),
     ("Where is my grandmother's walking stick?", {GRANDMOTHER}),
     ("What did Greg's Mother cook?", {MOTHER}),  # a name's relative; any case
-    ("My mum and our son are coming", {MOTHER, ("儿子", "son", "sons")}),
+    ("My mum and our son are coming", {MOTHER, SON}),
     ("When was my sister's son born?", set()),  # a relative describing another person (the nephew)
     ("Are my brother's kids coming?", set()),
     ("Where does my grandmother's sister live?", set()),
@@ -46,3 +48,18 @@ def test_relation_terms(text: str, terms: set[tuple[str, ...]]) -> None:
 ])
 def test_a_memory_s_relative_is_someone_else_only_when_the_query_says_none_of_its_words(query: str, other: bool) -> None:
     assert bool(unasked(relation_terms("我哥在西门子工作"), query)) is other
+
+
+@pytest.mark.parametrize(("text", "owned"), [
+    ("When is Greg's mother's birthday?", {("greg", MOTHER)}),
+    ("User: Lena's daughter starts school / which one?", {("lena", DAUGHTER)}),
+    ("When is my mother's birthday?", set()),  # the user's: any memory saying the relation holds her
+    ("What's mother's day this year?", set()),
+])
+def test_a_relation_owned_by_a_name_is_read_with_its_owner(text: str, owned: set[tuple[str, tuple[str, ...]]]) -> None:
+    assert owned_relations(text) == owned
+
+
+def test_a_text_says_a_relation_in_any_of_its_words_and_languages() -> None:
+    assert says_relation("Greg's Mum turns 70", MOTHER) and says_relation("格雷格的妈妈", MOTHER)
+    assert not says_relation("Greg works in Toronto", MOTHER)

@@ -290,3 +290,23 @@ def test_an_english_relative_is_not_answered_by_another_relative_s_memory(store:
 def test_an_english_relative_said_otherwise_in_the_store_is_answered(store: MemoryStore, memory: str, query: str) -> None:
     fill(store, [memory, *PARTNER[1:]], user="lin")
     assert memory in defaults(store, query, user="lin")
+
+
+IN_LAWS = ["Fiona and her husband Greg live in Toronto", "Greg works as a dentist in Toronto",
+           "My sister Ana's birthday is on 2 March", "My brother Karim lives in Ottawa with his wife Lea"]
+
+
+@pytest.mark.parametrize("query", ["When is Greg's mother's birthday?", "How old are Karim's kids now?"])
+def test_a_known_person_s_relative_the_store_never_mentions_is_not_answered_about_others(
+        store: MemoryStore, query: str) -> None:
+    fill(store, IN_LAWS)
+    assert defaults(store, query) == []
+
+
+@pytest.mark.parametrize(("memory", "query"), [
+    ("Greg's mother Ann turns 70 on 9 May", "When is Greg's mother's birthday?"),
+    ("Karim's son Adam is 7 and his daughter Noor is 4", "How old are Karim's kids now?"),
+])
+def test_a_known_person_s_relative_the_store_holds_is_answered(store: MemoryStore, memory: str, query: str) -> None:
+    fill(store, [*IN_LAWS, memory])
+    assert memory in defaults(store, query)
