@@ -30,10 +30,11 @@ from memctl.core.text import STOP_WORDS, raw_terms, stem
 COMMON_WORDS = Path(__file__).resolve().parent.parent / "data" / "common_words.txt"
 SENTENCE_ENDS = frozenset(".!?:;\u3002\uff01\uff1f")
 _PRONOUN_I = re.compile(r"I(?:['\u2019][a-z]+)?")  # "I'm", "I'd": always capitalised
-# Months and weekdays are capitalised by English spelling, not because they name someone or something
+# Months, weekdays and holidays are capitalised by English spelling, not because they name someone or something
 # ("What did Caroline do in May?" names Caroline, and a memory dated in May need not say "May").
 CALENDAR = frozenset("""january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split())  # "Fridays" too
+    monday tuesday wednesday thursday friday saturday sunday
+    christmas xmas easter thanksgiving halloween hanukkah diwali ramadan passover""".split())  # "Fridays" too
 
 
 class SortedWords:
@@ -116,7 +117,7 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     for term, start, end in raw_terms(text, index=False):
         word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
         if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word) \
-                or word.casefold().removesuffix("s") in CALENDAR:
+                or _calendar(word):
             continue
         speaker = _speaker(text, start, end)
         if speaker and not speakers:
@@ -124,6 +125,12 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
         if looks_like_a_name(text, start, end) or stem(term) not in words or speaker:
             out.add(stem(term))
     return out
+
+
+def _calendar(word: str) -> bool:
+    """A month, weekday or holiday ("Fridays", "Christmas"): a time, not someone or something."""
+    folded = word.casefold()
+    return folded in CALENDAR or folded.removesuffix("s") in CALENDAR
 
 
 SHORTEST_SHORTENING = 3  # letters: "Mel" shortens Melanie; "Al" or "Ed" are too short to tell

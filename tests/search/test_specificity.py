@@ -109,6 +109,15 @@ def test_a_weekday_in_the_plural_is_no_name() -> None:
     assert name_terms("Mark plays the drums in a jazz band on Fridays") == set()
 
 
+@pytest.mark.parametrize("text", ["What did Ana give her nephew for Christmas?", "Where did Ana spend Easter?",
+                                  "Is Ana coming for Thanksgiving this year?"])
+def test_a_holiday_is_a_time_not_a_name(text: str) -> None:
+    # a memory about Ana's present, dated in December, need not say "Christmas"
+    from memctl.search.specificity import name_terms
+
+    assert name_terms(text) == {"ana"}
+
+
 @pytest.mark.parametrize("text, query", [
     ("Dangerous roads near the school worry the parents", "What did Dan say about the school?"),
     ("Time is short, the report is due on Friday", "What did Tim say about the report?"),
