@@ -328,7 +328,7 @@ def _possession_swapped(ops: list[Opcode], old: list[str], text: str) -> bool:
     is due on the 1st" / "my car payment is due ...", "The gym costs $30" / "The pool costs $30"): the
     statement is about another thing, not a new value of the same thing. ("Bob is my manager" /
     "Carol is my manager" names no value after the swap: the name may be the value.)"""
-    if len(ops) != 1 or ops[0][0] != "replace" or ops[0][1] > 1 or len(old) - ops[0][2] < 2:
+    if not _one_replace(ops) or ops[0][1] > 1 or len(old) - ops[0][2] < 2:
         return False
     if ops[0][1] == 0:
         return any(map(_is_number, old[ops[0][2]:]))
@@ -342,7 +342,12 @@ def one_word_swapped(old: str, new: str) -> bool:
     two apart, not a repeat in other words."""
     old_t, new_t = tokens(old), tokens(new)
     ops = _diff_ops(old_t, new_t)
-    return len(ops) == 1 and ops[0][0] == "replace" and _replaced_value(ops, old_t, new_t) == "word"
+    return _one_replace(ops) and _replaced_value(ops, old_t, new_t) == "word"
+
+
+def _one_replace(ops: list[Opcode]) -> bool:
+    """The two texts differ in one run of words put in place of another, and nothing else."""
+    return len(ops) == 1 and ops[0][0] == "replace"
 
 
 def describe_change(old: str, new: str) -> str:
