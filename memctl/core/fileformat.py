@@ -85,7 +85,8 @@ class _Dumper(yaml.SafeDumper):
     """SafeDumper writing scalar lists in flow style (`tags: [a, b]`) and times unquoted."""
 
 
-_Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """libyaml's emitter with _Dumper's representers and resolvers."""
 
 
 def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
@@ -93,7 +94,6 @@ def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
-_Dumper.add_representer(list, _represent_list)
 _NEEDS_QUOTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 
 
@@ -104,7 +104,10 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
-_Dumper.add_representer(str, _represent_str)
+for _dumper in (_Dumper, _FastDumper):
+    _dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+    _dumper.add_representer(list, _represent_list)
+    _dumper.add_representer(str, _represent_str)
 
 
 class _Handler(YAMLHandler):
@@ -245,13 +248,6 @@ def parse_rendered(text: str, memory: Memory, path: str | None = None) -> Memory
     return parsed
 
 
-class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """libyaml's emitter with _Dumper's representers and resolvers."""
-
-
-_FastDumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
-_FastDumper.add_representer(list, _represent_list)
-_FastDumper.add_representer(str, _represent_str)
 # Where libyaml's emitter and PyYAML's differ (escapes in quoted text, folding of line breaks):
 # text holding any of these is emitted by PyYAML, so a file reads the same whichever is installed.
 _EMITTERS_DIFFER = re.compile("[\n\r\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\U00010000-\U0010ffff]")
