@@ -40,8 +40,9 @@ SINGLE_VALUED: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 CHANGE_PHRASES = re.compile(
     r"(?i)\b(?:moved to|moved back to|moved (?:back |away )?from|moved out of|relocated to|switched to|switched from|"
     r"changed to|now works|now lives|now uses|no longer|not anymore|any ?more|quit|left (?:his|her|their|my) job|started (?:working|using|at)|"
-    r"has started|stopped|became|is now|are now|was promoted|joined)\b"
-    r"|搬到|搬去|搬离|搬回|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任")
+    r"has started|stopped|became|is now|are now|was promoted|joined|"
+    r"cancell?ed|called off|gave up|sold (?:my|our|his|her|their)|retired|broke up)\b"
+    r"|搬到|搬去|搬离|搬回|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任|取消了|退了|卖了|转让|分手了|退休了")
 
 # Identifiers: a different one means a different thing (a second flight, order, ticket, room).
 # Things told apart by a number they carry: "locker 12" and "locker 14" are two lockers, not two values.

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
-from memctl.policy.facts import relations
+from memctl.policy.facts import announces_change, relations
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
@@ -199,9 +199,33 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
         return "same" if b.values.names < a.values.names else None  # "Alliant Credit Union" / "Alliant"
     if _only_a_name_introduced(old, new, a.values, b.values):
         return None  # "allergic to cats" / "has a cat named Salem": the name is the new thing's, no old value's
-    if _values_differ(a.values, b.values):
-        return "change"  # other words alone are no new value: "another pottery project" / "the pottery project"
+    if _values_differ(a.values, b.values):  # other words alone are no new value: "another pottery project"
+        return "change" if value_replaced(a.values, b.values) or announces_change(new) else None
     return "same" if _has_values(a.values) else None
+
+
+def _number_kind(number: str) -> str:
+    """What a number measures, by its form: an amount of money, a clock time, a share, or a count."""
+    if number[:1] in "$€£¥₹":
+        return "money"
+    return "clock" if ":" in number else "share" if number.endswith("%") else "count"
+
+
+def _kinds(v: Values) -> dict[str, frozenset[str]]:
+    """A statement's values by kind (numbers split by what they measure)."""
+    out = {"identifiers": v.identifiers, "dates": v.dates, "names": v.names}
+    for number in v.numbers:
+        out[_number_kind(number)] = out.get(_number_kind(number), frozenset()) | {number}
+    return out
+
+
+def value_replaced(a: Values, b: Values) -> bool:
+    """A value of one kind in place of another of that kind ("iPhone 13" / "Pixel 8", "$30" / "$35"), or
+    the statement negated: a new value. A value one side adds where the other names none of its
+    kind ("my car is a Toyota" / "my car is silver", "the class is on Tuesday" / "it costs $18") is
+    another attribute said, not the old value replaced."""
+    left, right = _kinds(a), _kinds(b)
+    return a.negated != b.negated or any(left[k] and right.get(k) and left[k] != right[k] for k in left)
 
 
 def _is_stated_day(old: str, new: str) -> bool:

@@ -414,3 +414,12 @@ def test_a_move_away_from_the_stored_place_is_never_its_repeat() -> None:
     # the model's cosines read the two alike; a text announcing a change the other does not is news
     assert reading("I live in Porto", "I moved back from Porto", None, 0.95, 0.95) != "duplicate"
     assert reading("我住在上海", "我搬离了上海", None, 0.95, 0.95) != "duplicate"
+
+
+def test_ending_a_state_announces_a_change() -> None:
+    from memctl.policy.facts import announces_change
+
+    for text in ("We cancelled the Iceland trip", "Omar retired last spring", "I sold my car",
+                 "They broke up", "旅行取消了", "他退休了"):
+        assert announces_change(text), text
+    assert not announces_change("We booked the Iceland trip")

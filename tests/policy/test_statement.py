@@ -72,3 +72,23 @@ def test_a_time_of_day_is_a_value_not_a_qualifier() -> None:
 def test_a_name_given_to_a_new_thing_replaces_no_value() -> None:
     assert slot_relation("Tariq is allergic to dogs", "Tariq has a dog named Pepper", "tariq") is None
     assert slot_relation("My dog is Pepper", "My dog is called Biscuit") == "change"  # both name it
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("My car is a Toyota Corolla.", "My car is silver."),
+    ("Ruby's cat Luna is 4 years old.", "Ruby's cat Luna is strictly indoors."),
+    ("彭博家的猫咪咪四岁了", "彭博家的猫咪咪已经绝育了"),
+    ("Mei's Spotify plan costs $16.99/month.", "Mei's Spotify plan renews on the 14th of each month."),
+])
+def test_a_value_on_one_side_only_is_another_attribute(old: str, new: str) -> None:
+    assert slot_relation(old, new) is None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("My phone is an iPhone 13", "My phone is a Pixel 8"),
+    ("The gym costs $30 a month", "The gym costs $35 a month"),
+    ("Yoga class is at 7pm", "Yoga class is at 8pm"),
+    ("We're planning a trip to Iceland in August", "We cancelled the Iceland trip"),
+])
+def test_a_value_replaced_by_one_of_its_kind_or_a_change_announced_is_a_change(old: str, new: str) -> None:
+    assert slot_relation(old, new) == "change"
