@@ -34,6 +34,7 @@ GROUPED = 200  # a word list this long is matched by its first characters first 
 RESERVED = ("all", "lexicon")
 _WORD_CHAR = re.compile(r"\w", re.UNICODE)
 _CJK = re.compile(f"[{CJK_RANGES}]")
+_ASCII_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
 Words = list[str]
 
 
@@ -118,6 +119,7 @@ class Lexicon(BaseModel):
     lists: dict[str, list[str]] = Field(default_factory=dict)  # "@name" in a rule
     home: dict[str, str] = Field(default_factory=dict)  # script -> the country a text in it is written from
     _compiled: dict[str, tuple[re.Pattern[str] | None, dict[str, str]]] = PrivateAttr(default_factory=dict)
+    _expanded: dict[tuple[str, ...], list[str]] = PrivateAttr(default_factory=dict)
 
     def names(self, section: str) -> tuple[re.Pattern[str] | None, dict[str, str]]:
         """One pattern over every name of `countries` or `places`, and each (folded) name's code;
@@ -159,6 +161,7 @@ def merge_lexicon(into: Lexicon, raw: Any) -> list[str]:
 
 
 def _merge_section(into: Lexicon, section: str, table: Any) -> None:
+    into._expanded.clear()
     if section == "home":
         if not isinstance(table, dict) or not all(isinstance(v, str) and len(v) == 2 for v in table.values()):
             raise ValueError("home maps a script (han) to a country code")
@@ -182,11 +185,14 @@ def _merge_section(into: Lexicon, section: str, table: Any) -> None:
 
 
 def expand(words: list[str], lexicon: Lexicon) -> list[str]:
-    """A word list with each `@name` replaced by that lexicon list's words."""
-    out: list[str] = []
-    for word in words:
-        out.extend(lexicon.lists.get(word[1:], []) if word.startswith("@") else [word])
-    return out
+    """A word list with each `@name` replaced by that lexicon list's words (kept by the lexicon:
+    rules ask for the same lists on every statement; a merge into it forgets them)."""
+    key = tuple(words)
+    found = lexicon._expanded.get(key)
+    if found is None:
+        found = lexicon._expanded[key] = [w for word in words
+                                          for w in (lexicon.lists.get(word[1:], []) if word.startswith("@") else [word])]
+    return found
 
 
 def word_pattern(words: list[str]) -> re.Pattern[str] | None:
@@ -194,25 +200,73 @@ def word_pattern(words: list[str]) -> re.Pattern[str] | None:
     return _word_pattern(tuple(words))
 
 
+def find_words(words: list[str], text: str) -> list[re.Match[str]]:
+    """Every match of `word_pattern(words)` in `text`, in order; the scan is skipped when the text
+    holds none of the words' letters (`_needles`), which is most lists for most statements."""
+    key = tuple(words)
+    needles = _needles(key)
+    if needles is not None and not any(needle in _folded(text) for needle in needles):
+        return []
+    pattern = _word_pattern(key)
+    return list(pattern.finditer(text)) if pattern is not None else []
+
+
+@lru_cache(maxsize=4096)
+def _needles(words: tuple[str, ...]) -> tuple[str, ...] | None:
+    """What a text must contain, folded, for `_word_pattern(words)` to match in it: each word's
+    letters in lower case, when every letter is ASCII or has no case (Chinese: as written); None
+    (no such test) when a word has other letters, whose matches ignoring case `re` decides."""
+    out = []
+    for word in words:
+        stem = word.strip("*") or word
+        if not all(c.isascii() or c.lower() == c == c.upper() for c in stem):
+            return None
+        out.append(stem.lower())
+    return tuple(sorted(set(out), key=len))
+
+
+@lru_cache(maxsize=256)
+def _folded(text: str) -> str:
+    """`text` in lower case, with the four letters outside ASCII that `re` matches to an ASCII letter
+    ignoring case (dotted and dotless I, the Kelvin sign, the long s) as that letter: each word of
+    `_needles` that `re` could match is then a substring of it (found by trying every code point)."""
+    return text.translate(_ASCII_FOLDS).lower()
+
+
 @lru_cache(maxsize=4096)
 def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
     """One expression matching any of `words`: English as whole words, ignoring case, Chinese as
     written; a `*` at the end matches a word's endings (`expir*`), at the start its beginnings
-    (`*statin`: atorvastatin). Longest first; escaped literals only."""
-    parts = []
-    for word in sorted(set(words), key=len, reverse=True):
-        stem = word.strip("*") or word
-        head = "" if not word.startswith("*") or len(word) < 2 else (
-            r"(?-i:[\u4e00-\u9fff]{1,4})" if _CJK.match(stem[0]) else r"\w{2,}")
-        tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
-        latin_left = _WORD_CHAR.match(stem[0]) and not _CJK.match(stem[0])
-        latin_right = _WORD_CHAR.match(stem[-1]) and not _CJK.match(stem[-1])
-        left = r"(?<!\w)" if latin_left else ""
-        right = r"(?!\w)" if (not tail and latin_right) or (head and not _CJK.match(stem[-1])) else ""
-        piece = left + head + re.escape(stem) + tail + right
-        # an acronym (US, MOT, ANA) is matched as written: "us" and "ana" are other words
-        parts.append((None if head else stem[0], f"(?-i:{piece})" if stem.isupper() and len(stem) <= 5 else piece))
-    return re.compile(_alternation(parts), re.IGNORECASE) if parts else None
+    (`*statin`: atorvastatin). Longest first; escaped literals only. The words that start with a
+    letter or digit share one `(?<!\\w)` before them, so the matcher tries them only where a word
+    starts (twice as fast as each word testing it); the others (Chinese, `+1`) cannot start at the
+    same place as those, so the matches are the same as one alternation's in length order."""
+    parts = [_piece(word) for word in sorted(set(words), key=len, reverse=True)]
+    if not parts:
+        return None
+    if any(first is None for first, _, _ in parts):  # a word that may start inside another: length order
+        return re.compile(_alternation([(first, ("(?<!\\w)" if bounded else "") + piece)
+                                        for first, piece, bounded in parts]), re.IGNORECASE)
+    bounded = [(first, piece) for first, piece, at_start in parts if at_start]
+    free = [(first, piece) for first, piece, at_start in parts if not at_start]
+    pieces = ([f"(?<!\\w)(?:{_alternation(bounded)})"] if bounded else []) + ([_alternation(free)] if free else [])
+    return re.compile("|".join(pieces), re.IGNORECASE)
+
+
+def _piece(word: str) -> tuple[str | None, str, bool]:
+    """A word's expression, the character it must start with (None: `*statin`, which may start
+    anywhere in a word), and whether it starts only where a word does (a letter or digit first)."""
+    stem = word.strip("*") or word
+    head = "" if not word.startswith("*") or len(word) < 2 else (
+        r"(?-i:[\u4e00-\u9fff]{1,4})" if _CJK.match(stem[0]) else r"\w{2,}")
+    tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
+    latin_left = bool(_WORD_CHAR.match(stem[0])) and not _CJK.match(stem[0])
+    latin_right = _WORD_CHAR.match(stem[-1]) and not _CJK.match(stem[-1])
+    right = r"(?!\w)" if (not tail and latin_right) or (head and not _CJK.match(stem[-1])) else ""
+    piece = head + re.escape(stem) + tail + right
+    # an acronym (US, MOT, ANA) is matched as written: "us" and "ana" are other words
+    wrapped = f"(?-i:{piece})" if stem.isupper() and len(stem) <= 5 else piece
+    return (None if head else stem[0]), wrapped, latin_left and not head
 
 
 def _alternation(parts: list[tuple[str | None, str]]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable, Mapping
 
-from memctl.core.recognisers import Common, FieldRule, Lexicon, Recogniser, expand, word_pattern
+from memctl.core.recognisers import Common, FieldRule, Lexicon, Recogniser, expand, find_words, word_pattern
 from memctl.core.schemas import Schema
 from memctl.policy.spots import Spot, spot_names, spot_values
 
@@ -66,8 +66,7 @@ class _Text:
 
 
 def _matches(words: list[str], text: str, lexicon: Lexicon) -> list[re.Match[str]]:
-    pattern = word_pattern(expand(words, lexicon))
-    return list(pattern.finditer(text)) if pattern is not None else []
+    return find_words(expand(words, lexicon), text)
 
 
 def infer_kind(text: str, today: date, recognisers: Iterable[Recogniser], schemas: Mapping[str, Schema],
@@ -123,6 +122,8 @@ def _try(rec: Recogniser, schema: Schema, doc: _Text) -> Inferred | None:
         value = _read(rule, spec.type, doc, cue)
         if value is not None:
             out[name] = value
+        elif spec.required:  # the required come first: the kind is not stated, read no further
+            return None
     missing = [n for n, s in schema.fields.items() if s.required and n not in out]
     if missing or (rec.needs_one_of and not any(n in out for n in rec.needs_one_of)):
         return None

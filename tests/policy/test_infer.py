@@ -3,6 +3,7 @@ this test, not the benchmark's), what is typed, what is not, and hostile or brok
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 
@@ -121,6 +122,45 @@ def test_a_long_list_split_by_first_letters_matches_what_one_alternation_does(sh
     texts += ["".join(rng.choice("ab kst İıſ\u212aUS北京东京上海") for _ in range(60)) for _ in range(500)]
     for text in texts:
         assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
+def _one_alternation(words: list[str]) -> re.Pattern[str]:
+    """The reference: every word its own piece, each with its own word-start test, in length order."""
+    pieces = []
+    for word in sorted(set(words), key=len, reverse=True):
+        stem = word.strip("*") or word
+        head = "" if not word.startswith("*") or len(word) < 2 else (
+            r"(?-i:[\u4e00-\u9fff]{1,4})" if re.match(r"[\u4e00-\u9fff]", stem[0]) else r"\w{2,}")
+        tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
+        cjk = (re.match(r"[\u4e00-\u9fff]", stem[0]), re.match(r"[\u4e00-\u9fff]", stem[-1]))
+        left = r"(?<!\w)" if re.match(r"\w", stem[0]) and not cjk[0] else ""
+        right = r"(?!\w)" if (not tail and re.match(r"\w", stem[-1]) and not cjk[1]) or (head and not cjk[1]) else ""
+        piece = left + head + re.escape(stem) + tail + right
+        pieces.append(f"(?-i:{piece})" if stem.isupper() and len(stem) <= 5 else piece)
+    return re.compile("|".join(pieces), re.IGNORECASE)
+
+
+def test_find_words_matches_what_one_alternation_of_the_words_does(shipped: KindFiles) -> None:
+    """The shared word-start test and the skip when a text holds none of the words change no match
+    (the dotted and dotless I, the Kelvin sign and the long s, which `re` matches to ASCII letters)."""
+    import random
+
+    from memctl.core.recognisers import expand, find_words
+
+    rules = shipped.typing
+    lists = [expand(words, rules.lexicon) for rec in rules.recognisers for words in (rec.cues, rec.unless) if words]
+    lists += [[n for names in rules.lexicon.countries.values() for n in names]]
+    extra = ["expir*", "*statin", "*药", "US", "ana", "+1", "kiss", "İzmir", "sto*", "北京", "Kelvin", "Côte d'Ivoire"]
+    lists += [extra, extra[:4], ["iss", "KISS"]]
+    rng = random.Random(11)
+    pool = [w.strip("*") for words in lists for w in words]
+    texts = [f"{rng.choice(pool)} and {rng.choice(pool).upper()}{rng.choice(pool).lower()} {rng.choice(pool)}s"
+             for _ in range(300)]
+    texts += ["".join(rng.choice("aiks tUSn İıſ\u212a北京药+1é") for _ in range(50)) for _ in range(300)]
+    for words in lists:
+        reference = _one_alternation(words)
+        for text in texts:
+            assert [m.span() for m in find_words(words, text)] == [m.span() for m in reference.finditer(text)], (words[:3], text)
 
 
 def test_a_hostile_folder_is_reported_and_skipped(tmp_path) -> None:
