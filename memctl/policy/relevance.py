@@ -79,6 +79,7 @@ class QueryFacts:
     language: str = "en"
     shape: str = "question"
     absent: bool = False  # it names something (a name-like word) no memory it can see holds
+    absent_acronyms: bool = False  # each such thing is a name written in capitals (IRS, HMRC)
     held: float = 1.0  # the share of its weighted terms some memory holds (search/keyword.py)
     held_all: float = 1.0  # the same with every word weighed by its IDF, common words too
     char_held: float | None = None  # the same for its CJK characters one by one (a CJK query only)
@@ -275,8 +276,12 @@ def someone_else(hit: Hit, sig: HitSignals, facts: QueryFacts) -> Hit:
     """A query naming a person, place or thing the store never mentions ("What TV shows did Kevin
     watch?", "When did I visit Tokyo?") is not answered by a memory that names someone or something
     else and nothing the query names (Kate's shows, the trip to Paris): its relevance is capped at
-    `OTHER_CAP`, under the on-topic line, and nothing lifts it."""
+    `OTHER_CAP`, under the on-topic line, and nothing lifts it. Unless what the store never mentions
+    is only acronyms (an organisation: "How much did I owe HMRC?") and the hit is the best by a clear
+    margin (`margin`): the tax return is what the query is about, whoever it names."""
     if not (facts.absent and sig.names_other and not sig.named) or hit.relevance is None:
+        return hit
+    if facts.absent_acronyms and margin(sig, facts):
         return hit
     return hit.model_copy(update={"relevance": min(hit.relevance, OTHER_CAP), "components": {**hit.components, OTHER: 1.0}})
 

@@ -127,6 +127,16 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     return out
 
 
+_ACRONYM = re.compile(r"\b[A-Z]{2,}s?\b")
+
+
+def acronyms(text: str) -> set[str]:
+    """The stems of the words a text writes in capitals, two letters or more ("IRS", "HMRC", "HR"):
+    an organisation or a thing's short name, which a memory about dealing with it need not say (a
+    tax refund is the IRS's), unlike a person's or a place's name."""
+    return {stem(word.lower()) for word in _ACRONYM.findall(unicodedata.normalize("NFKC", text))}
+
+
 def _calendar(word: str) -> bool:
     """A month, weekday or holiday ("Fridays", "Christmas"): a time, not someone or something."""
     folded = word.casefold()

@@ -24,26 +24,34 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     mention (looked up by keyword among them: a name, or a relative named by the relation in none
     of its words, 我哥 / 哥哥 / brother: search/relations.py), the kinds and everyday topics it names,
     and how many of the recall's candidates say each of those topics."""
-    from memctl.search.relations import relation_terms
-    from memctl.search.specificity import name_terms
-
-    absent, held, held_all, char_held = False, 1.0, 1.0, None
+    absent, acronyms, held, held_all, char_held = False, False, 1.0, 1.0, None
     language = text_language(query)
     if keyword:
-        said = name_terms(query, speakers=False)
-        names: list[tuple[str, ...]] = [(name,) for name in sorted(said)[:MAX_NAMES]]
-        names += sorted(relation_terms(query))[:MAX_NAMES]
-        absent = any(not any(search.keyword_search(w, 1, pool) for w in words) for words in names) or any(
-            not held_with(search, owner, words, pool) for owner, words in owned(query, said))
+        absent, acronyms = absent_names(query, search, pool)
         held = round(search.query_coverage(query), 6)
         held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":
             char_held = round(search.query_coverage(characters(query)), 6)
     topics = topics or {}
     named = kinds_in([query], topics)
-    return QueryFacts(language=language, shape=query_shape(query), absent=absent, held=held, held_all=held_all,
-                      char_held=char_held, kinds=kinds_in([query], words), topics=named,
+    return QueryFacts(language=language, shape=query_shape(query), absent=absent, absent_acronyms=acronyms,
+                      held=held, held_all=held_all, char_held=char_held, kinds=kinds_in([query], words), topics=named,
                       topic_spread=spread(candidates, asked(named, topics)))
+
+
+def absent_names(query: str, search: SearchIndex, pool: Collection[str]) -> tuple[bool, bool]:
+    """(whether the query names something no memory of `pool` mentions: a name, a relative by none
+    of its words, a name's relative no memory says with the name; whether each such thing is a
+    name written in capitals, an acronym: IRS, HMRC, HR, search/specificity.acronyms)."""
+    from memctl.search.relations import relation_terms
+    from memctl.search.specificity import acronyms, name_terms
+
+    said = name_terms(query, speakers=False)
+    missing = {name for name in sorted(said)[:MAX_NAMES] if not search.keyword_search(name, 1, pool)}
+    others = any(not any(search.keyword_search(w, 1, pool) for w in words)
+                 for words in sorted(relation_terms(query))[:MAX_NAMES]) or any(
+        not held_with(search, owner, words, pool) for owner, words in owned(query, said))
+    return bool(missing) or others, bool(missing) and not others and missing <= acronyms(query)
 
 
 def owned(query: str, said: Collection[str]) -> list[tuple[str, tuple[str, ...]]]:

@@ -166,6 +166,18 @@ def test_a_memory_about_someone_else_does_not_answer_a_query_naming_someone_the_
     assert on_topic([hit("kate", 0.9)], [kates], EN)[0].relevance == 0.9  # "What TV shows did Kate watch?"
 
 
+def test_an_organisation_the_store_never_names_does_not_make_the_clear_best_hit_someone_elses() -> None:
+    from memctl.policy.relevance import OTHER_CAP
+
+    # "How much did I owe HMRC in January?": the tax return names no HMRC, and is the best by a clear margin
+    hmrc = QueryFacts(absent=True, absent_acronyms=True)
+    best = HitSignals(names_other=True, gaps={MINILM: 0.5})
+    close = HitSignals(names_other=True, gaps={MINILM: -0.01})
+    out = on_topic([hit("return", 0.4), hit("other", 0.4)], [best, close], hmrc)
+    assert [h.relevance for h in out] == [KIND_FLOOR, OTHER_CAP] and out[0].components["margin"] == 1.0
+    assert on_topic([hit("return", 0.9)], [best], QueryFacts(absent=True))[0].relevance == OTHER_CAP  # Kevin
+
+
 def test_once_the_best_hit_answers_the_query_only_what_is_clearly_unrelated_is_held_back() -> None:
     answered = [hit("a", r) for r in (0.9, 0.4, 0.1)]
     shown, held = hold_back(answered, 0.55, follow=0.3)

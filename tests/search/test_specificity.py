@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from memctl.core.text import search_terms
-from memctl.search.specificity import COMMON_WORDS, SortedWords, common_stems, looks_like_a_name, specific_terms
+from memctl.search.specificity import (
+    COMMON_WORDS,
+    SortedWords,
+    acronyms,
+    common_stems,
+    looks_like_a_name,
+    specific_terms,
+)
 
 
 @pytest.mark.parametrize("query, specific", [
@@ -148,3 +155,9 @@ def test_reading_names_in_a_long_dialogue_costs_the_same_per_word() -> None:
 
     line = "A: we met Kevin near the Forth Bridge. then we left\nB: ok"
     assert name_terms("\n".join([line] * 2000)) == name_terms(line)
+
+
+def test_acronyms_are_the_words_written_in_capitals() -> None:
+    assert acronyms("How much did I owe HMRC in January?") == {"hmrc"}
+    assert acronyms("did we get back from the IRS? Email HR") == {"ir", "hr"}  # stems, as name_terms gives them
+    assert acronyms("What TV shows did Kevin watch?") == {"tv"} and acronyms("I met Kevin") == set()

@@ -197,6 +197,19 @@ def test_a_question_about_someone_the_store_never_mentions_is_not_answered_about
     assert defaults(store, query) == []
 
 
+TAXES = ["Sent in my self-assessment on 20 January: £2,310 to pay, through the Government Gateway",
+         "Got a $1,450 federal tax refund in March, filed with TurboTax"]
+
+
+@pytest.mark.parametrize("query, answer", [("How much did I owe HMRC in January?", TAXES[0]),
+                                           ("How much did the IRS send back this year?", TAXES[1])])
+def test_an_organisation_the_store_never_names_is_still_answered_by_the_clear_best_memory(
+        store: MemoryStore, query: str, answer: str) -> None:
+    # the tax office is not named by the memories about dealing with it; another office is no one else
+    fill(store, EVERYDAY + TAXES)
+    assert defaults(store, query) == [answer]
+
+
 def test_a_question_about_someone_the_store_knows_is_still_answered(store: MemoryStore) -> None:
     fill(store, SHOWS_AND_TRIPS)
     assert "Kate watched Breaking Bad twice last year" in defaults(store, "What TV shows did Kate watch?")
