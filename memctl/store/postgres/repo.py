@@ -14,6 +14,7 @@ folder` writes every memory where a folder store would have it, byte for byte.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import secrets
 import threading
@@ -41,6 +42,7 @@ ARCHIVE_PREFIX = ARCHIVE_DIR + "/"
 ORDER = 'ORDER BY (m.path LIKE \'archive/%%\'), m.path COLLATE "C"'  # as a folder lists them
 LOCK_KEY = "SELECT {fn}(hashtextextended('memctl:' || current_schema() || ':' || %s, 0))"
 EVERYTHING = "*"
+ID_BATCH = 32  # new ids drawn and checked in one query
 _KEY = "hashtextextended('memctl:' || current_schema() || ':' || %s, 0)"
 FIRST_LOCKS = f"SELECT pg_advisory_xact_lock_shared({_KEY}), pg_advisory_xact_lock({_KEY})"  # evaluated left to right
 # The columns `select` orders by (text in code point order, as Python compares strings).
@@ -92,6 +94,8 @@ class PostgresRepository:
         self._warnings: dict[str, None] = {}
         self._broken: dict[str, str] = {}  # path -> why its row does not validate
         self._pool: CandidatePool | None = None
+        self._ids: list[str] = []  # drawn and checked, not handed out yet (new_id)
+        self._ids_pid, self._ids_lock = os.getpid(), threading.Lock()
         # The search's vector for a memory's text when it has one already (its vector table, the text's
         # hash, the vector), set by PostgresSearch: a write stores it at once instead of queueing it.
         self.known_vector: Callable[[Memory], tuple[str, str, Any] | None] | None = None
@@ -303,11 +307,24 @@ class PostgresRepository:
         return sorted(owner for (owner,) in found)
 
     def new_id(self) -> str:
-        """A random 8-hex id no stored memory uses (never all digits: YAML would read a number)."""
-        while True:
-            candidate = secrets.token_hex(4)
-            if not candidate.isdigit() and not self._taken("id", candidate):
-                return candidate
+        """A random 8-hex id no stored memory uses (never all digits: YAML would read a number). Ids
+        are drawn and checked ID_BATCH at a time, one query for that many adds; a forked process
+        draws its own (it must not hand out its parent's). Another writer drawing one of them
+        meanwhile (a chance of about one in 2**32 an add) meets the table's primary key, as it
+        would between a check and the insert."""
+        if self._ids_pid != os.getpid():
+            self._ids, self._ids_pid, self._ids_lock = [], os.getpid(), threading.Lock()
+        with self._ids_lock:  # a server's threads share the repository
+            while not self._ids:
+                self._ids = self._draw_ids()
+            return self._ids.pop()
+
+    def _draw_ids(self) -> list[str]:
+        drawn = {c for c in (secrets.token_hex(4) for _ in range(ID_BATCH)) if not c.isdigit()}
+        with self.connection() as conn:
+            taken = {row[0] for row in conn.execute("SELECT id FROM memctl_memories WHERE id = ANY(%s)",
+                                                    (sorted(drawn),)).fetchall()}
+        return sorted(drawn - taken)
 
     def _taken(self, column: str, value: str) -> str | None:
         """The id of the memory whose `column` is `value`, or None."""

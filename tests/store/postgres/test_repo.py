@@ -182,3 +182,18 @@ def test_a_folder_moves_into_postgresql_and_back_byte_for_byte(tmp_path: Path, p
     assert len(source) == 103 and tree_bytes(tmp_path / "out") == source
     env.pop("MEMCTL_STORE")
     assert memory_texts(samples) == source  # and the folder itself was only read
+
+
+def test_new_ids_are_drawn_in_batches_and_skip_taken_and_all_digit_ids(pgstore, monkeypatch) -> None:
+    from memctl.store.postgres import repo as pgrepo
+
+    taken = pgstore.add_raw("Alice is vegetarian", type="fact", user="alice").id
+    pgstore.repo._ids = []  # what the add left drawn
+    draws = iter([taken, "12345678", "abc12345", "def67890"] + [taken] * (pgrepo.ID_BATCH - 4))
+    monkeypatch.setattr(pgrepo.secrets, "token_hex", lambda n: next(draws))
+    assert sorted(pgstore.repo.new_id() for _ in range(2)) == ["abc12345", "def67890"]  # one query for the batch
+    monkeypatch.undo()
+    fresh = [pgstore.repo.new_id() for _ in range(3 * pgrepo.ID_BATCH)]
+    assert len(set(fresh)) == len(fresh) and taken not in fresh
+    pgstore.repo._ids, pgstore.repo._ids_pid = ["abc12345"], os.getpid() + 1  # as a forked child sees it
+    assert pgstore.repo.new_id() != "abc12345"
