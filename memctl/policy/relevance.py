@@ -228,7 +228,10 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
     phone's insurance makes the card's extended warranty part of "my phone screen broke"). A hit
     on an everyday topic the query names, near its best (`topical`), is raised to `TOPIC_FLOOR`. A
     query naming someone the store never mentions lifts nothing by the kinds or topics it names:
-    "Jon's trip to Rome" is not about the trips of others; and a hit that names someone or
+    "Jon's trip to Rome" is not about the trips of others, nor by a margin unless the hit holds a
+    name the query says or what it never mentions is only acronyms (an organisation: the best of
+    what the store holds is no answer about a dog it never heard of, "我家狗今年几岁了？" of a store
+    keeping a rabbit, but is about "How much did I owe HMRC?"); and a hit that names someone or
     something else and none of what the query names is not about it (`someone_else`)."""
     hits = [someone_else(hit, sig, facts) for hit, sig in zip(hits, signals)]
     named = set() if facts.absent else set(facts.kinds)
@@ -240,7 +243,8 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
     for hit, sig in zip(hits, signals):
         value = hit.relevance
         if value is not None and value < KIND_FLOOR and not hit.components.get(OTHER):
-            why = "margin" if margin(sig, facts) else "kind" if (named | anchored) & sig.kinds else None
+            clear = margin(sig, facts) and (sig.named or not facts.absent or facts.absent_acronyms)
+            why = "margin" if clear else "kind" if (named | anchored) & sig.kinds else None
             topic = topical(sig, facts) if why is None and value < TOPIC_FLOOR else None
             if why is not None:
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})

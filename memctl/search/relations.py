@@ -1,11 +1,13 @@
 """The relatives and partners a query asks about by the relation alone ("我哥在哪里工作？",
-"我老公…", "Remind me to call my brother"): a store that says the relation in none of its words
+"我老公…", "Remind me to call my brother"), and the pets by their kind ("我家的狗", "my cat"): a store that says the relation in none of its words
 or languages (哥, 哥哥, brother) holds nothing about that person, so recall treats such a relation
 like a name the store never mentions (services/signals.query_facts: `absent`), and a memory about
 someone else does not answer it ("我哥在哪里工作？" is not answered by the boyfriend's job).
 
-Read after a possessive only (我, 我的, 他, 她, 你…; my, his, our, Greg's): "兄弟们" and "brothers in
-arms" are left alone, and so is "It's"/"What's" (a verb, not an owner). A relation is read only
+Read after a possessive (我, 我的, 他, 她, 你…; my, his, our, Greg's): "兄弟们" and "brothers in
+arms" are left alone, and so is "It's"/"What's" (a verb, not an owner); and in Chinese, a relation
+of two characters or more that opens the text or one of its lines, where the owner goes unsaid
+("岳父叫什么名字？", "女儿朵朵今年六岁": the speaker's own). A relation is read only
 when its whole family of words is known (RELATIVES: its Chinese forms and its English words, with
 the words that name it among others: "parents", "kids", "partner"), so that "absent" means absent in every
 way the store could say it; any other relation is no sign. An English word is read as every family
@@ -22,7 +24,7 @@ import unicodedata
 
 from memctl.core.text import stem
 
-_OWNERS = ("我的", "我", "他的", "他", "她的", "她", "你的", "你")
+_OWNERS = ("我家的", "我家", "我的", "我", "他的", "他", "她的", "她", "你的", "你")
 # Each family: the words that say one relation, Chinese first (what a query is read for), then English.
 RELATIVES: tuple[tuple[str, ...], ...] = (
     ("哥哥", "哥", "兄", "brother", "brothers"),
@@ -41,6 +43,19 @@ RELATIVES: tuple[tuple[str, ...], ...] = (
     ("奶奶", "祖母", "grandmother", "grandma", "grandparents"),
     ("外公", "外祖父", "grandfather", "grandpa", "grandparents"),
     ("外婆", "外祖母", "grandmother", "grandma", "grandparents"),
+    ("岳父", "老丈人", "公公", "father-in-law", "in-laws"),  # a spouse's father: the wife's, the husband's
+    ("岳母", "丈母娘", "婆婆", "mother-in-law", "in-laws"),
+    ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "cousin", "cousins"),
+    ("孙子", "孙女", "外孙", "外孙女", "grandson", "granddaughter", "grandchildren", "grandkids"),
+    # the animals of the household, by their kind and its common breeds: a store that says none of a
+    # kind's words keeps no such pet ("我家的狗叫什么名字？" of a store that knows two cats)
+    ("狗狗", "小狗", "狗", "犬", "金毛", "拉布拉多", "泰迪", "柯基", "哈士奇", "柴犬", "比熊", "边牧",
+     "dog", "dogs", "puppy", "corgi", "labrador", "poodle", "husky", "beagle", "retriever", "terrier"),
+    ("猫咪", "小猫", "猫", "英短", "布偶", "橘猫", "狸花猫", "cat", "cats", "kitten", "tabby"),
+    ("兔子", "兔", "rabbit", "bunny"),
+    ("鹦鹉", "parrot"),
+    ("仓鼠", "hamster"),
+    ("乌龟", "龟", "turtle", "tortoise"),
 )
 
 
@@ -70,6 +85,7 @@ def relation_terms(text: str) -> set[tuple[str, ...]]:
     out = {_ENGLISH[m.group("kin").casefold()] for m in _OWNED.finditer(text)}
     if text.isascii():
         return out
+    out |= _opening(text)
     for owner in _OWNERS:
         start = text.find(owner)
         while start >= 0:
@@ -78,6 +94,18 @@ def relation_terms(text: str) -> set[tuple[str, ...]]:
             if found is not None:
                 out.add(tuple(_looked_up(w) for w in RELATIVES[found]))
             start = text.find(owner, start + 1)
+    return out
+
+
+def _opening(text: str) -> set[tuple[str, ...]]:
+    """The relations of two characters or more a Chinese text or one of its lines opens with (the
+    owner unsaid: the speaker's), each as the family `relation_terms` gives."""
+    out = set()
+    for line in text.splitlines():
+        line = line.strip()
+        found = next((i for word, i in _SPOKEN if len(word) >= 2 and line.startswith(word)), None)
+        if found is not None:
+            out.add(tuple(_looked_up(w) for w in RELATIVES[found]))
     return out
 
 

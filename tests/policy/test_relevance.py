@@ -178,6 +178,17 @@ def test_an_organisation_the_store_never_names_does_not_make_the_clear_best_hit_
     assert on_topic([hit("return", 0.9)], [best], QueryFacts(absent=True))[0].relevance == OTHER_CAP  # Kevin
 
 
+def test_a_clear_margin_lifts_nothing_for_a_query_naming_what_the_store_never_mentions() -> None:
+    best = HitSignals(gaps={E5: 0.05})  # the best by a clear margin, naming no one
+    named = HitSignals(gaps={E5: 0.05}, named=True)  # ...holding a name the query says
+    dog = QueryFacts(language="zh", absent=True)  # "我家狗今年几岁了？" of a store keeping a rabbit
+    assert [h.relevance for h in on_topic([hit("rabbit", 0.3)], [best], dog)] == [0.3]
+    assert [h.relevance for h in on_topic([hit("rex", 0.3)], [named], dog)] == [KIND_FLOOR]
+    assert on_topic([hit("rabbit", 0.3)], [best], QueryFacts(language="zh"))[0].components["margin"] == 1.0
+    hmrc = QueryFacts(absent=True, absent_acronyms=True)  # an organisation the store never names: still lifted
+    assert on_topic([hit("return", 0.3)], [best], hmrc)[0].relevance == KIND_FLOOR
+
+
 def test_once_the_best_hit_answers_the_query_only_what_is_clearly_unrelated_is_held_back() -> None:
     answered = [hit("a", r) for r in (0.9, 0.4, 0.1)]
     shown, held = hold_back(answered, 0.55, follow=0.3)

@@ -11,6 +11,12 @@ BROTHERS = ("哥哥", "哥 ", "兄 ", "brother", "brothers", "弟弟", "弟 ")  
 MOTHER = ("妈妈", "母亲", "妈 ", "mother", "mom", "mum", "parents")
 SON = ("儿子", "son", "sons", "kids", "kid", "children", "child")
 DAUGHTER = ("女儿", "daughter", "daughters", "kids", "kid", "children", "child")
+FATHER_IN_LAW = ("岳父", "老丈人", "公公", "father-in-law", "in-laws")
+MOTHER_IN_LAW = ("岳母", "丈母娘", "婆婆", "mother-in-law", "in-laws")
+COUSIN = ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "cousin", "cousins")
+DOG = ("狗狗", "小狗", "狗 ", "犬 ", "金毛", "拉布拉多", "泰迪", "柯基", "哈士奇", "柴犬", "比熊", "边牧",
+       "dog", "dogs", "puppy", "corgi", "labrador", "poodle", "husky", "beagle", "retriever", "terrier")
+CAT = ("猫咪", "小猫", "猫 ", "英短", "布偶", "橘猫", "狸花猫", "cat", "cats", "kitten", "tabby")
 GRANDMOTHER = ("奶奶", "祖母", "grandmother", "grandma", "grandparents", "外婆", "外祖母")
 
 
@@ -21,7 +27,17 @@ GRANDMOTHER = ("奶奶", "祖母", "grandmother", "grandma", "grandparents", "�
     ("帮我妈约下周的针灸。", {MOTHER}),
     ("我老公在哪工作？", {("老公", "丈夫", "先生", "husband", "spouse", "partner")}),  # a synonym of 丈夫
     ("我同事在哪工作？", set()),  # a relation whose every word is not known is no sign
-    ("兄弟们周末去爬山。", set()),  # no possessive
+    ("兄弟们周末去爬山。", set()),  # no possessive; one character opening the text is no sign
+    ("岳父叫什么名字？", {FATHER_IN_LAW}),  # a relation opening the text: the owner unsaid, the speaker's
+    ("女儿在哪里上学？", {DAUGHTER}),
+    ("周末做什么？\n妈妈在哪？", {MOTHER}),  # or opening one of its lines
+    ("我婆婆血压高，做饭要少放盐。", {MOTHER_IN_LAW}),  # 婆婆 is no 老婆
+    ("我表哥在哪上班？", {COUSIN}),  # 表哥 is a cousin, not a brother
+    ("When does my father-in-law arrive?", {FATHER_IN_LAW}),
+    ("我家的狗叫什么名字？", {DOG}),  # a pet, by its kind
+    ("猫咪什么时候打疫苗？", {CAT}),
+    ("Where is my dog's leash?", {DOG}),
+    ("我家住在杭州", set()),
     ("What's my brother's phone number?", {BROTHERS}),
     ("Remind me to call my brother on Sunday.", {BROTHERS}),
     ("Where is my grandmother's walking stick?", {GRANDMOTHER}),

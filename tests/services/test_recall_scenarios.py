@@ -287,6 +287,17 @@ def test_a_chinese_relative_is_not_answered_by_another_relative_s_memory(store: 
     assert "我男朋友在谷歌工作" in defaults(store, "我男朋友在哪里工作？", user="lin")
 
 
+def test_a_chinese_relative_the_store_never_mentions_is_not_answered_without_a_possessive(memdir: Path) -> None:
+    store = zh_store(memdir)  # the wife and the child are known; a father-in-law is not
+    assert not defaults(store, "岳父叫什么名字？", user="wang")
+
+
+def test_a_pet_of_a_kind_the_store_never_mentions_is_not_answered_by_another_pet(store: MemoryStore) -> None:
+    fill(store, ["我养了两只猫，一只叫年糕，一只叫汤圆。", "我住在成都高新区", "我每天早上喝绿茶"], user="lin")
+    assert not defaults(store, "我家的狗叫什么名字？", user="lin")
+    assert "我养了两只猫，一只叫年糕，一只叫汤圆。" in defaults(store, "我家的猫叫什么名字？", user="lin")
+
+
 PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
 
 
