@@ -41,8 +41,9 @@ CHANGE_PHRASES = re.compile(
     r"(?i)\b(?:moved to|moved back to|moved (?:back |away )?from|moved out of|relocated to|switched to|switched from|"
     r"changed to|now works|now lives|now uses|no longer|not anymore|any ?more|quit|left (?:his|her|their|my) job|started (?:working|using|at)|"
     r"has started|stopped|became|is now|are now|was promoted|joined|"
-    r"cancell?ed|called off|gave up|sold (?:my|our|his|her|their)|retired|broke up)\b"
-    r"|搬到|搬去|搬离|搬回|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任|取消了|退了|卖了|转让|分手了|退休了")
+    r"cancell?ed|called off|gave up|sold (?:my|our|his|her|their|the)|retired|broke up|"
+    r"migrated (?:to|from)|upgraded to|downgraded to|handed in (?:my|his|her|their) notice|transferred to|went (?:up|down) to)\b"
+    r"|搬到|搬去|搬离|搬回|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任|取消了|退了|卖了|转让|分手了|退休了|跳槽|改喝|改吃|改到|改成")
 
 # Identifiers: a different one means a different thing (a second flight, order, ticket, room).
 # Things told apart by a number they carry: "locker 12" and "locker 14" are two lockers, not two values.

@@ -420,6 +420,8 @@ def test_ending_a_state_announces_a_change() -> None:
     from memctl.policy.facts import announces_change
 
     for text in ("We cancelled the Iceland trip", "Omar retired last spring", "I sold my car",
-                 "They broke up", "旅行取消了", "他退休了"):
+                 "They broke up", "旅行取消了", "他退休了", "We migrated from Jira to Linear",
+                 "I upgraded to the family plan", "Omar handed in his notice", "Just sold the Civic",
+                 "Rent went up to $1,975", "都改喝燕麦拿铁了", "何佳跳槽去美团了"):
         assert announces_change(text), text
     assert not announces_change("We booked the Iceland trip")
