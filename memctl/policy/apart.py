@@ -15,7 +15,10 @@ the sentences' structure vetoes those weak links when it says the two are apart:
 - another object of an activity ("Brian reads The Economist" / "Brian reads The Atlantic"): two
   English statements of a verb and its object, neither stating a value with a copula ("my phone
   is ...") nor an attribute that holds one value at a time (where someone lives or works, what
-  they use or prefer: policy/facts.py), with the same numbers and dates and no opposite words.
+  they use or prefer: policy/facts.py), with the same numbers and dates and no opposite words;
+- another purpose or setting: two English statements each saying what they are for or where they
+  hold, sharing no word of it ("uses Postgres for storage" / "uses Redis for caching", "window seats
+  on flights" / "aisle seats on trains").
 
 The word lists are English and Chinese grammar (determiners, copulas, additive particles), not words
 of any data set.
@@ -27,7 +30,7 @@ import re
 
 from memctl.policy.distinct import flips_polarity, values_of
 from memctl.policy.facts import announces_change, attribute_of, is_occurrence, relations
-from memctl.policy.statement import owner_free
+from memctl.policy.statement import content_words, owner_free
 
 _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b")
 # Chinese: 也 / 另外 / 又 add a value; 还 does when it comes before a verb of having or doing ("还会说",
@@ -103,7 +106,31 @@ def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = 
         return "two occurrences"
     if _another_object(a, b):
         return "another object of an activity"
+    if _another_scope(a, b):
+        return "another purpose or setting"
     return None
+
+
+# What a statement is for, or where it applies ("uses Postgres for storage", "prefers window seats on
+# flights"): the one or two words after "for" / "on" (and a determiner), a day or an ordinal not included.
+_SCOPE = re.compile(r"(?i)\b(?:for|on)\s+((?:(?:the|a|an|my|our|his|her|their|its)\s+)?[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)")
+_ORDINAL = re.compile(r"(?i)^(?:first|second|third|fourth|fifth|last|final|next|\d+(?:st|nd|rd|th))$")
+
+
+def _scopes(text: str) -> set[str]:
+    """The content words of what a statement is for or where it holds (no day, date or ordinal)."""
+    words = {w for phrase in _SCOPE.findall(text) for w in content_words(phrase) if not _ORDINAL.match(w)}
+    return {w for w in words if not values_of(w).dates}
+
+
+def _another_scope(a: str, b: str) -> bool:
+    """Both English statements say what they are for or where they hold, and the two share no word of
+    it ("Theo's repo uses Postgres for storage" / "... Redis for caching", "window seats on flights" /
+    "aisle seats on trains"): two facts that both hold, each in its own setting."""
+    if _CJK.search(a + b):
+        return False
+    first, second = _scopes(a), _scopes(b)
+    return bool(first and second) and not first & second
 
 
 def _another_object(a: str, b: str) -> bool:

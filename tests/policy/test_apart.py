@@ -101,3 +101,22 @@ def test_numerals_still_read_beside_those_words() -> None:
     assert values_of("两点十分出发").numbers == values_of("2:10出发").numbers
     assert values_of("等十分钟").numbers == values_of("等10分钟").numbers
     assert values_of("打百分之五十的折").numbers == values_of("打50%的折").numbers
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Theo's repo uses Postgres for storage.", "Theo's repo uses Redis for caching."),
+    ("Ella prefers window seats on flights.", "Ella prefers aisle seats on trains."),
+    ("I prefer aisle seats on flights.", "On trains I prefer a window seat."),
+])
+def test_another_purpose_or_setting_is_another_fact(old: str, new: str) -> None:
+    assert apart_reason(old, new) == "another purpose or setting"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Theo's repo uses Postgres for storage.", "Theo's repo uses MySQL for storage."),  # the same purpose
+    ("The book club meets on the first Tuesday of the month", "The book club meets on the last Thursday"),
+    ("Mia has piano on Thursdays at 6", "Mia has piano on Saturdays at 10"),  # a day is a value
+    ("I use Figma for design", "I switched to Sketch for prototyping"),  # a change announced
+])
+def test_the_same_setting_a_day_or_a_change_announced_is_not_another_setting(old: str, new: str) -> None:
+    assert apart_reason(old, new) != "another purpose or setting"
