@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from memctl.core.text import CJK_RANGES
+from memctl.policy.apart import subject_relations
 from memctl.policy.decision_fit import FIT, FIT_ML, ML_MODEL, MODEL
 from memctl.policy.distinct import Values, canonical_values, distinct_reason, flips_polarity, values_of
 from memctl.policy.facts import IDENTIFIER, announces_change, attribute_of, relations
@@ -241,9 +242,15 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     if (prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None
             and shares_anything(old, new, owner) and not _announces_alone(old, new)):
         return "duplicate"
-    if prob["change"] >= CHANGE_FLOOR and relations(old) == relations(new) and not _other_ids(old, new):
-        return "change"
-    return None
+    return "change" if prob["change"] >= CHANGE_FLOOR and same_people_and_things(old, new, owner) else None
+
+
+def same_people_and_things(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether a change may be read: the statements are about the same person (the relation each is
+    about as its subject, policy/apart.py: "my sister" / "my brother" are two people, while a relative
+    named elsewhere in the sentence, "换了个iPhone 15，华为给我妈用了", is not whom it is about) and name
+    no other identifier."""
+    return subject_relations(old, owner) == subject_relations(new, owner) and not _other_ids(old, new)
 
 
 def _announces_alone(old: str, new: str) -> bool:

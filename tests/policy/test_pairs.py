@@ -133,3 +133,16 @@ def test_a_word_the_other_side_says_anywhere_is_no_novelty() -> None:
 ])
 def test_a_new_situation_stated_by_grammar_is_read(old: str, new: str, expected: float) -> None:
     assert pair_features(old, new, None, {}).values["new_state"] == expected
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("我用的是华为Mate 40", "换了个iPhone 15，华为给我妈用了", True),  # the mother is not whom it is about
+    ("Grace's manager is Tom Becker.", "Tom left in June, so I report to Hana Sato now.", True),
+    ("My sister lives in Lyon", "My brother moved to Lyon", False),  # two people
+    ("Alice is a teacher", "Alice's mother is a retired teacher", False),
+    ("Invoice INV-2024-001 is due", "Invoice INV-2024-002 is due", False),  # another identifier
+])
+def test_a_change_is_read_only_of_the_same_person_and_thing(old: str, new: str, expected: bool) -> None:
+    from memctl.policy.pairs import same_people_and_things
+
+    assert same_people_and_things(old, new) is expected
