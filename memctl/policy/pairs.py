@@ -239,7 +239,7 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     prob = probabilities(pair_features(old, new, owner, {"cos": cosine, "frame": frame_cosine, **(more or {})}))
     if prob is None:
         return None
-    if (prob["duplicate"] >= DUPLICATE_FLOOR and distinct_reason(owner_free(old, owner), owner_free(new, owner)) is None
+    if (prob["duplicate"] >= DUPLICATE_FLOOR and _no_distinct(old, new, owner)
             and shares_anything(old, new, owner) and not _announces_alone(old, new)):
         return "duplicate"
     return "change" if prob["change"] >= CHANGE_FLOOR and same_people_and_things(old, new, owner) else None
@@ -251,6 +251,18 @@ def same_people_and_things(old: str, new: str, owner: str | None = None) -> bool
     named elsewhere in the sentence, "换了个iPhone 15，华为给我妈用了", is not whom it is about) and name
     no other identifier."""
     return subject_relations(old, owner) == subject_relations(new, owner) and not _other_ids(old, new)
+
+
+def _no_distinct(old: str, new: str, owner: str | None) -> bool:
+    """No value of one side contradicts the other (policy/distinct.py), a relation that only one side
+    names and neither is about aside ("My manager is Bob Chen" / "I report to Bob Chen", "周婷的男朋友叫
+    李伟" / "我对象是李伟": the relation is the attribute, said in other words); two relations named
+    ("my manager" / "my mentor") stay two facts."""
+    why = distinct_reason(owner_free(old, owner), owner_free(new, owner))
+    if why is None:
+        return True
+    one_sided = not (relations(old) and relations(new))
+    return why.startswith("different people") and one_sided and subject_relations(old, owner) == subject_relations(new, owner)
 
 
 def _announces_alone(old: str, new: str) -> bool:

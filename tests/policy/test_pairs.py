@@ -146,3 +146,16 @@ def test_a_change_is_read_only_of_the_same_person_and_thing(old: str, new: str, 
     from memctl.policy.pairs import same_people_and_things
 
     assert same_people_and_things(old, new) is expected
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("My manager is Bob Chen.", "I report to Bob Chen.", True),  # the relation is the attribute, said in other words
+    ("周婷的男朋友叫李伟。", "我对象是李伟。", True),
+    ("My sister's phone is a Pixel 8", "My phone is a Pixel 8", False),  # whom it is about differs
+    ("My sister lives in Lyon", "My brother lives in Lyon", False),  # two relations named
+    ("My manager is Bob Chen.", "My manager is Bob Stone.", False),  # another name
+])
+def test_a_relation_only_one_side_names_as_the_attribute_is_no_other_person(old: str, new: str, expected: bool) -> None:
+    from memctl.policy.pairs import _no_distinct
+
+    assert _no_distinct(old, new, None) is expected
