@@ -66,6 +66,7 @@ TOPIC_REACH = 0.0  # how near: within this many clear margins (MARGINS) of the q
 TOPIC_MOST = 1  # the most candidates that may say a topic for it to lift one of them
 TOPIC_SHAPES = frozenset({"question", "task"})  # the shapes of query a topic lifts hits of
 TOPIC = "topic"  # the component that says so: "topic:NAME"
+UNHELD_SHAPES = frozenset({"question", "task"})  # the shapes of query whose kind words no memory says lift only typed hits
 ON_TOPIC = 0.5  # as likely about the query as not (the calibration's balance point)
 OTHER_CAP = 0.4  # the most a hit about someone else gets when the query names someone the store never mentions
 OTHER = "someone_else"  # the component that says so
@@ -84,6 +85,7 @@ class QueryFacts:
     held_all: float = 1.0  # the same with every word weighed by its IDF, common words too
     char_held: float | None = None  # the same for its CJK characters one by one (a CJK query only)
     kinds: frozenset[str] = frozenset()  # the kinds it names (policy/topic.kinds_in)
+    unheld_kinds: frozenset[str] = frozenset()  # those it names by words no memory says ("my motorcycle")
     topics: frozenset[str] = frozenset()  # the everyday topics it names (store/topicwords.py)
     topic_spread: Mapping[str, int] = field(default_factory=dict)  # topic -> how many candidates say it
 
@@ -224,7 +226,7 @@ def annotate(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
 def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFacts) -> list[Hit]:
     """Hits the store says are about the query are raised to `KIND_FLOOR`: the best hit by a clear
     margin (`margin`), a hit of a kind the query names (typed, or saying one of its words: "my car"
-    brings the vehicles), and a hit about a kind of a hit at least `ANCHOR` relevant (the
+    brings the vehicles; only typed when no memory says the query's words of it: `of_kind`), and a hit about a kind of a hit at least `ANCHOR` relevant (the
     phone's insurance makes the card's extended warranty part of "my phone screen broke"). A hit
     on an everyday topic the query names, near its best (`topical`), is raised to `TOPIC_FLOOR`. A
     query naming someone the store never mentions lifts nothing by the kinds or topics it names:
@@ -244,7 +246,7 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
         value = hit.relevance
         if value is not None and value < KIND_FLOOR and not hit.components.get(OTHER):
             clear = margin(sig, facts) and (sig.named or not facts.absent or facts.absent_acronyms)
-            why = "margin" if clear else "kind" if (named | anchored) & sig.kinds else None
+            why = "margin" if clear else "kind" if of_kind(named, anchored, sig, facts) else None
             topic = topical(sig, facts) if why is None and value < TOPIC_FLOOR else None
             if why is not None:
                 hit = hit.model_copy(update={"relevance": KIND_FLOOR, "components": {**hit.components, why: 1.0}})
@@ -253,6 +255,16 @@ def on_topic(hits: Sequence[Hit], signals: Sequence[HitSignals], facts: QueryFac
                                              "components": {**hit.components, f"{TOPIC}:{topic}": 1.0}})
         out.append(hit)
     return out
+
+
+def of_kind(named: set[str], anchored: set[str], sig: HitSignals, facts: QueryFacts) -> bool:
+    """Whether the hit is of a kind the query names, or of an anchored hit's kind (`on_topic`). A
+    kind the query names by words no memory says ("my motorcycle", of a store that knows only a
+    car) holds only the hits that declare it (a typed vehicle): saying another of its words ("a
+    one-car household") is about another thing of that kind. Read for a question or a task only: a
+    dialogue says kinds in passing, in any of its lines ("证件带齐了吗？" asked by the assistant)."""
+    unheld = facts.unheld_kinds if facts.shape in UNHELD_SHAPES else frozenset()
+    return bool(((named - unheld) | anchored) & sig.kinds or named & unheld & sig.declared)
 
 
 def topical(signals: HitSignals, facts: QueryFacts, margins: Mapping[str, float] = MARGINS) -> str | None:

@@ -113,17 +113,24 @@ def _short(text: Any) -> str:
 
 def kinds_in(texts: Iterable[str], words: Lexicon) -> frozenset[str]:
     """The kinds whose words any of `texts` says ("my car" -> vehicle; "房贷" -> contract)."""
+    return frozenset(kind_words_in(texts, words))
+
+
+def kind_words_in(texts: Iterable[str], words: Lexicon) -> dict[str, list[str]]:
+    """Each kind whose words any of `texts` says, with the words it says: a phrase as its stems
+    joined by spaces, a CJK word as written ("my motorcycle" -> vehicle: ["motorcycl"])."""
     joined = unicodedata.normalize("NFKC", "\n".join(t for t in texts if t)).casefold()
     if not joined.strip():
-        return frozenset()
+        return {}
     terms = search_terms(joined, "query")
     present = set(terms)
-    found = set()
+    found = {}
     for kind, (stems, cjk) in words.items():
-        if any(all(s in present for s in phrase) and in_order(phrase, terms) for phrase in stems) \
-                or any(w in joined for w in cjk):
-            found.add(kind)
-    return frozenset(found)
+        said = [" ".join(phrase) for phrase in stems if all(s in present for s in phrase) and in_order(phrase, terms)]
+        said += [w for w in cjk if w in joined]
+        if said:
+            found[kind] = said
+    return found
 
 
 def in_order(phrase: tuple[str, ...], terms: Sequence[str]) -> bool:

@@ -11,7 +11,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 from memctl.core.models import Hit, Memory
 from memctl.core.text import is_cjk, text_language
 from memctl.policy.relevance import HitSignals, QueryFacts
-from memctl.policy.topic import Lexicon, checked_lexicon, kinds_in, lexicon, query_shape
+from memctl.policy.topic import Lexicon, checked_lexicon, kind_words_in, kinds_in, lexicon, query_shape
 from memctl.store.repository import SearchIndex
 
 Run = Sequence[tuple[str, float]]
@@ -26,8 +26,10 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     and how many of the recall's candidates say each of those topics."""
     absent, acronyms, held, held_all, char_held = False, False, 1.0, 1.0, None
     language = text_language(query)
+    kinds, unheld = kind_words_in([query], words), frozenset[str]()
     if keyword:
         absent, acronyms = absent_names(query, search, pool)
+        unheld = unheld_kinds(kinds, search, pool)
         held = round(search.query_coverage(query), 6)
         held_all = round(search.query_coverage(query, plain=True), 6)
         if language == "zh":
@@ -35,8 +37,15 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     topics = topics or {}
     named = kinds_in([query], topics)
     return QueryFacts(language=language, shape=query_shape(query), absent=absent, absent_acronyms=acronyms,
-                      held=held, held_all=held_all, char_held=char_held, kinds=kinds_in([query], words), topics=named,
+                      held=held, held_all=held_all, char_held=char_held, kinds=frozenset(kinds),
+                      unheld_kinds=unheld, topics=named,
                       topic_spread=spread(candidates, asked(named, topics)))
+
+
+def unheld_kinds(kinds: Mapping[str, Sequence[str]], search: SearchIndex, pool: Collection[str]) -> frozenset[str]:
+    """The kinds of `kinds` (kind -> the query's words naming it) whose words no memory of `pool`
+    says: the store may hold that kind of thing (a car), not the one the query names (a motorcycle)."""
+    return frozenset(kind for kind, said in kinds.items() if not any(search.keyword_search(w, 1, pool) for w in said))
 
 
 def absent_names(query: str, search: SearchIndex, pool: Collection[str]) -> tuple[bool, bool]:

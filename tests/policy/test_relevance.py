@@ -153,6 +153,16 @@ def test_hold_back_keeps_order_and_never_hides_unscored_hits() -> None:
     assert hold_back(hits, 0.0) == (hits, [])
 
 
+def test_a_kind_named_by_words_no_memory_says_lifts_only_the_memories_that_declare_it() -> None:
+    car = HitSignals(kinds=frozenset({"vehicle"}), declared=frozenset({"vehicle"}))  # a typed vehicle
+    said_car = HitSignals(kinds=frozenset({"vehicle"}))  # "we're down to one car"
+    motorcycle = QueryFacts(kinds=frozenset({"vehicle"}), unheld_kinds=frozenset({"vehicle"}))  # no memory says it
+    out = on_topic([hit("camry", 0.1), hit("said", 0.1)], [car, said_car], motorcycle)
+    assert [h.relevance for h in out] == [KIND_FLOOR, 0.1]
+    in_passing = QueryFacts(shape="dialogue", kinds=frozenset({"vehicle"}), unheld_kinds=frozenset({"vehicle"}))
+    assert on_topic([hit("said", 0.1)], [said_car], in_passing)[0].relevance == KIND_FLOOR  # a dialogue: as before
+
+
 def test_a_memory_about_someone_else_does_not_answer_a_query_naming_someone_the_store_never_heard_of() -> None:
     from memctl.policy.relevance import OTHER_CAP
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memctl.core.text import text_language
-from memctl.policy.topic import dialogue_lines, kinds_in, lexicon, query_shape
+from memctl.policy.topic import dialogue_lines, kind_words_in, kinds_in, lexicon, query_shape
 
 WORDS = lexicon({"vehicle": {"en": ["car", "vehicle"], "zh": ["汽车", "车辆"]},
                  "passport": {"en": ["passport", "id card"], "zh": ["护照"]}})
@@ -42,6 +42,12 @@ def test_query_shape(query: str, shape: str) -> None:
 ])
 def test_kinds_in(texts: list[str], kinds: set[str]) -> None:
     assert kinds_in(texts, WORDS) == kinds
+
+
+def test_kind_words_in_says_which_words_named_each_kind() -> None:
+    # as keyword search looks them up: a phrase's stems, a CJK word as written
+    assert kind_words_in(["I lost my ID card", "我的汽车"], WORDS) == {"passport": ["id card"], "vehicle": ["汽车"]}
+    assert kind_words_in(["Both cars need new tyres"], WORDS) == {"vehicle": ["car"]}
 
 
 @pytest.mark.parametrize("text, language", [

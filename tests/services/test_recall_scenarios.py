@@ -41,6 +41,13 @@ def test_schedule_maintenance_for_my_car_brings_both_cars(store: MemoryStore) ->
     assert "2019 Toyota Camry, bought 2019" in got and "Tesla Model 3, leased" in got
 
 
+def test_a_motorcycle_the_store_never_mentions_does_not_bring_the_family_car(store: MemoryStore) -> None:
+    # a vehicle by its words, but another one: the store says nothing of a motorcycle
+    fill(store, [*EVERYDAY, "We're down to one car since Sam started cycling to work"])
+    assert defaults(store, "Book an oil change for my motorcycle.") == []
+    assert "We're down to one car since Sam started cycling to work" in defaults(store, "Schedule maintenance for my car")
+
+
 def test_the_status_of_my_loan_brings_the_contract_in_force_not_only_the_old_quote(store: MemoryStore) -> None:
     fill(store, EVERYDAY)
     store.add_raw("Loan quote from Acme Bank: 6.1% over 15 years", type="fact", user="dana", state="inactive")
