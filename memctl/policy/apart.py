@@ -36,6 +36,10 @@ _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additiona
 # Chinese: 也 / 另外 / 又 add a value; 还 does when it comes before a verb of having or doing ("还会说",
 # "还养了"), not in "还剩" (still left) or "还是" (still is / or).
 _ADDITIVE_ZH = re.compile(r"也|另外|又|还(?=[会有养买学要在做喜爱能])")
+_ZH_CLAUSE = re.compile(r"[，,；;。！!？?]")
+# A relative who does something for someone else ("医生给梁爽加量了", "女儿给我买了个智能手机"): the
+# statement is about the one it is done for, not about the relative.
+_FOR_SOMEONE = re.compile(r"^(?:给|帮|替)")
 _LEAD_WORDS = frozenset("my our his her their the a an and older younger elder eldest little big new".split())
 _NAME_VALUE = re.compile(r"^\s*(?:is|was|'s|’s|=|:)\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z]")
 # A copula stating a value ("my phone is ...", "Offsite location: ..."); "I'm learning Rust" is an
@@ -68,8 +72,9 @@ def _chinese_subject(text: str) -> tuple[set[str], str]:
     for rel in sorted(relations(text), key=len, reverse=True):
         for part in (text, rest):
             at = part.find(rel)
-            if 0 <= at <= 3 and not re.search(r"[是叫在和跟给让把对向]", part[:at]):
-                return {rel}, part[at + len(rel):]
+            after = part[at + len(rel):]
+            if 0 <= at <= 3 and not re.search(r"[是叫在和跟给让把对向]", part[:at]) and not _FOR_SOMEONE.match(after):
+                return {rel}, after
     return set(), rest
 
 
@@ -86,8 +91,10 @@ def subject_relations(text: str, owner: str | None = None) -> set[str]:
 
 
 def additive(text: str) -> bool:
-    """Whether a statement adds a value beside another ("too", "also", "还会", "也")."""
-    return bool(_ADDITIVE_EN.search(text) or _ADDITIVE_ZH.search(text))
+    """Whether a statement adds a value beside another ("too", "also", "还会", "也"); in Chinese, in its
+    first clause ("我还养了一只仓鼠"), not in a later one that tells what else followed a change
+    ("金鑫把笔记全导到 Obsidian 了，账号也注销了")."""
+    return bool(_ADDITIVE_EN.search(text) or _ADDITIVE_ZH.search(_ZH_CLAUSE.split(text, maxsplit=1)[0]))
 
 
 def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = False) -> str | None:

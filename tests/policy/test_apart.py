@@ -120,3 +120,18 @@ def test_another_purpose_or_setting_is_another_fact(old: str, new: str) -> None:
 ])
 def test_the_same_setting_a_day_or_a_change_announced_is_not_another_setting(old: str, new: str) -> None:
     assert apart_reason(old, new) != "another purpose or setting"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("梁爽每天吃一片二甲双胍", "医生给梁爽加量了，一天两片"),  # the doctor acts for 梁爽: still about her
+    ("秀英用的是老年机", "女儿给我买了个智能手机，老年机不用了"),
+    ("金鑫在用 Notion 做笔记。", "金鑫把 Notion 里的东西全导到 Obsidian 了，账号也注销了。"),  # 也 in a later clause
+])
+def test_a_relative_acting_for_someone_or_a_later_also_is_not_apart(old: str, new: str) -> None:
+    assert apart_reason(old, new) is None
+
+
+def test_a_chinese_value_added_in_the_first_clause_is_still_added_beside() -> None:
+    assert apart_reason("我养了一只猫", "我还养了一只仓鼠，叫团团") == "a value added beside the stored one"
+    assert subject_relations("我姐姐给我买了一台电脑") == set()
+    assert subject_relations("我姐姐在上海工作") == {"姐姐"}
