@@ -69,13 +69,21 @@ def _english_subject(text: str) -> tuple[set[str], str]:
 def _chinese_subject(text: str) -> tuple[set[str], str]:
     """The relation a Chinese statement opens with (after the owner, a name or "X的"), and the rest."""
     rest = text[_ZH_LEAD.match(text).end():]  # type: ignore[union-attr]
-    for rel in sorted(relations(text), key=len, reverse=True):
+    for rel in _in_order(relations(text), text):
         for part in (text, rest):
             at = part.find(rel)
             after = part[at + len(rel):]
             if 0 <= at <= 3 and not re.search(r"[是叫在和跟给让把对向]", part[:at]) and not _FOR_SOMEONE.match(after):
                 return {rel}, after
     return set(), rest
+
+
+def _in_order(found: set[str], text: str) -> list[str]:
+    """The relations a Chinese text says, first said first (never in set order), leaving out one whose
+    last characters begin another said further ("我姐" in "我姐姐" / "我姐夫": the relative is 姐姐 / 姐夫)."""
+    span = {r: (text.find(r), text.find(r) + len(r)) for r in found}
+    kept = [r for r in found if not any(span[r][0] < span[o][0] < span[r][1] < span[o][1] for o in found)]
+    return sorted(kept, key=lambda r: (span[r][0], -len(r), r))
 
 
 def subject_relations(text: str, owner: str | None = None) -> set[str]:

@@ -92,3 +92,10 @@ def test_a_value_on_one_side_only_is_another_attribute(old: str, new: str) -> No
 ])
 def test_a_value_replaced_by_one_of_its_kind_or_a_change_announced_is_a_change(old: str, new: str) -> None:
     assert slot_relation(old, new) == "change"
+
+
+def test_a_sister_and_her_husband_are_two_people() -> None:
+    from memctl.policy.facts import relations
+
+    assert relations("我姐的手机号是138 0000 1111") != relations("我姐夫的手机号是138 0000 2222")
+    assert slot_relation("我姐的手机号是138 0000 1111", "我姐夫的手机号是138 0000 2222") is None
