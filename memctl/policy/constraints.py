@@ -94,6 +94,11 @@ def request_domains(query: str, domains: Domains) -> frozenset[str]:
     return said([query], domains.requests)
 
 
+def asked_about(query: str, domains: Domains) -> frozenset[str]:
+    """The domains whose constraint words a query says ("what am I allergic to?": food, medical)."""
+    return said([query], domains.constraints)
+
+
 def constraint_domains(memory: Memory, domains: Domains) -> frozenset[str]:
     """The domains a memory is a constraint of: its kind is one of a domain's, it says one of the
     domain's constraint words, or it is of type `constraint` and says a request word of it: where

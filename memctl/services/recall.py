@@ -176,12 +176,16 @@ class RecallService:
     def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
                           in_force_states: frozenset[str]) -> list[Hit]:
         """The hits followed by the constraints of the request's domains they lack (a restaurant
-        brings the peanut allergy, a trip the wheelchair), whatever their words; each says why.
+        brings the peanut allergy, a trip the wheelchair), whatever their words; each says why. A
+        lookup ("who is my eye doctor?") brings only the constraints it asks about (policy/lookup.py).
         Candidates: the memories of type constraint and those the domains' constraint words find."""
-        from memctl.policy.constraints import request_domains, riding_along
+        from memctl.policy.constraints import asked_about, request_domains, riding_along
+        from memctl.policy.lookup import is_lookup
 
         domains = _domains()
         wanted = request_domains(q.query, domains)
+        if wanted and is_lookup(q.query):
+            wanted &= asked_about(q.query, domains)
         if not wanted or not pool:
             return hits
         words = " ".join(dict.fromkeys(w for d in sorted(wanted) for w in domains.words[d]))

@@ -86,3 +86,26 @@ def test_a_request_about_food_brings_the_allergy(store: MemoryStore, request_tex
     allergy = store.add_raw("severe peanut allergy", type="fact", user="dana")
     store.add_raw("I prefer window seats on long flights", type="preference", user="dana")
     assert [c["id"] for c in store.context(request_text, user="dana")["constraints"]] == [allergy.id]
+
+
+@pytest.mark.parametrize("query", ["When is my next appointment with the dentist?", "Which hotel did we reserve for the trip?",
+                                   "我的眼科医生是哪位？", "我订的酒店在哪？"])
+def test_a_lookup_nothing_answers_brings_no_constraint(store: MemoryStore, query: str) -> None:
+    for text in ("severe peanut allergy", "I have asthma", "I use a wheelchair"):
+        store.add_raw(text, type="fact", user="dana")
+    assert store.context(query, user="dana")["constraints"] == [], query
+
+
+@pytest.mark.parametrize("query", ["Book us a hotel for the trip", "Which hotel in Porto has a pool?", "帮我订一家酒店",
+                                   "下个月去日本旅游，哪家酒店适合？"])
+def test_a_plan_in_a_constraint_s_domain_still_brings_it(store: MemoryStore, query: str) -> None:
+    chair = store.add_raw("I use a wheelchair", type="fact", user="dana")
+    store.add_raw("severe peanut allergy", type="fact", user="dana")
+    assert [c["id"] for c in store.context(query, user="dana")["constraints"]] == [chair.id], query
+
+
+def test_a_lookup_about_the_constraint_itself_brings_it(store: MemoryStore) -> None:
+    store.add_raw("I have asthma", type="fact", user="dana")
+    store.add_raw("I use a wheelchair", type="fact", user="dana")
+    assert "I have asthma" in store.context("Which doctor did I see about my asthma?", user="dana")["text"]
+    assert "I have asthma" in store.context("我的哮喘医生叫什么？", user="dana")["text"]
