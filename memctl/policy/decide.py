@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.core.textcache import text_cache
-from memctl.policy.apart import apart_reason
+from memctl.policy.apart import additive, apart_reason
 from memctl.policy.facts import (
     NAMED_VALUES,
     announces_change,
@@ -453,6 +453,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return None, ""  # an event is its own occurrence unless it says it moved
     if relation == "less":
         return "noop", f"says nothing that {old.id} does not already say"
+    if relation == "more" and additive(candidate.text):
+        return None, ""  # "taking Organic Chemistry" / "taking the Organic Chemistry lab as well": another one beside
     if relation == "more":
         return "update", f"keeps the facts of {old.id} and adds detail"
     if relation == "changed" and not same_key and _apart(candidate, old):

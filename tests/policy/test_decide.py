@@ -425,3 +425,11 @@ def test_ending_a_state_announces_a_change() -> None:
                  "Rent went up to $1,975", "都改喝燕麦拿铁了", "何佳跳槽去美团了"):
         assert announces_change(text), text
     assert not announces_change("We booked the Iceland trip")
+
+
+def test_a_value_added_beside_with_more_words_is_no_update() -> None:
+    old = Neighbor(id="m1", text="I'm taking Organic Chemistry this semester.", type="fact", cosine=0.94)
+    new = Candidate(text="I'm taking the Organic Chemistry lab this semester as well.", type="fact")
+    assert decide(new, [old]).action == "add"
+    detail = Candidate(text="I'm taking Organic Chemistry this semester with Dr. Ruiz.", type="fact")
+    assert decide(detail, [old]).action == "update"
