@@ -18,6 +18,7 @@ import re
 import unicodedata
 
 _SENTENCES = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_NO_END = re.compile(r"(?<=\d)\.(?=\d)|(?<=\b(?:dr|mr|ms|st|mt|jr|sr|vs))\.(?=\s)|(?<=\b(?:mrs|etc))\.(?=\s)|(?<=\bprof)\.(?=\s)")
 _SPEAKER = re.compile(r"^\s*(?:user|assistant|用户|助手)\s*[:：]\s*", re.IGNORECASE)
 _FILLER = r"^\W*(?:(?:yes|yeah|no|ok|okay|so|and|but|anyway|thanks|hmm|well)\b\W*)*"
 _WH = re.compile(_FILLER + r"(?:what|what's|whats|when|when's|where|where's|who|who's|whose|which|how much|how many"
@@ -39,7 +40,7 @@ def last_sentence(query: str) -> str:
     lines = [line for line in unicodedata.normalize("NFKC", query).casefold().splitlines() if line.strip()]
     if not lines:
         return ""
-    sentences = _SENTENCES.findall(_SPEAKER.sub("", lines[-1]))
+    sentences = _SENTENCES.findall(_NO_END.sub("", _SPEAKER.sub("", lines[-1])))  # "Dr. Lee", "2.5%": no end
     return sentences[-1].strip() if sentences else ""
 
 

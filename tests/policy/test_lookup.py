@@ -35,3 +35,6 @@ def test_a_request_that_plans_chooses_books_or_recommends_is_no_lookup(query: st
 def test_the_last_sentence_is_read_without_its_speaker() -> None:
     assert last_sentence("User: 下个月要去云南出差。\nAssistant: 哪个城市？\nUser: 昆明。学校给我订的是哪家酒店？") == "学校给我订的是哪家酒店?"
     assert last_sentence("") == ""
+    assert last_sentence("Thanks. What is Dr. Lee's number?") == "what is dr lee's number?"  # a title is no end
+    assert last_sentence("Ok. Was the 2.5% rate ours?") == "was the 25% rate ours?"
+    assert is_lookup("When is my appointment with Dr. Lee?") and not is_lookup("When is my appointment? Book Dr. Lee.")
