@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 _SENTENCES = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _NO_END = re.compile(r"(?<=\d)\.(?=\d)|(?<=\b(?:dr|mr|ms|st|mt|jr|sr|vs))\.(?=\s)|(?<=\b(?:mrs|etc))\.(?=\s)|(?<=\bprof)\.(?=\s)")
-_SPEAKER = re.compile(r"^\s*(?:user|assistant|用户|助手)\s*[:：]\s*", re.IGNORECASE)
+_SPEAKER = r"(?i)^\s*(?:user|assistant|用户|助手)\s*[:：]\s*"
 _FILLER = r"^\W*(?:(?:yes|yeah|no|ok|okay|so|and|but|anyway|thanks|hmm|well)\b\W*)*"
 _WH = re.compile(_FILLER + r"(?:what|what's|whats|when|when's|where|where's|who|who's|whose|which|how much|how many"
                  r"|how old|how long)\b")
@@ -28,11 +29,21 @@ _AUX_OPENING = re.compile(_FILLER + r"(?:did|was|were|had|has|have|is|are|does|d
 _OWN_OR_PAST = re.compile(r"\b(?:i|me|my|mine|we|us|our|he|him|his|she|her|they|them|their|did|was|were|had)\b")
 _CHOOSING = re.compile(r"\b(?:should|shall|could|can|would|will|might|must|ought|recommend|suggest|best|better"
                        r"|good|nice|great|worth|ideas?|options?|eat|eats|drink|drinks)\b")
-_ASKS_ZH = re.compile("叫什么|什么名字|姓什么|哪位|是谁|在哪|什么地方|是多少|多少号|号码|什么时候|哪天|哪一天|几号|几点"
-                      "|是哪家|的是哪|是哪个|来着|了没有|了吗|没有打")
-_REQUEST_ZH = re.compile("推荐(?![的过])|帮我|帮忙|给我找|找一|订[一个张间](?!的)|预订(?!的)|预约|安排(?!的)|适合"
-                         "|应该|好吃|好玩|最好|不错|怎么样|去哪|吃什么|有没有|能不能|可以|想(?!知道)|要不要|打算|计划|准备")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_ASKS_ZH = ("叫什么|什么名字|姓什么|哪位|是谁|在哪|什么地方|是多少|多少号|号码|什么时候|哪天|哪一天|几号|几点"
+            "|是哪家|的是哪|是哪个|来着|了没有|了吗|没有打")
+_REQUEST_ZH = ("推荐(?![的过])|帮我|帮忙|给我找|找一|订[一个张间](?!的)|预订(?!的)|预约|安排(?!的)|适合"
+               "|应该|好吃|好玩|最好|不错|怎么样|去哪|吃什么|有没有|能不能|可以|想(?!知道)|要不要|打算|计划|准备")
+
+
+@cache
+def _zh(pattern: str) -> re.Pattern[str]:
+    """A pattern with Chinese in it, compiled when first needed, not at import (a fresh English
+    recall compiles no CJK pattern of memctl's: tests/services/test_recall.py)."""
+    return re.compile(pattern)
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def last_sentence(query: str) -> str:
@@ -40,7 +51,7 @@ def last_sentence(query: str) -> str:
     lines = [line for line in unicodedata.normalize("NFKC", query).casefold().splitlines() if line.strip()]
     if not lines:
         return ""
-    sentences = _SENTENCES.findall(_NO_END.sub("", _SPEAKER.sub("", lines[-1])))  # "Dr. Lee", "2.5%": no end
+    sentences = _SENTENCES.findall(_NO_END.sub("", _zh(_SPEAKER).sub("", lines[-1])))  # "Dr. Lee", "2.5%": no end
     return sentences[-1].strip() if sentences else ""
 
 
@@ -48,8 +59,8 @@ def is_lookup(query: str) -> bool:
     """Whether the query looks something stored up rather than asking to plan, choose, book or
     recommend."""
     sentence = last_sentence(query)
-    if _CJK.search(sentence):
-        return bool(_ASKS_ZH.search(sentence)) and not _REQUEST_ZH.search(sentence)
+    if _has_cjk(sentence):
+        return bool(_zh(_ASKS_ZH).search(sentence)) and not _zh(_REQUEST_ZH).search(sentence)
     if not (_WH.match(sentence) or _AUX_OPENING.match(sentence)):
         return False
     return bool(_OWN_OR_PAST.search(sentence)) and not _CHOOSING.search(sentence)
