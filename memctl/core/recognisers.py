@@ -30,6 +30,8 @@ MAX_WORDS = 400  # words in one list
 MAX_WORD = 60  # characters in one word or phrase
 MAX_LEXICON = 5000  # entries in one lexicon table
 MAX_NAMES = 20_000  # names of countries or of places, every file's together
+HEAD_REACH = 40  # `*statin` reads this many letters before the stem at most: a run of 2,000 letters is not
+# tried from each of its places to its end (0.9 s a statement), and a word that long is no word
 GROUPED = 200  # a word list this long is matched by its first characters first (_alternation)
 RESERVED = ("all", "lexicon")
 _WORD_CHAR = re.compile(r"\w", re.UNICODE)
@@ -258,7 +260,7 @@ def _piece(word: str) -> tuple[str | None, str, bool]:
     anywhere in a word), and whether it starts only where a word does (a letter or digit first)."""
     stem = word.strip("*") or word
     head = "" if not word.startswith("*") or len(word) < 2 else (
-        r"(?-i:[\u4e00-\u9fff]{1,4})" if _CJK.match(stem[0]) else r"\w{2,}")
+        r"(?-i:[\u4e00-\u9fff]{1,4})" if _CJK.match(stem[0]) else rf"\w{{2,{HEAD_REACH}}}")
     tail = r"\w*" if word.endswith("*") and len(word) > 1 else ""
     latin_left = bool(_WORD_CHAR.match(stem[0])) and not _CJK.match(stem[0])
     latin_right = _WORD_CHAR.match(stem[-1]) and not _CJK.match(stem[-1])
