@@ -283,6 +283,7 @@ def values_of(text: str) -> Values:
 
 
 _KINDS = ("identifiers", "numbers", "dates", "names")
+DIFFERENT_PEOPLE = "different people"  # the reason's head when the texts speak of other relations
 
 
 def _lower_words(*texts: str) -> set[str]:
@@ -305,7 +306,7 @@ def distinct_reason(a: str, b: str) -> str | None:
         if left - right and right - left:
             return f"different {kind}: {', '.join(sorted(left - right))} / {', '.join(sorted(right - left))}"
     if va.relations != vb.relations:
-        return f"different people: {', '.join(sorted(va.relations)) or '-'} / {', '.join(sorted(vb.relations)) or '-'}"
+        return f"{DIFFERENT_PEOPLE}: {', '.join(sorted(va.relations)) or '-'} / {', '.join(sorted(vb.relations)) or '-'}"
     if va.negated != vb.negated and flips_polarity(a, b):
         return "one says not, the other does"  # a "no sugar" added after the statement is a detail
     return None

@@ -22,7 +22,14 @@ from typing import Mapping
 from memctl.core.text import CJK_RANGES
 from memctl.policy.apart import subject_relations
 from memctl.policy.decision_fit import FIT, FIT_ML, ML_MODEL, MODEL
-from memctl.policy.distinct import Values, canonical_values, distinct_reason, flips_polarity, values_of
+from memctl.policy.distinct import (
+    DIFFERENT_PEOPLE,
+    Values,
+    canonical_values,
+    distinct_reason,
+    flips_polarity,
+    values_of,
+)
 from memctl.policy.facts import IDENTIFIER, announces_change, attribute_of, relations
 from memctl.policy.statement import (
     SLOT_SHARE,
@@ -262,7 +269,7 @@ def _no_distinct(old: str, new: str, owner: str | None) -> bool:
     if why is None:
         return True
     one_sided = not (relations(old) and relations(new))
-    return why.startswith("different people") and one_sided and subject_relations(old, owner) == subject_relations(new, owner)
+    return why.startswith(DIFFERENT_PEOPLE) and one_sided and subject_relations(old, owner) == subject_relations(new, owner)
 
 
 def _announces_alone(old: str, new: str) -> bool:
