@@ -105,7 +105,10 @@ def _numbers(text: str) -> set[str]:
 
 
 def _without(text: str, patterns: list[str]) -> str:
-    for phrase in sorted(patterns, key=len, reverse=True):
+    """`text` with each phrase taken out, the longest first and, among phrases of one length, in
+    alphabetical order (a total order: a caller may pass phrases drawn from a set, and two overlapping
+    identifiers of one length must not be removed in set order)."""
+    for phrase in sorted(patterns, key=lambda p: (-len(p), p)):
         text = text.replace(phrase, " ")
     return text
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memctl.policy.distinct import canonical_values, distinct_reason, emails, values_of, without_emails
+from memctl.policy.distinct import _without, canonical_values, distinct_reason, emails, values_of, without_emails
 
 
 @pytest.mark.parametrize("a, b", [
@@ -105,3 +105,10 @@ def test_a_weekday_of_another_week_is_another_date_in_chinese(a: str, b: str) ->
 def test_a_chinese_weekday_with_its_week_still_reads_as_the_weekday() -> None:
     assert "friday" in values_of("例会在本周五").dates and "this friday" in values_of("例会在本周五").dates
     assert distinct_reason("我每周一去健身房", "我每周一都去健身房") is None
+
+
+def test_phrases_of_one_length_are_taken_out_in_one_order_whatever_order_they_come_in() -> None:
+    text = "locker AB12CD and bay 7"
+    first = _without(text, ["AB12", "12CD"])
+    assert first == _without(text, ["12CD", "AB12"])
+    assert _without(text, ["7", "AB12CD", "AB12"]) == "locker   and bay  "
