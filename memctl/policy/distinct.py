@@ -289,7 +289,8 @@ _KINDS = ("identifiers", "numbers", "dates", "names")
 DIFFERENT_PEOPLE = "different people"  # the reason's head when the texts speak of other relations
 
 
-def _lower_words(*texts: str) -> set[str]:
+def lower_words(*texts: str) -> set[str]:
+    """The words the texts write in lower case (a capitalised word also written so is no name)."""
     return set(re.findall(r"\b[a-z][a-z'-]+\b", " ".join(texts)))
 
 
@@ -301,7 +302,7 @@ def distinct_reason(a: str, b: str) -> str | None:
     richer one, which keeps it (`covers`); a capitalised word the texts also write in lower case is
     the first word of a sentence, not a name."""
     va, vb = values_of(a), values_of(b)
-    lower = _lower_words(a, b)
+    lower = lower_words(a, b)
     for kind in _KINDS:
         left, right = getattr(va, kind), getattr(vb, kind)
         if kind == "names":
@@ -318,7 +319,7 @@ def distinct_reason(a: str, b: str) -> str | None:
 def covers(text: str, others: list[str]) -> bool:
     """True when `text` names every value of each of `others` (merged into it, they lose none)."""
     kept = values_of(text)
-    kept = replace(kept, names=kept.names | _lower_words(text))  # "alice is vegetarian" keeps Alice
+    kept = replace(kept, names=kept.names | lower_words(text))  # "alice is vegetarian" keeps Alice
     return all(kept.covers(values_of(other)) for other in others)
 
 

@@ -433,3 +433,27 @@ def test_a_value_added_beside_with_more_words_is_no_update() -> None:
     assert decide(new, [old]).action == "add"
     detail = Candidate(text="I'm taking Organic Chemistry this semester with Dr. Ruiz.", type="fact")
     assert decide(detail, [old]).action == "update"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Spotify costs me $11 a month", "I pay 11 dollars monthly for Spotify"),
+    ("Leo keeps his notes in Obsidian", "Obsidian is where Leo writes everything down"),
+    ("Tomas banks with Nordea", "Nordea holds all of Tomas's savings"),
+    ("马丽的生日是5月6号", "马丽五月六日过生日"),
+])
+def test_the_same_values_said_in_other_words_are_a_repeat(old: str, new: str) -> None:
+    # below the duplicate threshold, and sharing too few words for the slot rules
+    decision = _decide_pair(old, new, 0.7)
+    assert decision.action == "noop" and "other words" in decision.reason
+
+
+@pytest.mark.parametrize("old, new", [
+    ("The gym opens at 6am", "My alarm goes off at 6am"),  # a clock time alone names no thing
+    ("My passport expires in 2030", "My driver's license expires in 2030"),  # a near copy, one word swapped
+    ("I love Vim", "Vim is what I hate these days"),  # opposite words
+    ("Omar drives to work", "Omar no longer drives to work"),  # a negation added
+    ("我的 GitHub 是 lin-dev", "我在公司 GitLab 的账号是 lin"),  # another Latin word on each side
+    ("Hana's sister lives in Kyoto", "Hana moved to Kyoto"),  # another person, a change announced
+])
+def test_the_same_values_are_no_repeat_when_the_structure_tells_them_apart(old: str, new: str) -> None:
+    assert _decide_pair(old, new, 0.7).action != "noop"
