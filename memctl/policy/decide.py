@@ -33,7 +33,7 @@ from memctl.policy.facts import (
 )
 from memctl.policy.pairs import reading
 from memctl.policy.restate import restates_values
-from memctl.policy.statement import shares_slot, slot_relation
+from memctl.policy.statement import shares_slot, slot_relation, swaps_a_value
 from memctl.policy.when import absolute_dates
 
 Relation = Literal["same", "less", "more", "changed", "different"]
@@ -519,7 +519,9 @@ def _weak_conflict(candidate: Candidate, n: Neighbor, related: bool) -> bool:
     related texts, a change announced, or the same slot with another value."""
     return ((related and looks_conflicting(n.text, candidate.text, candidate.owner) and not _other_thing(n.text, candidate.text))
             or announces_change_of(n.text, candidate.text)
-            or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change"))
+            or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change")
+            or (n.type == candidate.type and swaps_a_value(n.text, candidate.text, candidate.owner)
+                and not two_occurrences(n.text, candidate.text)))
 
 
 def _apart(candidate: Candidate, n: Neighbor) -> bool:

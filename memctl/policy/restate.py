@@ -15,18 +15,15 @@ alarm goes off at 6am" share a clock time only: two facts).
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 
-from memctl.core.text import CJK_RANGES, stem
+from memctl.core.text import CJK_RANGES
 from memctl.policy.apart import additive, subject_relations
 from memctl.policy.distinct import Values, lower_words, values_of
 from memctl.policy.facts import announces_change
-from memctl.policy.statement import attribute_words, owner_free, qualifier_differs, read_statement
+from memctl.policy.statement import attribute_words, owner_free, qualifier_differs, read_statement, reworded
 
-OTHER_WORDING = 0.5  # the share of content words two statements say in one order, below which the wording is another
 _KINDS = ("identifiers", "numbers", "dates", "names")
 _CJK = re.compile(f"[{CJK_RANGES}]")
-_UNIT = re.compile(rf"[a-z][a-z'-]*|\\d+|[{CJK_RANGES}]")
 _LATIN = re.compile(r"[A-Za-z][\w.@-]*")
 
 
@@ -47,17 +44,12 @@ def restates_values(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if additive(new) or _other_latin_words(a, b):
         return False
-    if SequenceMatcher(None, _units(a), _units(b), autojunk=False).ratio() >= OTHER_WORDING:
+    if not reworded(a, b):
         return False  # a near copy: what its swapped words say is for the token rules
     sa, sb = read_statement(old, owner), read_statement(new, owner)
     named = any(kind in ("names", "identifiers") for kind, _ in same)
     shared = attribute_words(old, owner) & attribute_words(new, owner)
     return (named or bool(shared)) and not qualifier_differs(sa, sb, set(sa.slot & sb.slot))
-
-
-def _units(text: str) -> list[str]:
-    """The words of a text in order (Chinese by character), as the token rules compare them."""
-    return [stem(w) for w in _UNIT.findall(text.casefold())]
 
 
 def _other_latin_words(a: str, b: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
@@ -226,6 +227,43 @@ def value_replaced(a: Values, b: Values) -> bool:
     another attribute said, not the old value replaced."""
     left, right = _kinds(a), _kinds(b)
     return a.negated != b.negated or any(left[k] and right.get(k) and left[k] != right[k] for k in left)
+
+
+OTHER_WORDING = 0.5  # the share of words two statements say in one order, below which the wording is another
+_UNIT = re.compile(rf"[a-z][a-z'-]*|\d+|[{CJK_RANGES}]")
+
+
+def reworded(a: str, b: str) -> bool:
+    """Whether two texts are said in other words: under half of their words (Chinese by character)
+    in one order, as the token rules compare them. A near copy is for the token rules."""
+    units_a, units_b = (_units(t) for t in (a, b))
+    return SequenceMatcher(None, units_a, units_b, autojunk=False).ratio() < OTHER_WORDING
+
+
+def _units(text: str) -> list[str]:
+    return [stem(w) for w in _UNIT.findall(text.casefold())]
+
+
+def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
+    """An English statement of the same subject naming an attribute word of the other with a value of
+    one kind in place of another, each side naming one the other does not ("My car insurance is with
+    Geico, $140/month" / "Geico renewal came in at $172 a month", "My laptop is a MacBook Pro" / "The
+    MacBook died, so I'm on a ThinkPad"), or the statement negated: a change said in other words, too
+    few of them shared for `slot_relation` (a near copy with a value swapped, "Bob's laptop is a
+    ThinkPad X1" / "... a MacBook Air", is for the token rules: two things unless it says it
+    changed). Not in Chinese, whose content words are character pairs:
+    one pair shared (这个月的电费 / 这个月的燃气费) is no sign of one attribute."""
+    if re.search(f"[{CJK_RANGES}]", old + new) or not reworded(owner_free(old, owner), owner_free(new, owner)):
+        return False
+    a, b = read_statement(old, owner), read_statement(new, owner)
+    if a.subject != b.subject or (a.values.identifiers and b.values.identifiers and a.values.identifiers != b.values.identifiers):
+        return False
+    shared = attribute_words(old, owner) & attribute_words(new, owner)
+    if not shared or qualifier_differs(a, b, set(a.slot & b.slot)):
+        return False
+    left, right = _kinds(a.values), _kinds(b.values)
+    return a.values.negated != b.values.negated or any(left[k] - right.get(k, frozenset()) and right.get(k, frozenset()) - left[k]
+                                                       for k in left)
 
 
 def _is_stated_day(old: str, new: str) -> bool:

@@ -457,3 +457,22 @@ def test_the_same_values_said_in_other_words_are_a_repeat(old: str, new: str) ->
 ])
 def test_the_same_values_are_no_repeat_when_the_structure_tells_them_apart(old: str, new: str) -> None:
     assert _decide_pair(old, new, 0.7).action != "noop"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My gym membership is with Equinox, $180/month.", "Equinox renewal came back at $210 a month, sadly."),
+    ("My phone is a Samsung Galaxy.", "The Samsung cracked, so work handed me a Pixel."),
+    ("Our internet provider is Comcast.", "Comcast kept dropping out, so the house is on Sonic fiber."),
+])
+def test_a_value_of_one_kind_replaced_in_other_words_is_a_possible_change(old: str, new: str) -> None:
+    decision = _decide_pair(old, new, 0.6)
+    assert decision.action == "add" and decision.conflicts_with == ["m1"]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Bob's laptop is a ThinkPad X1", "Bob's laptop is a MacBook Air"),  # a near copy: the token rules read it
+    ("我这个月的电费是 320 块", "我这个月的燃气费是 86 块"),  # one character pair shared is no attribute
+    ("My sister's phone is a Samsung Galaxy.", "The Samsung cracked, so work handed me a Pixel."),  # another person
+])
+def test_a_value_replaced_is_no_change_when_the_structure_says_another_thing(old: str, new: str) -> None:
+    assert _decide_pair(old, new, 0.6).conflicts_with == []
