@@ -537,13 +537,22 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
     occurrences)."""
     readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine, n.ml_cosines))
                 for n in ordered if n.frame_cosine is not None and n.type == candidate.type and not n.key]
-    repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts), None)
+    repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts
+                   and not _attribute_swapped(n.text, candidate.text)), None)
     if repeat is not None and not candidate.key:
         return Decision(action="noop", target=repeat.id, similar=[i for i in related if i != repeat.id],
                         conflicts_with=conflicts, reason=f"says what {repeat.id} says in other words (pair model)")
     conflicts = [*conflicts, *(n.id for n, r in readings if r == "change" and n.id not in conflicts
                                and not _apart(candidate, n) and not two_occurrences(n.text, candidate.text, weekdays=False))]
     return Decision(action="add", similar=related, conflicts_with=conflicts, reason=_add_reason(related, conflicts))
+
+
+def _attribute_swapped(old: str, new: str) -> bool:
+    """English texts alike but for one word swapped, the same values on both sides ("I live in Denver"
+    / "I was born in Denver"): the swapped word is the attribute, so no repeat to drop. Chinese is
+    compared by character, and one run swapped there is as often the same thing said another way
+    ("开小鹏P7" / "的车是小鹏的P7")."""
+    return not _CJK_CHAR.search(old + new) and one_word_swapped(old, new)
 
 
 def _add_reason(related: list[str], conflicts: list[str]) -> str:

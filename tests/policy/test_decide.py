@@ -476,3 +476,10 @@ def test_a_value_of_one_kind_replaced_in_other_words_is_a_possible_change(old: s
 ])
 def test_a_value_replaced_is_no_change_when_the_structure_says_another_thing(old: str, new: str) -> None:
     assert _decide_pair(old, new, 0.6).conflicts_with == []
+
+
+def test_one_english_word_swapped_with_the_same_values_is_never_the_model_s_repeat() -> None:
+    # the pair model reads these alike; the swapped word is the attribute ("live" / "was born")
+    old = Neighbor(id="m1", text="I live in Oslo.", type="fact", cosine=0.8, frame_cosine=0.9,
+                   ml_cosines={"ml_cos": 0.95, "ml_frame": 0.95, "ml_attr": 0.95, "ml_value": 1.0})
+    assert decide(Candidate(text="I was born in Oslo.", type="fact"), [old]).action == "add"
