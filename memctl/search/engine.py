@@ -51,6 +51,18 @@ def vector_text(memory: Memory) -> str:
     return memory.body
 
 
+def _within(chars: int | None, texts: list[str]) -> list[str]:
+    """The first of `texts` whose lengths add up to at most `chars` (the first always; all if None)."""
+    if chars is None:
+        return texts
+    total = 0
+    for n, text in enumerate(texts):
+        total += len(text)
+        if n and total > chars:
+            return texts[:n]
+    return texts
+
+
 def _digest(wanted: dict[str, str]) -> str:
     """One hash of every (id, content hash) pair: equal digests mean nothing to re-index."""
     return hashlib.sha1("".join(sorted(f"{k}{v}" for k, v in wanted.items())).encode()).hexdigest()
@@ -360,15 +372,16 @@ class Engine:
             todo = store.missing({i: wanted[i] for i in todo})
         return sorted(todo)
 
-    def fill_vectors(self, limit: int) -> int:
+    def fill_vectors(self, limit: int, chars: int | None = None) -> int:
         """Embed up to `limit` of the memories that lack this model's vector (a lazily filled second
-        model), the model's work outside the lock; saved (or, warm, marked to save); returns how
-        many still lack one."""
+        model), `chars` characters of text at most (always one memory), the model's work outside the
+        lock; saved (or, warm, marked to save); returns how many still lack one."""
         with self._vec_lock:
             snapshot = self.repo.snapshot()
             wanted, rel_of = self._wanted(snapshot)
             todo = self._lacking(snapshot)[:max(0, limit)]
-            texts = [vector_text(snapshot.memory(rel_of[i])) for i in todo]
+            texts = _within(chars, [vector_text(snapshot.memory(rel_of[i])) for i in todo])
+            todo = todo[:len(texts)]
         if todo:
             vectors = self.embedder.embed(texts)
             with self._vec_lock:  # each vector is stored with the hash of the text it embeds

@@ -6,7 +6,7 @@ write path's thresholds, which are the primary model's, never change meaning.
 
 The second model costs about five times the first per text, so its vectors are filled lazily: a
 build (`rebuild`, the first sync) embeds the primary model only; each recall embeds up to
-FILL_PER_COMMAND of the memories the second model lacks, a warm process (`memctl serve`) fills the
+FILL_PER_COMMAND of the memories the second model lacks (FILL_CHARS of text), a warm process (`memctl serve`) fills the
 rest in a background thread, `fill` (`memctl reindex --full`) all at once. Until the second model
 covers every memory, recall fuses nothing from it: its output is the primary model's alone, exactly
 what `second_model = "none"` gives, never a fusion over part of the memories. A query recalled by the
@@ -24,6 +24,9 @@ from memctl.store.repository import LineSearch, SearchIndex
 
 Run = list[tuple[str, float]]
 FILL_PER_COMMAND = 32  # second-model vectors a recall embeds while they are incomplete (~0.4 s of e5)
+# ... and at most this many characters of them (at least one memory): e5 costs about 1 ms CPU a
+# character, so 32 memories of 1,500 characters made one fresh recall take 15-24 s; 32 short ones fit
+FILL_CHARS = 4000
 FILL_CHUNK = 16  # a background fill's step: a recall waits at most one step for the engine's lock
 
 
@@ -43,7 +46,7 @@ class FillsLazily(Protocol):
 
     def vector_gap(self) -> int: ...
 
-    def fill_vectors(self, limit: int) -> int: ...
+    def fill_vectors(self, limit: int, chars: int | None = None) -> int: ...
 
 
 class TwoModelSearch:
@@ -96,13 +99,14 @@ class TwoModelSearch:
 
     def second_ready(self) -> bool:
         """Whether the second model covers every memory, after embedding up to FILL_PER_COMMAND of
-        those it lacks (none while a background fill runs: a recall never waits for it)."""
+        those it lacks, FILL_CHARS of text at most (none while a background fill runs: a recall never
+        waits for it)."""
         if not isinstance(self.second, FillsLazily):
             return True  # synced in full by its own semantic search, as before
         if self._filler is not None and self._filler.is_alive():
             return False
         gap = self.second.vector_gap()
-        return gap == 0 or self.second.fill_vectors(FILL_PER_COMMAND) == 0
+        return gap == 0 or self.second.fill_vectors(FILL_PER_COMMAND, FILL_CHARS) == 0
 
     def hybrid_runs(self, query: str, limit: int, allowed: Collection[str] | None) -> tuple[Run, list[tuple[str, Run]]]:
         """The primary's keyword hits, then both models' runs."""

@@ -126,3 +126,21 @@ def test_a_chinese_query_is_not_answered_by_the_english_only_model_while_the_sec
     runs = search.semantic_runs("谁喜欢喝浓缩咖啡", 5, None)
     assert len(runs) == 1 and runs[0][1] and search.pending() == 0  # the second model's run, over every memory
     assert store.recall("谁喜欢喝浓缩咖啡", k=5, min_relevance=0.0, record_usage=False).hits
+
+
+def test_a_recall_fills_a_bounded_length_of_text_however_long_the_memories(memdir: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second model embeds a whole text at about 1 ms CPU a character: a recall fills at most
+    FILL_CHARS characters of memories, not FILL_PER_COMMAND long ones, and always one at least."""
+    monkeypatch.setattr(fused, "FILL_CHARS", 2500)
+    store = _store(memdir, fused_name())
+    for n in range(6):  # 988 characters each: two fit in 2,500
+        store.add_raw(f"Note {n}: " + "Ann talked about the Kyoto hotel and the garden. " * 20, type="fact", user="ann")
+    store.add_raw("Note 6: " + "a very long note on the garden. " * 100, type="fact", user="ann")  # 3,208 alone
+    store.reindex()
+    search: Any = store.search
+    gaps = [search.pending()]
+    while not search.second_ready():
+        gaps.append(search.pending())
+    assert gaps[0] == 7 and all(0 < a - b <= 2 for a, b in zip(gaps, gaps[1:] + [0]))
+    assert len(gaps) >= 4 and _fused(_recalls(store))
