@@ -210,6 +210,18 @@ def fitted_for(model: str) -> bool:
     return model == MODEL
 
 
+# The longest text the second fit reads (its cosines come from the multilingual model, whose engine
+# embeds a whole text at about 1 ms CPU a character: the 24 texts of three framed neighbours of 2,000
+# characters took 30 s of one add). The fit was made on statements (the decision bench's are at most
+# 143 characters); a longer memory is decided by the shipped fit, as an import decides.
+ML_TEXT_CHARS = 400
+
+
+def reads_multilingual(old: str, new: str) -> bool:
+    """Whether the second fit may read this pair (both texts statement-sized: ML_TEXT_CHARS)."""
+    return max(len(old), len(new)) <= ML_TEXT_CHARS
+
+
 def multilingual_fit_for(identity: str) -> bool:
     """Whether the second fit reads the cosines of the model of this identity ("multilingual-e5-small-q4@...")."""
     return identity.startswith(ML_MODEL)

@@ -30,7 +30,7 @@ from memctl.policy.gate import (
     refusal,
     resolve_thresholds,
 )
-from memctl.policy.pairs import fitted_for, frame, ml_pairs, multilingual_fit_for
+from memctl.policy.pairs import fitted_for, frame, ml_pairs, multilingual_fit_for, reads_multilingual
 from memctl.policy.statement import slot_relation
 from memctl.policy.when import relative_dates
 from memctl.services.build import build_memory
@@ -459,7 +459,9 @@ class WriteService:
 
     def _ml_cosines(self, candidate: Memory, framed: list[Neighbor]) -> dict[str, dict[str, float]]:
         """Per framed neighbour, the multilingual model's cosines of `ml_pairs` (statements, frames,
-        attributes, values), when the search fuses that model (the pair model's second fit reads them)."""
+        attributes, values), when the search fuses that model (the pair model's second fit reads them)
+        and both texts are statement-sized (a longer pair is read by the shipped fit)."""
+        framed = [n for n in framed if reads_multilingual(n.text, candidate.body)]
         if not framed or not isinstance(self.search, SecondModel):
             return {}
         if not multilingual_fit_for(self.search.second_text_similarities([])[0]):

@@ -18,6 +18,7 @@ from memctl.policy.pairs import (
     pair_features,
     probabilities,
     reading,
+    reads_multilingual,
 )
 
 
@@ -159,3 +160,13 @@ def test_a_relation_only_one_side_names_as_the_attribute_is_no_other_person(old:
     from memctl.policy.pairs import _no_distinct
 
     assert _no_distinct(old, new, None) is expected
+
+
+def test_the_second_fit_reads_statements_and_leaves_long_texts_to_the_shipped_fit() -> None:
+    """Its cosines cost the multilingual model about 1 ms CPU a character of each of 8 texts a
+    neighbour; it was fitted on statements."""
+    statement = "I switched to a Pixel 8"
+    assert reads_multilingual("my phone is an iPhone 13", statement)
+    assert reads_multilingual("我的手机是华为Mate 60，去年十一月在京东买的" * 10, statement)
+    long = "Notes from the incident review: the payment service deploy moved to Thursday. " * 6
+    assert not reads_multilingual(long, statement) and not reads_multilingual(statement, long)
