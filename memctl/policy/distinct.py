@@ -248,17 +248,35 @@ def _street_short(m: re.Match[str]) -> str:
     return _STREET_SHORT[m.group(3).casefold()] if m.group(3) else m.group(1) + _STREET_SHORT[m.group(2).casefold()]
 
 
+_PERCENT_EN = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*(?:percent|per cent)\b")
+_HOUR_WORD = r"\d{1,2}|" + "|".join(list(_NUMBER_WORDS)[1:])
+_PAST_EN = re.compile(rf"(?i)\b(half|quarter)\s+past\s+({_HOUR_WORD})\b")
+_OCLOCK_EN = re.compile(rf"(?i)\b({_HOUR_WORD})\s+o'?clock\b")
+
+
+def _hour(word: str) -> int:
+    return int(word) if word.isdigit() else int(_NUMBER_WORDS[word.casefold()])
+
+
+def _spoken_clock(text: str) -> str:
+    """A clock time said in words as digits ("half past nine" 9:30, "eleven o'clock" 11:00), then
+    read on 24 hours with its am/pm like any other."""
+    text = _PAST_EN.sub(lambda m: f"{_hour(m.group(2))}:{30 if m.group(1).casefold() == 'half' else 15:02d}", text)
+    return _OCLOCK_EN.sub(lambda m: f"{_hour(m.group(1))}:00", text)
+
+
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
-    clock times on 24 hours ("7pm", "下午两点" 19:00 / 14:00), currency words as signs ("17.99 dollars"
+    clock times on 24 hours ("7pm", "下午两点", "half past nine" 19:00 / 14:00 / 9:30), shares with a
+    sign ("6.4 percent" 6.4%), currency words as signs ("17.99 dollars"
     $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones
     (这周三 "this wednesday", 下周三 "next wednesday")."""
     text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
-    text = _CLOCK_EN.sub(_clock_en, text)
+    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(text))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
-    text = _DIGIT_GROUPS.sub(_joined_groups, text)
+    text = _DIGIT_GROUPS.sub(_joined_groups, _PERCENT_EN.sub(r"\1%", text))
     text = _STREET.sub(_street_short, text)
     text = _ZH_WEEK_OF.sub(lambda m: f" {_WEEK_OF[m.group(1)]} {_zh_weekday(m.group(2))} ", text)
     return _ZH_WEEKDAY.sub(lambda m: f" {_zh_weekday(m.group(1))} ", text)

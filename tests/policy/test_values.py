@@ -112,3 +112,17 @@ def test_phrases_of_one_length_are_taken_out_in_one_order_whatever_order_they_co
     first = _without(text, ["AB12", "12CD"])
     assert first == _without(text, ["12CD", "AB12"])
     assert _without(text, ["7", "AB12CD", "AB12"]) == "locker   and bay  "
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Standup is at 9:30 a.m.", "Standup is at half past nine."),
+    ("The call is at 7:15 pm.", "The call is at quarter past seven pm."),
+    ("The review starts at 11am.", "The review starts at eleven o'clock."),
+    ("My mortgage rate is 5.9%.", "My mortgage rate is 5.9 percent."),
+])
+def test_a_clock_time_or_a_share_said_in_words_is_the_same_value(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers and distinct_reason(a, b) is None
+
+
+def test_a_spoken_clock_time_of_another_hour_is_another_value() -> None:
+    assert distinct_reason("Standup is at 9:30 a.m.", "Standup is at half past ten.") is not None
