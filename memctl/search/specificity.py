@@ -106,7 +106,8 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     went..."), or a speaker opening a line ("Kate: hi"; `speakers` False leaves them out: in a query
     given as a dialogue they are its participants, not what it asks about). A query naming someone
     the store never mentions cannot be answered by a memory that names someone else. `common`
-    replaces the shipped list (tests). Month and weekday names are no names (`CALENDAR`). Chinese
+    replaces the shipped list (tests). A word opening in lower case with an inner capital ("iPad")
+    is written as a name too. Month and weekday names are no names (`CALENDAR`). Chinese
     names, written without capitals, are read by their shapes (search/cjknames.py: 王医生, 小吴,
     表妹陈露)."""
     from memctl.search.cjknames import chinese_names
@@ -116,7 +117,7 @@ def name_terms(text: str, common: Container[str] | None = None, speakers: bool =
     out = set() if text.isascii() else chinese_names(text)
     for term, start, end in raw_terms(text, index=False):
         word = _POSSESSIVE.sub("", text[start:end])  # "Kevin's dog": Kevin is a name
-        if term in STOP_WORDS or not word.isalpha() or not word[:1].isupper() or _PRONOUN_I.fullmatch(word) \
+        if term in STOP_WORDS or not word.isalpha() or not _capitalised(word) or _PRONOUN_I.fullmatch(word) \
                 or _calendar(word):
             continue
         speaker = _speaker(text, start, end)
@@ -135,6 +136,12 @@ def acronyms(text: str) -> set[str]:
     an organisation or a thing's short name, which a memory about dealing with it need not say (a
     tax refund is the IRS's), unlike a person's or a place's name."""
     return {stem(word.lower()) for word in _ACRONYM.findall(unicodedata.normalize("NFKC", text))}
+
+
+def _capitalised(word: str) -> bool:
+    """A word with a capital first letter, or a lower-case one before an inner capital, as a brand
+    writes its name ("iPad", "eBay"): both say a name where sentence case does not explain them."""
+    return word[:1].isupper() or (word[:1].islower() and any(c.isupper() for c in word[1:]))
 
 
 def _calendar(word: str) -> bool:

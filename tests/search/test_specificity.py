@@ -161,3 +161,11 @@ def test_acronyms_are_the_words_written_in_capitals() -> None:
     assert acronyms("How much did I owe HMRC in January?") == {"hmrc"}
     assert acronyms("did we get back from the IRS? Email HR") == {"ir", "hr"}  # stems, as name_terms gives them
     assert acronyms("What TV shows did Kevin watch?") == {"tv"} and acronyms("I met Kevin") == set()
+
+
+def test_a_brand_written_as_a_name_is_a_name_in_chinese_and_english() -> None:
+    from memctl.search.specificity import name_terms
+
+    assert "ipad" in name_terms("帮我查下那台iPad还在不在保修期。", speakers=False)
+    assert "iphon" in name_terms("What year did the first iPhone come out?", speakers=False)
+    assert name_terms("my ebay account is locked", speakers=False) == set()  # no capital: no name
