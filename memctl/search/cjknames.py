@@ -4,9 +4,9 @@ the shapes Chinese names people by.
 - a surname and a title: 王医生, 李老师, 陈经理 (the name is the surname's pair with the title's
   first character, 王医, as the keyword index holds it);
 - 小 or 老 and a surname: 小吴, 老马;
-- a relation or a role, then a surname and a given name: 表妹陈露, 男朋友郑杰, 直属领导孟凡 (the
-  name is the surname and the first character of the given name, 陈露, 郑杰, 孟凡), unless the pair
-  is a common word (周末, 马上: "同事周末加班" names nobody).
+- a relation or a role, then (after 的 or not) a surname and a given name: 表妹陈露, 男朋友郑杰,
+  直属领导孟凡, 孟凡手下的王涛 (the name is the surname and the first character of the given name,
+  陈露, 郑杰, 孟凡, 王涛), unless the pair is a common word (周末, 马上: "同事周末加班" names nobody).
 
 Each name is returned as the CJK character pair the keyword index holds, so a store that never
 mentions 王涛 finds no memory for it, and a memory that says 陈露 shares it with the query.
@@ -26,7 +26,7 @@ RELATIONS = ("表妹", "表姐", "表哥", "表弟", "堂哥", "堂姐", "堂妹
              "同事", "朋友", "同学", "室友", "邻居", "老板", "领导", "上司", "下属", "老公", "老婆", "丈夫",
              "妻子", "男朋友", "女朋友", "男友", "女友", "儿子", "女儿", "侄子", "侄女", "外甥", "闺蜜", "发小",
              "客户", "舅舅", "姑姑", "阿姨", "叔叔", "伯伯", "姨妈", "舅妈", "婆婆", "岳母", "岳父", "公公",
-             "搭档", "师傅", "徒弟", "助理", "合伙人", "房东", "医生", "老师", "教练", "同桌", "前任", "对象")
+             "搭档", "师傅", "徒弟", "助理", "手下", "合伙人", "房东", "医生", "老师", "教练", "同桌", "前任", "对象")
 # Pairs a surname opens that are common words, not names (after a relation: "同事周末加班").
 COMMON_PAIRS = frozenset("""周末 马上 高兴 方便 许多 曾经 任何 于是 何时 常常 万一 白天 程序 金额 夏天 江边 陆续
     高铁 周五 周六 周日 周一 周二 周三 周四 周年 高中 高考 林业 田地 石头 金融 钱包 史上 易于 孙子 黄色 叶子 余额
@@ -76,6 +76,7 @@ def _related_at(text: str, i: int) -> tuple[str, int] | None:
     """The name after a relation that starts at i (the longest relation that is so followed), and where it ends."""
     for relation in _RELATIONS_LONGEST_FIRST:
         j = i + len(relation)
+        j += text.startswith("的", j)  # 孟凡手下的王涛: whose the person is, then the name
         if text.startswith(relation, i) and j + 1 < len(text) and text[j] in SURNAMES and _is_han(text[j + 1]):
             return text[j:j + 2], j + 2
     return None

@@ -23,6 +23,8 @@ from memctl.search.specificity import name_terms
     ("历史老师说主任医生明天在", set()),  # a common word ends in the surname before a title
     ("同事周报发了吗", set()),
     ("历史课的王老师", {"王老"}),
+    ("孟凡手下的王涛负责哪块业务？", {"王涛"}),  # a role, 的, then the name
+    ("同事的孩子上几年级？朋友的周末怎么过？", set()),  # 的 and no name after it
 ])
 def test_chinese_names_are_read_by_their_shapes(text: str, names: set[str]) -> None:
     assert chinese_names(text) == names
@@ -31,3 +33,4 @@ def test_chinese_names_are_read_by_their_shapes(text: str, names: set[str]) -> N
 def test_name_terms_read_chinese_names_and_leave_english_as_it_was() -> None:
     assert name_terms("用户：表妹陈露来了。\n助手：好的。", speakers=False) == {"陈露"}
     assert name_terms("What did Kevin watch?") == {"kevin"}
+

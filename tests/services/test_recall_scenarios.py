@@ -86,10 +86,14 @@ ZH_QUESTIONS = {  # each shares no word with its memory: only the meaning finds 
 }
 
 
-def zh_store(root: Path) -> MemoryStore:
+def zh_dir(root: Path) -> MemoryStore:
     text = (root / "memctl.toml").read_text().replace('language = "en"', 'language = "zh"')
     (root / "memctl.toml").write_text(text)
-    store = MemoryStore(root, config=parse_config(text))
+    return MemoryStore(root, config=parse_config(text))
+
+
+def zh_store(root: Path) -> MemoryStore:
+    store = zh_dir(root)
     for body in ZH_MEMORIES.values():
         store.add_raw(body, type="fact", user="wang", source="user")
     return store
@@ -303,6 +307,14 @@ def test_a_pet_of_a_kind_the_store_never_mentions_is_not_answered_by_another_pet
     fill(store, ["我养了两只猫，一只叫年糕，一只叫汤圆。", "我住在成都高新区", "我每天早上喝绿茶"], user="lin")
     assert not defaults(store, "我家的狗叫什么名字？", user="lin")
     assert "我养了两只猫，一只叫年糕，一只叫汤圆。" in defaults(store, "我家的猫叫什么名字？", user="lin")
+
+
+def test_a_chinese_name_after_a_role_and_de_is_someone_the_store_never_mentions(memdir: Path) -> None:
+    store = zh_dir(memdir)  # 孟凡 is known, 孟凡手下的王涛 is not
+    fill(store, ["直属领导孟凡，增长业务VP，说话很直，特别看重数据周报。", "每周五下午五点前用飞书文档给孟凡发周报。",
+                 "我在知行教育当高级产品经理。"], user="chen")
+    assert not store.context("孟凡手下的王涛负责哪块业务？")["items"]
+    assert "直属领导孟凡，增长业务VP，说话很直，特别看重数据周报。" in defaults(store, "孟凡负责哪块业务？", user="chen")
 
 
 PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
