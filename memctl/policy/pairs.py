@@ -36,6 +36,7 @@ from memctl.policy.statement import (
     Statement,
     attribute_words,
     content_words,
+    opening_pair,
     owner_free,
     qualifier_differs,
     read_statement,
@@ -306,7 +307,17 @@ def may_be_one_slot(old: str, new: str, owner: str | None = None) -> bool:
         return True
     if bool(_CJK.search(old)) != bool(_CJK.search(new)):
         return False
-    return first == second or bool(attribute_words(old, owner) & attribute_words(new, owner))
+    return first == second or bool(attribute_words(old, owner) & attribute_words(new, owner)) or _made_topic(old, new, owner)
+
+
+def _made_topic(old: str, new: str, owner: str | None) -> bool:
+    """The newer Chinese text opens with a word the older one says after its own opening: the stored
+    value made the topic of what happened to it ("我的笔记本是联想小新" / "小新摔坏了，公司给配了台MacBook
+    Air", "最近在看《三体》" / "三体看完了"). attribute_words leaves a text's opening pair out (a subject,
+    such as a name), so the two shared no word."""
+    a, b = owner_free(old, owner), owner_free(new, owner)
+    head = opening_pair(b) if _CJK.search(a) else None
+    return head is not None and head in a[1:] and not a.startswith(head)
 
 
 def shares_anything(old: str, new: str, owner: str | None = None) -> bool:

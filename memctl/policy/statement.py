@@ -90,6 +90,14 @@ def attribute_words(text: str, owner: str | None = None) -> set[str]:
     return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True))  # a Latin name is a value
 
 
+def opening_pair(text: str) -> str | None:
+    """The Chinese character pair a text opens with, when it opens with one holding no grammar
+    character ("小新摔坏了" 小新; "我的..." none)."""
+    run = _CJK_RUN.match(text)
+    head = run.group()[:2] if run else ""
+    return head if len(head) == 2 and not set(head) & _ZH_STOP else None
+
+
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def read_statement(text: str, owner: str | None = None) -> Statement:
     """Subject, slot and values of one statement (the owner's name read as the first person)."""

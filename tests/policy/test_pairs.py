@@ -170,3 +170,13 @@ def test_the_second_fit_reads_statements_and_leaves_long_texts_to_the_shipped_fi
     assert reads_multilingual("我的手机是华为Mate 60，去年十一月在京东买的" * 10, statement)
     long = "Notes from the incident review: the payment service deploy moved to Thursday. " * 6
     assert not reads_multilingual(long, statement) and not reads_multilingual(statement, long)
+
+
+@pytest.mark.parametrize("old, new, one_slot", [
+    # the stored value made the topic of what happened to it (the texts name other attributes, or one none)
+    ("最近在读《围城》", "围城读完了，开始读《边城》", True),
+    ("我们公司在望京SOHO 12层", "公司搬到西二旗了", True),
+    ("我住在朝阳区", "生日是五月三号", False),  # the opening pair is nowhere in the stored text
+])
+def test_a_chinese_text_opening_with_the_stored_value_may_be_of_its_attribute(old: str, new: str, one_slot: bool) -> None:
+    assert may_be_one_slot(old, new, None) is one_slot
