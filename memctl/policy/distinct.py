@@ -265,6 +265,31 @@ def _spoken_clock(text: str) -> str:
     return _OCLOCK_EN.sub(lambda m: f"{_hour(m.group(1))}:00", text)
 
 
+_CENTS_EN = re.compile(r"(?i)([$€£]\d+)\s+and\s+(\d{1,2})\s+cents?\b")  # "$42 and 17 cents" is $42.17
+_UNITS_EN = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen"
+                                        " fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS_EN = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if n > 1}
+_SMALL_EN = rf"(?:(?:{'|'.join(_TENS_EN)})(?:[- ](?:{'|'.join(list(_UNITS_EN)[1:10])}))?|{'|'.join(_UNITS_EN)})"
+# A number written in English words past twelve ("forty-two", "three hundred", "eighteen"); twelve and
+# under stay words, read as numbers where they stand alone (`_numbers`).
+_SPELLED_EN = re.compile(rf"(?i)\b{_SMALL_EN}(?:\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_SMALL_EN})?)*\b")
+
+
+def _spelled_value(m: re.Match[str]) -> str:
+    words = re.split(r"[\s-]+", m.group().casefold())
+    if not set(words) & ({*_TENS_EN, "hundred", "thousand"} | {w for w, n in _UNITS_EN.items() if n > 12}):
+        return m.group()
+    total = current = 0
+    for word in words:
+        if word == "hundred":
+            current *= 100
+        elif word == "thousand":
+            total, current = total + current * 1000, 0
+        elif word != "and":
+            current += _UNITS_EN.get(word, _TENS_EN.get(word, 0))
+    return str(total + current)
+
+
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
     clock times on 24 hours ("7pm", "下午两点", "half past nine" 19:00 / 14:00 / 9:30), shares with a
@@ -273,10 +298,11 @@ def canonical_values(text: str) -> str:
     (这周三 "this wednesday", 下周三 "next wednesday")."""
     text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
-    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(text))
+    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_SPELLED_EN.sub(_spelled_value, text)))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
-    text = _DIGIT_GROUPS.sub(_joined_groups, _PERCENT_EN.sub(r"\1%", text))
+    text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))
+    text = _DIGIT_GROUPS.sub(_joined_groups, text)
     text = _STREET.sub(_street_short, text)
     text = _ZH_WEEK_OF.sub(lambda m: f" {_WEEK_OF[m.group(1)]} {_zh_weekday(m.group(2))} ", text)
     return _ZH_WEEKDAY.sub(lambda m: f" {_zh_weekday(m.group(1))} ", text)

@@ -126,3 +126,17 @@ def test_a_clock_time_or_a_share_said_in_words_is_the_same_value(a: str, b: str)
 
 def test_a_spoken_clock_time_of_another_hour_is_another_value() -> None:
     assert distinct_reason("Standup is at 9:30 a.m.", "Standup is at half past ten.") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("My phone bill is $38.40 a month.", "My phone bill is thirty-eight dollars and forty cents a month."),
+    ("The commute takes 45 minutes.", "The commute takes forty-five minutes."),
+    ("The deposit is $1,250.", "The deposit is twelve hundred fifty dollars."),
+    ("The plan is 300 Mbps.", "The plan is three hundred Mbps."),
+])
+def test_a_number_spelled_out_in_english_is_the_number(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers and distinct_reason(a, b) is None
+
+
+def test_a_spelled_number_of_another_amount_is_another_value() -> None:
+    assert distinct_reason("The commute takes 45 minutes.", "The commute takes forty minutes.") is not None
