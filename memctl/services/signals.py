@@ -49,18 +49,29 @@ def unheld_kinds(kinds: Mapping[str, Sequence[str]], search: SearchIndex, pool: 
 
 
 def absent_names(query: str, search: SearchIndex, pool: Collection[str]) -> tuple[bool, bool]:
-    """(whether the query names something no memory of `pool` mentions: a name, a relative by none
-    of its words, a name's relative no memory says with the name; whether each such thing is a
+    """(whether the query names something no memory of `pool` mentions: a name, a place a Chinese
+    query names (`places`), a relative by none of its words, a name's relative no memory says with
+    the name; whether each such thing is a
     name written in capitals, an acronym: IRS, HMRC, HR, search/specificity.acronyms)."""
     from memctl.search.relations import relation_terms
     from memctl.search.specificity import acronyms, name_terms
 
     said = name_terms(query, speakers=False)
     missing = {name for name in sorted(said)[:MAX_NAMES] if not search.keyword_search(name, 1, pool)}
+    missing |= {place for place in sorted(places(query))[:MAX_NAMES] if not search.keyword_search(place, 1, pool)}
     others = any(not any(search.keyword_search(w, 1, pool) for w in words)
                  for words in sorted(relation_terms(query))[:MAX_NAMES]) or any(
         not held_with(search, owner, words, pool) for owner, words in owned(query, said))
     return bool(missing) or others, bool(missing) and not others and missing <= acronyms(query)
+
+
+def places(query: str) -> set[str]:
+    """The places a Chinese query names (search/cjkplaces.py); none for text with no CJK."""
+    if query.isascii():
+        return set()
+    from memctl.search.cjkplaces import chinese_places
+
+    return chinese_places(query)
 
 
 def owned(query: str, said: Collection[str]) -> list[tuple[str, tuple[str, ...]]]:

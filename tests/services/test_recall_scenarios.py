@@ -317,6 +317,15 @@ def test_a_chinese_name_after_a_role_and_de_is_someone_the_store_never_mentions(
     assert "直属领导孟凡，增长业务VP，说话很直，特别看重数据周报。" in defaults(store, "孟凡负责哪块业务？", user="chen")
 
 
+def test_a_chinese_request_about_a_place_the_store_never_mentions_injects_nothing(memdir: Path) -> None:
+    store = zh_dir(memdir)  # 杭州 is known, 北京 is not
+    fill(store, ["甲状腺上有个小结节，医生说每半年复查一次B超，下次是七月。", "婆婆去年从河南过来帮我们带孩子，跟我们一起住。",
+                 "公司在杭州滨江，开过去大概二十分钟。", "打算明年把主卧卫生间重新装修，防水要重做。",
+                 "每周二上午是部门周会，雷打不动，别的事都得让路。"], user="duan")
+    assert not store.context("帮我查一下明天北京的天气。")["items"]
+    assert "公司在杭州滨江，开过去大概二十分钟。" in defaults(store, "我公司在杭州哪个区？", user="duan")
+
+
 PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
 
 
