@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.core.textcache import text_cache
-from memctl.policy.apart import additive, apart_reason
+from memctl.policy.apart import additive, apart_reason, subject_relations
 from memctl.policy.facts import (
     NAMED_VALUES,
     announces_change,
@@ -521,6 +521,7 @@ def _weak_conflict(candidate: Candidate, n: Neighbor, related: bool) -> bool:
             or announces_change_of(n.text, candidate.text)
             or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change")
             or (n.type == candidate.type and swaps_a_value(n.text, candidate.text, candidate.owner)
+                and subject_relations(n.text, candidate.owner) == subject_relations(candidate.text, candidate.owner)
                 and not two_occurrences(n.text, candidate.text)))
 
 

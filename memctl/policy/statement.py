@@ -253,7 +253,8 @@ def _units(text: str) -> list[str]:
 
 
 def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
-    """An English statement of the same subject naming an attribute word of the other with a value of
+    """An English statement of the same named people (the caller compares the relations each is
+    about: "my brother, Ken" / "my wife Aiko" as an emergency contact are values) naming an attribute word of the other with a value of
     one kind in place of another, each side naming one the other does not ("My car insurance is with
     Geico, $140/month" / "Geico renewal came in at $172 a month", "My laptop is a MacBook Pro" / "The
     MacBook died, so I'm on a ThinkPad"), or the statement negated: a change said in other words, too
@@ -264,7 +265,8 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     if re.search(f"[{CJK_RANGES}]", old + new) or not reworded(owner_free(old, owner), owner_free(new, owner)):
         return False
     a, b = read_statement(old, owner), read_statement(new, owner)
-    if a.subject != b.subject or (a.values.identifiers and b.values.identifiers and a.values.identifiers != b.values.identifiers):
+    if a.subject - a.values.relations != b.subject - b.values.relations or (
+            a.values.identifiers and b.values.identifiers and a.values.identifiers != b.values.identifiers):
         return False
     shared = attribute_words(old, owner) & attribute_words(new, owner)
     if not shared or qualifier_differs(a, b, set(a.slot & b.slot)):

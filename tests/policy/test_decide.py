@@ -463,6 +463,8 @@ def test_the_same_values_are_no_repeat_when_the_structure_tells_them_apart(old: 
     ("My gym membership is with Equinox, $180/month.", "Equinox renewal came back at $210 a month, sadly."),
     ("My phone is a Samsung Galaxy.", "The Samsung cracked, so work handed me a Pixel."),
     ("Our internet provider is Comcast.", "Comcast kept dropping out, so the house is on Sonic fiber."),
+    # a relation named as the value, not whom the statement is about (policy/apart.py subject_relations)
+    ("My emergency contact is my brother, Ken.", "I put my wife Aiko down as the emergency contact instead."),
 ])
 def test_a_value_of_one_kind_replaced_in_other_words_is_a_possible_change(old: str, new: str) -> None:
     decision = _decide_pair(old, new, 0.6)
