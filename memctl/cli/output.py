@@ -64,8 +64,12 @@ def error_line(message: str) -> None:
 def short(text: str, width: int = 80) -> str:
     """One line of at most `width` characters on a terminal; the whole text in a pipe or a file, so
     `memctl list | cut -f7` loses nothing (rows() writes its tabs and newlines as spaces)."""
-    if not is_terminal():
-        return safe(text)
+    return clip(text, width) if is_terminal() else safe(text)
+
+
+def clip(text: str, width: int = 80) -> str:
+    """One line of at most `width` characters, wherever it goes: for a message naming what it was
+    given (a pasted 100 KB query is named by its start)."""
     line = " ".join(safe(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 

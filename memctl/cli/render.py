@@ -24,7 +24,7 @@ def hits(data: dict[str, Any], args: dict[str, Any]) -> None:
     note = (f"{held} {'hit' if held == 1 else 'hits'} held back below relevance {data['min_relevance']:g} "
             "(--all shows them)") if held else ""
     if not data["hits"]:
-        output.note(f"no memories found for {output.short(data['query'], 200)!r} ({data['considered']} considered"  # stderr: stdout
+        output.note(f"no memories found for {output.clip(data['query'], 200)!r} ({data['considered']} considered"  # stderr: stdout
                     + (f"; {note})" if note else ")"))  # stays the hits alone, none here
         return
     dated = bool(data.get("order"))  # the query asked when: each hit's day, in that order

@@ -166,3 +166,13 @@ def test_library_validation_raises_memctl_errors(mem: Path) -> None:
         store.list(sort="size")
     with pytest.raises(UsageError):
         store.write_memory_md(users=["../x"])
+
+
+def test_a_pasted_query_that_finds_nothing_is_named_by_its_start_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    assert memctl("init", str(root)).returncode == 0
+    use_hashing_embedder(root)
+    query = "B: where did we say the team dinner is on Friday?\n" * 400  # 20 KB: a pasted chat
+    done = memctl("-d", str(root), "recall", query, "-u", "alice")  # stderr is a pipe here
+    assert done.returncode == 0 and done.stderr.count("\n") == 1 and len(done.stderr) < 300
+    assert done.stderr.startswith("memctl: no memories found for 'B: where did we say the team dinner")
