@@ -110,12 +110,35 @@ def _opening(text: str) -> set[tuple[str, ...]]:
 
 
 def owned_relations(text: str) -> set[tuple[str, tuple[str, ...]]]:
-    """The relations a text names after a name's possessive ("Greg's mother", "Karim's kids"), each
-    as (the owner's stem, as search/specificity.name_terms gives it; the relation's words): only a
-    memory saying both holds that person (the store may know Greg and a mother, not Greg's)."""
+    """The relations a text names after a name's possessive ("Greg's mother", "Karim's kids";
+    老马他老婆, 孟凡的女儿), each as (the owner's stem, as search/specificity.name_terms gives it; the
+    relation's words): only a memory saying both holds that person (the store may know Greg and a
+    mother, not Greg's)."""
     text = unicodedata.normalize("NFKC", text)
-    return {(stem(m.group("owner")), _ENGLISH[m.group("kin").casefold()])
-            for m in _OWNED.finditer(text) if m.group("owner")}
+    out = {(stem(m.group("owner")), _ENGLISH[m.group("kin").casefold()])
+           for m in _OWNED.finditer(text) if m.group("owner")}
+    return out if text.isascii() else out | _owned_chinese(text)
+
+
+_OF = ("他的", "她的", "家的", "的", "他", "她", "家")  # between a Chinese name and its relative: 老马他老婆
+
+
+def _owned_chinese(text: str) -> set[tuple[str, tuple[str, ...]]]:
+    """(name, relation's words) for a Chinese name (search/cjknames.py: 老马, 陈露) followed, after
+    他, 她, 的 or 家, by a relation of two characters or more (老马他老婆, 陈露的妈妈)."""
+    from memctl.search.cjknames import chinese_names
+
+    out = set()
+    for name in chinese_names(text):
+        start = text.find(name)
+        while start >= 0:
+            rest = text[start + len(name):]
+            rest = next((rest[len(of):] for of in _OF if rest.startswith(of)), "")
+            found = next((i for word, i in _SPOKEN if len(word) >= 2 and rest.startswith(word)), None)
+            if found is not None:
+                out.add((name, tuple(_looked_up(w) for w in RELATIVES[found])))
+            start = text.find(name, start + 1)
+    return out
 
 
 def says_relation(text: str, words: tuple[str, ...]) -> bool:

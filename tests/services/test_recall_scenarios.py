@@ -326,6 +326,15 @@ def test_a_chinese_request_about_a_place_the_store_never_mentions_injects_nothin
     assert "公司在杭州滨江，开过去大概二十分钟。" in defaults(store, "我公司在杭州哪个区？", user="duan")
 
 
+def test_a_known_chinese_name_s_relative_the_store_never_mentions_is_not_answered(memdir: Path) -> None:
+    store = zh_dir(memdir)  # 老马 and the speaker's wife are known; 老马's wife is not
+    fill(store, ["项目技术负责人是老马（马建军），安全总监是刘芳。", "老婆李娟在武汉协和医院心内科当护士长，经常上夜班。",
+                 "我妈跟我们住一起，帮着接送孩子，她有老寒腿。", "跟李娟商量好了：她和孩子留在武汉，我一个人去西安。"], user="huang")
+    assert not store.context("用户：老马他老婆生了。\n助手：恭喜！\n用户：孩子起的什么名字来着？")["items"]
+    fill(store, ["老马的老婆在银行上班，孩子叫小宇。"], user="huang")
+    assert "老马的老婆在银行上班，孩子叫小宇。" in defaults(store, "老马他老婆在哪上班？", user="huang")
+
+
 PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
 
 
