@@ -360,6 +360,13 @@ def recall_uses_primary(primary: str, second: str, language: str) -> bool:
     return not (language == "zh" and shipped and second == MULTILINGUAL_MODEL)
 
 
+def reads_language(model: str, language: str) -> bool:
+    """Whether `model` (a name or calibration family) reads text in `language` (core/text.text_language)
+    by its meaning: the shipped model is English-only (recall_uses_primary), every other model is taken
+    at its word."""
+    return language != "zh" or model.strip() not in SHIPPED_ALIASES
+
+
 # The most of a query the multilingual model reads, from its end (a dialogue's last turns are what it
 # asks), and of a memory, from its start (what it states first): its engine embeds the whole text,
 # window by window, at 1-1.5 ms CPU a character on a loaded machine (a 100 KB query took 100 s; 8,000

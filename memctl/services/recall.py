@@ -16,9 +16,10 @@ from memctl.core.declare import declared_filters, parse
 from memctl.core.models import Hit, Memory, session_key
 from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
-from memctl.policy.relevance import annotate, hold_back, on_topic_line
+from memctl.policy.relevance import QueryFacts, annotate, hold_back, model_family, on_topic_line
 from memctl.policy.timeline import order_by_date, time_order, time_window
 from memctl.policy.topic import Lexicon
+from memctl.policy.turns import best_of, by_turns, turns
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
 from memctl.store.repository import ReadsAndUsage, SearchIndex
@@ -162,7 +163,7 @@ class RecallService:
         the query says and the kinds and topics it is about (services/signals.py, policy/relevance.py)."""
         from memctl.services.signals import asked, characters, hit_signals, line_runs, query_facts
 
-        keyword = q.mode != "semantic"
+        keyword, candidates = q.mode != "semantic", tuple(candidates)
         ids = [h.id for h in hits]
         coverage = self.search.keyword_coverage(q.query, ids) if keyword else None
         words = self.words() if self.words is not None else {}
@@ -171,7 +172,19 @@ class RecallService:
         chars = self.search.keyword_coverage(characters(q.query), ids) if facts.char_held is not None else None
         lines = line_runs(self.search, q.query, facts, ids, runs)
         signals = hit_signals(q.query, hits, runs, coverage, words, chars, asked(facts.topics, topics), lines)
-        return annotate(hits, signals, facts)
+        judged = annotate(hits, signals, facts)
+        if not reads_turns(q.query, facts, runs):
+            return judged
+        return best_of(judged, [self._turn_relevance(q, turn, hits, pool, candidates) for turn in turns(q.query)])
+
+    def _turn_relevance(self, q: RecallQuery, turn: str, hits: list[Hit], pool: Mapping[str, Any],
+                        candidates: Iterable[Memory]) -> list[Hit]:
+        """The hits judged with one turn of a dialogue as the query (policy/turns.py): the turn's own
+        cosines over the candidates, its coverage, names, kinds and topics."""
+        runs: list[tuple[str, list[tuple[str, float]]]] = []
+        if q.mode != "keyword":
+            runs = self.search.semantic_runs(turn, POOL, pool)
+        return self._relevance(q.model_copy(update={"query": turn}), hits, runs, pool, candidates)
 
     def _with_constraints(self, q: RecallQuery, hits: list[Hit], pool: Mapping[str, Any], now: datetime,
                           in_force_states: frozenset[str]) -> list[Hit]:
@@ -222,6 +235,15 @@ class RecallService:
                     shown.add(m.id)
                     out.append(to_hit(m, 0.0, {}, now, in_force_states, linked_to=hit.id))
         return out
+
+
+def reads_turns(query: str, facts: QueryFacts, runs: list[tuple[str, list[tuple[str, float]]]]) -> bool:
+    """Whether a dialogue's hits are judged by its turns too (policy/turns.by_turns), and some model
+    of the recall reads the query's language by its meaning: a short Chinese line's cosines by the
+    English-only shipped model say little (search/embedders.reads_language)."""
+    from memctl.search.embedders import reads_language
+
+    return by_turns(query, facts) and any(reads_language(model_family(i), facts.language) for i, _ in runs)
 
 
 @functools.lru_cache(maxsize=1)

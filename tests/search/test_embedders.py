@@ -381,3 +381,11 @@ def test_model_vectors_come_back_in_the_texts_order(model: FastEmbedder) -> None
     alone = np.stack([model.embed([t])[0] for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
     assert np.allclose(model.embed(texts[::-1])[::-1], together, atol=1e-6)
+
+
+def test_the_english_only_shipped_model_does_not_read_chinese_by_its_meaning() -> None:
+    from memctl.search.embedders import reads_language
+
+    assert reads_language(DEFAULT_MODEL, "en") and reads_language("default", "en")
+    assert not reads_language(DEFAULT_MODEL, "zh")
+    assert reads_language("multilingual-e5-small-q4", "zh")

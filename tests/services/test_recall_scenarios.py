@@ -371,3 +371,30 @@ def test_a_known_person_s_relative_the_store_never_mentions_is_not_answered_abou
 def test_a_known_person_s_relative_the_store_holds_is_answered(store: MemoryStore, memory: str, query: str) -> None:
     fill(store, [*IN_LAWS, memory])
     assert memory in defaults(store, query)
+
+
+HOUSEHOLD = [*EVERYDAY, "I see my physiotherapist for my lower back every Thursday at 4pm", "My bank is Monzo",
+             "Our landlord is Mrs. Patel; the rent is $1,450, due on the 1st", "My nephew Theo turns 9 in October",
+             "We drive a 2018 Honda CR-V", "My sister Ana lives in Porto", "I'm vegetarian but I eat fish now and then",
+             "I play five-a-side football on Tuesday nights", "The car insurance is with Direct Line, renews in May",
+             "My manager is Priya Shah", "I'm learning Spanish on Duolingo", "We got married on 14 June 2019",
+             "I'm saving for a house deposit, about £300 a month", "We have a cat called Miso",
+             "Mum's birthday is 2 February", "I broke my wrist skiing in 2021", "I use a standing desk at work",
+             "I'm on the waitlist for an allotment", "Our boiler was serviced in March"]
+
+
+def test_a_dialogue_is_answered_by_what_its_turn_asks_about(store: MemoryStore) -> None:
+    # the whole conversation's cosine to the bank is diluted by the job and the form (issue 28)
+    fill(store, HOUSEHOLD)
+    dialogue = ("User: I'm filling in a form for the new job.\nAssistant: What do they need?\n"
+                "User: my bank and who my doctor is")
+    assert "My bank is Monzo" in defaults(store, dialogue)
+
+
+@pytest.mark.parametrize("dialogue", [
+    "User: Theo came round after school.\nAssistant: Nice! What did you two do?\nUser: homework. what's 7 times 8?",
+    "User: Ana called this morning.\nAssistant: How is she?\nUser: fine. what's the capital of Portugal again?",
+])
+def test_a_dialogue_ending_in_a_question_of_general_knowledge_injects_nothing(store: MemoryStore, dialogue: str) -> None:
+    fill(store, HOUSEHOLD)
+    assert defaults(store, dialogue) == []
