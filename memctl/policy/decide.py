@@ -34,6 +34,7 @@ from memctl.policy.facts import (
 from memctl.policy.pairs import reading
 from memctl.policy.restate import restates_values
 from memctl.policy.statement import shares_slot, slot_relation, swaps_a_value
+from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
 
 Relation = Literal["same", "less", "more", "changed", "different"]
@@ -282,8 +283,9 @@ def _day_is_the_value(text: str) -> bool:
 
 def _other_thing(old: str, new: str) -> bool:
     """Texts that name different things (identifiers, or people and places where a name is not the
-    value): similar, never in conflict."""
-    return names_other_things(old, new) or (names(old) != names(new) and attribute_of(new) not in NAMED_VALUES)
+    value, or each its own person the value is said of): similar, never in conflict."""
+    return names_other_things(old, new) or (names(old) != names(new)
+                                            and (attribute_of(new) not in NAMED_VALUES or of_two_people(old, new)))
 
 
 def only_numbers_changed(old: str, new: str) -> bool:
@@ -372,7 +374,7 @@ def announces_change_of(old: str, new: str) -> bool:
         return False
     attribute = attribute_of(new)
     return (attribute is not None and attribute == attribute_of(old)
-            and same_subject(old, new) and not names_other_things(old, new))
+            and same_subject(old, new) and not of_two_people(old, new) and not names_other_things(old, new))
 
 
 def looks_conflicting(old: str, new: str, owner: str | None = None) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES
+from memctl.policy.facts import names
 from memctl.policy.statement import owner_free
 
 _CJK = re.compile(f"[{CJK_RANGES}]")
@@ -89,3 +90,14 @@ def read_triple(text: str, owner: str | None = None) -> Triple:
     plain = _strip(owner_free(text, owner))
     plain = re.split(r"[;；,，](?=\s*\S)", plain)[0] if len(plain) > 60 else plain
     return _chinese(plain) if _CJK.search(plain) else _english(plain)
+
+
+def of_two_people(old: str, new: str) -> bool:
+    """Whether two statements name each its own person as the one they are about and share names only
+    in what they say of them: "Jonas moved to Porto" / "Elena lives in Porto" are two people's homes,
+    not one home changed (the shared city made them "the same subject")."""
+    a, b = read_triple(old), read_triple(new)
+    if a.attribute == a.value or b.attribute == b.value:
+        return False  # a statement of no known shape: whom it is about is not read
+    who_a, who_b = names(a.attribute), names(b.attribute)
+    return bool(who_a) and bool(who_b) and not who_a & who_b

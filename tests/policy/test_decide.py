@@ -11,6 +11,7 @@ from memctl.policy.decide import (
     Candidate,
     Decision,
     Neighbor,
+    announces_change_of,
     compare_texts,
     decide,
     fingerprint,
@@ -485,3 +486,20 @@ def test_one_english_word_swapped_with_the_same_values_is_never_the_model_s_repe
     old = Neighbor(id="m1", text="I live in Oslo.", type="fact", cosine=0.8, frame_cosine=0.9,
                    ml_cosines={"ml_cos": 0.95, "ml_frame": 0.95, "ml_attr": 0.95, "ml_value": 1.0})
     assert decide(Candidate(text="I was born in Oslo.", type="fact"), [old]).action == "add"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Jonas moved to Porto", "Elena moved to Porto"),
+    ("Elena lives in Porto", "Jonas moved to Porto"),
+    ("Ines works at Siemens", "Grace joined Siemens"),
+])
+def test_two_people_at_one_value_are_not_one_attribute_changed(old: str, new: str) -> None:
+    """A shared city or employer is what each statement says of its own person, not a subject they
+    share: no change is announced of the stored one."""
+    assert not announces_change_of(old, new)
+    assert _decide_pair(old, new, 0.6).conflicts_with == []
+
+
+def test_one_person_moving_is_still_a_change_announced() -> None:
+    assert announces_change_of("Hank lives in Beijing", "Hank moved to Shanghai")
+    assert announces_change_of("Elena lives in Porto", "Elena moved to Lisbon")
