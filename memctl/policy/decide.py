@@ -479,9 +479,9 @@ def _restated(candidate: Candidate, old: Neighbor) -> bool:
     key on either side, no opposite words and no negation added or removed ("I love Vim" / "Vim is
     what I hate" is a change, not a repeat)."""
     if candidate.key or old.key or old.cosine < SAME_SLOT_COSINE:
-        return False
-    opposite = antonym_swap(old.text, candidate.text) or flips_polarity(old.text, candidate.text)
-    return not opposite and restates_values(old.text, candidate.text, candidate.owner)
+        return False  # the cheap value test first: the opposite-word tests cost a second on two long texts
+    return restates_values(old.text, candidate.text, candidate.owner) and not (
+        antonym_swap(old.text, candidate.text) or flips_polarity(old.text, candidate.text))
 
 
 def _ordered(candidate: Candidate, neighbors: list[Neighbor]) -> list[Neighbor]:

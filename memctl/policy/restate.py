@@ -44,12 +44,12 @@ def restates_values(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if additive(new) or _other_latin_words(a, b):
         return False
-    if not reworded(a, b):
-        return False  # a near copy: what its swapped words say is for the token rules
     sa, sb = read_statement(old, owner), read_statement(new, owner)
     named = any(kind in ("names", "identifiers") for kind, _ in same)
     shared = attribute_words(old, owner) & attribute_words(new, owner)
-    return (named or bool(shared)) and not qualifier_differs(sa, sb, set(sa.slot & sb.slot))
+    if not (named or shared) or qualifier_differs(sa, sb, set(sa.slot & sb.slot)):
+        return False
+    return reworded(a, b)  # last, quadratic in the words: a near copy is for the token rules
 
 
 def _other_latin_words(a: str, b: str) -> bool:

@@ -262,7 +262,7 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     ThinkPad X1" / "... a MacBook Air", is for the token rules: two things unless it says it
     changed). Not in Chinese, whose content words are character pairs:
     one pair shared (这个月的电费 / 这个月的燃气费) is no sign of one attribute."""
-    if re.search(f"[{CJK_RANGES}]", old + new) or not reworded(owner_free(old, owner), owner_free(new, owner)):
+    if re.search(f"[{CJK_RANGES}]", old + new):
         return False
     a, b = read_statement(old, owner), read_statement(new, owner)
     if a.subject - a.values.relations != b.subject - b.values.relations or (
@@ -272,8 +272,9 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     if not shared or qualifier_differs(a, b, set(a.slot & b.slot)):
         return False
     left, right = _kinds(a.values), _kinds(b.values)
-    return a.values.negated != b.values.negated or any(left[k] - right.get(k, frozenset()) and right.get(k, frozenset()) - left[k]
-                                                       for k in left)
+    swapped = a.values.negated != b.values.negated or any(
+        left[k] - right.get(k, frozenset()) and right.get(k, frozenset()) - left[k] for k in left)
+    return swapped and reworded(owner_free(old, owner), owner_free(new, owner))  # last: quadratic in the words
 
 
 def _is_stated_day(old: str, new: str) -> bool:
