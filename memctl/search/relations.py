@@ -121,6 +121,7 @@ def owned_relations(text: str) -> set[tuple[str, tuple[str, ...]]]:
 
 
 _OF = ("他的", "她的", "家的", "的", "他", "她", "家")  # between a Chinese name and its relative: 老马他老婆
+_AFTER_NAME = max(map(len, _OF)) + max(len(word) for word, _ in _SPOKEN)  # what of a text after a name is read
 
 
 def _owned_chinese(text: str) -> set[tuple[str, tuple[str, ...]]]:
@@ -132,7 +133,7 @@ def _owned_chinese(text: str) -> set[tuple[str, tuple[str, ...]]]:
     for name in chinese_names(text):
         start = text.find(name)
         while start >= 0:
-            rest = text[start + len(name):]
+            rest = text[start + len(name):start + len(name) + _AFTER_NAME]  # not the rest of a long query
             rest = next((rest[len(of):] for of in _OF if rest.startswith(of)), "")
             found = next((i for word, i in _SPOKEN if len(word) >= 2 and rest.startswith(word)), None)
             if found is not None:
