@@ -44,7 +44,7 @@ _SOURCE = "|".join([
     r"(?<![0-9A-Za-z./-])(?P<k_d>\d{1,2})\.(?P<k_m>\d{1,2})\.(?P<k_y>\d{4})(?![0-9A-Za-z]|[.:]\d)",
     # 4/2/2026 (month first unless the first number cannot be a month)
     r"(?<![0-9A-Za-z./-])(?P<g_a>\d{1,2})/(?P<g_b>\d{1,2})/(?P<g_y>\d{4})(?![0-9A-Za-z/])",
-    # 3/20 (only where it reads as a day: see _bare_ok)
+    # 3/20 (only where it reads as a day: see bare_day_ok)
     r"(?<![0-9A-Za-z./:-])(?P<h_a>\d{1,2})/(?P<h_b>\d{1,2})(?![0-9/]|[.:]\d)",
     # (on) the 26th: the month of the date before it
     r"\bthe\s+(?P<i_d>\d{1,2})(?:st|nd|rd|th)\b",
@@ -54,7 +54,8 @@ _SOURCE = "|".join([
 ])
 _PATTERN = lazy_pattern(_SOURCE, re.IGNORECASE)
 _CONNECTOR = lazy_pattern(r"\s*(?:-|–|—|~|～|to|until|till|through|thru|到|至)\s*(?:the\s+)?", re.IGNORECASE)
-_BARE_CUE = lazy_pattern(r"(?:\b(?:on|by|until|till|before|after|from|due|is|are|was|to|thru|through|date)"
+_BARE_CUE = lazy_pattern(r"(?:\b(?:on|by|until|till|before|after|from|due|is|are|was|to|thru|through|date|deadline"
+                         r"|expires?|expiry|exp|starts?|begins?|ends?|runs?|live|since)"
                          r"|[:(,])\s*$", re.IGNORECASE)
 _SENTENCE = lazy_pattern(r"[;；。!！?？\n]")
 _PAST_EN = lazy_pattern(r"\b(?:was|were|had|did|paid|bought|spent|went|got|came|arrived|landed|left|started|began|"
@@ -111,12 +112,13 @@ def _int(value: str | None) -> int | None:
     return int(value) if value else None
 
 
-def _bare_ok(text: str, match: re.Match[str]) -> bool:
-    """`3/20` is a day when a date word comes before it (by 3/20, on 3/6) or Chinese follows it
-    (6/1儿童节); `3/4 cup`, `1/2 tsp` and a score of 10/12 are not."""
-    if _BARE_CUE().search(text[max(0, match.start() - 12):match.start()]):
+def bare_day_ok(text: str, start: int, end: int) -> bool:
+    """`3/20` (written at text[start:end]) is a day when a date word comes before it (by 3/20, on 3/6,
+    expires 4/27, deadline 6/30), Chinese follows it (6/1儿童节) or a number is written with a leading
+    zero (04/18: no fraction is); `3/4 cup`, `1/2 tsp` and a score of 10/12 are not."""
+    if _BARE_CUE().search(text[max(0, start - 12):start]) or re.match(r"0\d|\d{1,2}/0\d", text[start:end]):
         return True
-    return bool(re.match(r"\s?[\u4e00-\u9fff]", text[match.end():match.end() + 2]))
+    return bool(re.match(r"\s?[\u4e00-\u9fff]", text[end:end + 2]))
 
 
 def _raws(text: str, match: re.Match[str]) -> list[_Raw]:
@@ -145,7 +147,7 @@ def _raws(text: str, match: re.Match[str]) -> list[_Raw]:
     if g["h_a"]:
         a, b = int(g["h_a"]), int(g["h_b"])
         month, day = (b, a) if a > 12 else (a, b)
-        return [_Raw(s, e, t, month, day, None)] if _bare_ok(match.string, match) else []
+        return [_Raw(s, e, t, month, day, None)] if bare_day_ok(match.string, s, e) else []
     if g["i_d"]:
         return [_Raw(s, e, t, 0, int(g["i_d"]), None)]  # month 0: the previous date's
     rel = _REL_YEARS.get(g["j_rel"] or "")

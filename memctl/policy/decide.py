@@ -249,7 +249,7 @@ def _participants_swapped(old: str, new: str) -> bool:
 
 _WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|星期[一二三四五六日天]|周[一二三四五六日]")
 _DAY_VALUE = re.compile(r"(?i)\b(?:is|are|was|were|'s|be)\s+(?:now\s+|still\s+)?(?:on|at|due|set for|scheduled for|"
-                        r"planned for|every|in)\b|(?:改到|定在|是在|在|是)\s*(?:\d|周|星期)")
+                        r"planned for|every|in)\b|(?:改到|改在|改|定在|是在|在|是)\s*(?:\d|周|星期)")
 
 
 def _days(text: str) -> set[str]:

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from memctl.core.dates import month_span, span, week_span
+from memctl.core.textdates import bare_day_ok
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ZH_WEEKDAYS = "一二三四五六日"
@@ -127,6 +128,10 @@ _MON = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july
        r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 ABSOLUTE_PATTERN = re.compile(
     r"\b(?P<iy>\d{4})[-/.](?P<im>\d{1,2})[-/.](?P<id>\d{1,2})\b"
+    r"|(?<![0-9A-Za-z./:-])(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4}|\d{2})(?![0-9A-Za-z/]|[.:]\d)"
+    r"|(?<![0-9A-Za-z./:-])(?P<ed>\d{1,2})\.(?P<em>\d{1,2})\.(?P<ey>\d{4})(?![0-9A-Za-z]|[.:]\d)"
+    r"|(?<![0-9A-Za-z./:-])(?P<ym>\d{1,2})/(?P<yy>\d{4})(?![0-9A-Za-z/]|[.:]\d)"
+    r"|(?<![0-9A-Za-z./:-])(?P<ba>\d{1,2})/(?P<bb>\d{1,2})(?![0-9/]|[.:]\d)"
     r"|(?:(?P<zy>\d{4})\s*年\s*)?(?P<zm>\d{1,2})\s*月\s*(?:(?P<zd>\d{1,2})\s*[日号])?"
     r"|\b(?P<dd>\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MON.format("dm") + r"(?:,?\s+(?P<dy>\d{4}))?\b"
     r"|\b" + _MON.format("md") + r"\s+(?P<mdd>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<mdy>\d{4}))?"
@@ -146,6 +151,26 @@ def _day_value(year: str | None, month: int, day: str | None) -> str | None:
     return f"{head}-{month:02d}" + (f"-{int(day):02d}" if day else "")
 
 
+def _month_first(a: str, b: str) -> tuple[int, str]:
+    """The month and the day of `a/b`: month first, as written in English, unless `a` cannot be a month."""
+    return (int(b), a) if int(a) > 12 else (int(a), b)
+
+
+def _numeric_value(g: dict[str, str | None], text: str, m: re.Match[str]) -> str | None:
+    """A date written in digits: 4/27/2026 and 6/30/25 (month first), 30.06.2025 (day first), 12/2026 (a
+    month), or 04/18 and 3/20 where they read as a day (`bare_day_ok`: not 3/4 cup or a score of 10/12)."""
+    if g["sa"] and g["sb"] and g["sy"]:
+        month, day = _month_first(g["sa"], g["sb"])
+        return _day_value(g["sy"] if len(g["sy"]) == 4 else f"20{g['sy']}", month, day)
+    if g["ed"] and g["em"] and g["ey"]:
+        return _day_value(g["ey"], int(g["em"]), g["ed"])
+    if g["ym"] and g["yy"]:
+        return _day_value(g["yy"], int(g["ym"]), None)
+    if g["ba"] and g["bb"] and bare_day_ok(text, m.start(), m.end()):
+        return _day_value(None, *_month_first(g["ba"], g["bb"]))
+    return None
+
+
 def absolute_dates(text: str) -> list[tuple[str, str]]:
     """(phrase, value) of every absolute date written in `text`, in order (see above for the forms).
 
@@ -160,6 +185,8 @@ def _absolute_dates(text: str) -> tuple[tuple[str, str], ...]:
         g = m.groupdict()
         if g["iy"]:
             value = _day_value(g["iy"], int(g["im"]), g["id"])
+        elif g["sa"] or g["ed"] or g["ym"] or g["ba"]:
+            value = _numeric_value(g, text, m)
         elif g["zm"]:
             value = _day_value(g["zy"], int(g["zm"]), g["zd"])
         elif g["dm"]:

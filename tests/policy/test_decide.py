@@ -503,3 +503,17 @@ def test_two_people_at_one_value_are_not_one_attribute_changed(old: str, new: st
 def test_one_person_moving_is_still_a_change_announced() -> None:
     assert announces_change_of("Hank lives in Beijing", "Hank moved to Shanghai")
     assert announces_change_of("Elena lives in Porto", "Elena moved to Lisbon")
+
+
+def test_a_date_in_digits_is_a_date_not_two_numbers() -> None:
+    from memctl.policy.distinct import values_of
+
+    card = values_of("My Visa expires 04/27.")
+    assert card.dates == {"--04-27"} and not card.numbers  # not the counts 4 and 27
+    assert values_of("Atlas goes live 3/15.").dates == values_of("Atlas launches on the 15th of March.").dates
+
+
+def test_a_chinese_day_moved_with_gai_is_the_value_not_a_second_occurrence() -> None:
+    from memctl.policy.decide import two_occurrences
+
+    assert not two_occurrences("复盘会定在10月12号下午两点", "复盘会改10/14上午11点", weekdays=False)

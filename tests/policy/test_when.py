@@ -43,3 +43,30 @@ def test_text_without_relative_dates_reads_nothing():
 
 def test_month_arithmetic_clamps_the_day():
     assert resolve_occurred("in a month", date(2026, 1, 31))[0] == "2026-02-28"
+
+
+@pytest.mark.parametrize("text,dates", [
+    ("My Visa expires 04/27.", [("04/27", "--04-27")]),  # a leading zero: no fraction is written so
+    ("the flight departs on 04/18 at 7:05 am", [("04/18", "--04-18")]),
+    ("Her birthday is 3/4.", [("3/4", "--03-04")]),
+    ("Atlas goes live 3/15.", [("3/15", "--03-15")]),
+    ("the deadline 6/30, then review", [("6/30", "--06-30")]),
+    ("contract runs through 6/30/25", [("6/30/25", "2025-06-30")]),
+    ("booked for 23/4/2026", [("23/4/2026", "2026-04-23")]),  # 23 is no month: day first
+    ("due 30.06.2025", [("30.06.2025", "2025-06-30")]),  # dotted: day first
+    ("the card is valid until 12/2026", [("12/2026", "2026-12")]),
+    ("PTO runs 12/20 to 1/7", [("12/20", "--12-20"), ("1/7", "--01-07")]),
+    ("4/5 入住", [("4/5", "--04-05")]),
+])
+def test_dates_written_in_digits_are_one_date_each(text: str, dates: list[tuple[str, str]]) -> None:
+    from memctl.policy.when import absolute_dates
+
+    assert absolute_dates(text) == dates
+
+
+@pytest.mark.parametrize("text", ["add 3/4 cup of sugar", "final score 10/12", "open 24/7", "python 3.12.1",
+                                  "a 1/2 tsp of salt"])
+def test_fractions_scores_and_versions_are_no_dates(text: str) -> None:
+    from memctl.policy.when import absolute_dates
+
+    assert absolute_dates(text) == []
