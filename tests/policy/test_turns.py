@@ -24,6 +24,14 @@ def test_turns_are_the_lines_without_their_speakers() -> None:
     assert turns("Where does Hank live?") == []  # one line: no turns
 
 
+def test_a_dialogue_of_long_lines_reads_only_its_last_turns_that_fit() -> None:
+    """Each turn is recalled as its own query: a pasted chat of long lines costs a bounded time."""
+    long = "the budget review moved to the garden office again " * 12  # 612 characters
+    dialogue = f"User: {long}\nAssistant: {long}\nUser: {long}\nAssistant: noted\nUser: and my bank?"
+    assert turns(dialogue) == [long.strip(), "noted", "and my bank?"]
+    assert turns(f"User: hi\nAssistant: {long * 2}\nUser: {long * 2}") == []  # the last alone is too long
+
+
 @pytest.mark.parametrize(("text", "own"), [
     ("When do I normally go?", True), ("remind me what we each pay", True), ("include my title", True),
     ("what's 7/8 as a decimal?", False), ("Tell me about the history of the Forth Bridge.", False),
