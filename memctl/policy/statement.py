@@ -79,15 +79,27 @@ def content_words(text: str) -> list[str]:
     return _content(text)
 
 
+# A verb that says who holds a relation to the subject names that relation as the attribute: "Sophie
+# reports to Jenna" says who her boss is, "丽娜向李姐汇报" who her 领导 is, "married to Tom" who her husband is.
+_RELATION_VERBS = (
+    (re.compile(r"(?i)\breport(?:s|ed|ing)?\s+(?:directly\s+)?to\b|向.{1,8}?汇报"),
+     frozenset({"boss", "manag", "supervisor", "领导", "上司", "老板", "经理"})),
+    (re.compile(r"(?i)\bmarried\s+to\b|嫁给|娶了"), frozenset({"husband", "wife", "spous", "老公", "老婆", "丈夫", "妻子"})),
+    (re.compile(r"(?i)\brent(?:s|ed|ing)?\s+from\b"), frozenset({"landlord"})),
+)
+
+
 def attribute_words(text: str, owner: str | None = None) -> set[str]:
     """The content words a statement may name its attribute with: those of its slot, and in Chinese
     the pair that opens the text after grammar words ("我们年会定在..." names 年会; the slot leaves
     out the opening pair, a subject such as a name); a capitalised Latin word in Chinese text is a
-    name or a brand, a subject or a value, never the attribute."""
+    name or a brand, a subject or a value, never the attribute. A relation a verb says who holds
+    ("reports to", "married to": `_RELATION_VERBS`) is an attribute word too."""
     plain = owner_free(text, owner)
+    said = {word for verb, words in _RELATION_VERBS if verb.search(plain) for word in words}
     if not re.search(f"[{CJK_RANGES}]", plain):
-        return set(read_statement(text, owner).slot)
-    return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True))  # a Latin name is a value
+        return set(read_statement(text, owner).slot) | said
+    return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True)) | said  # a Latin name is a value
 
 
 def opening_pair(text: str) -> str | None:

@@ -99,3 +99,22 @@ def test_a_sister_and_her_husband_are_two_people() -> None:
 
     assert relations("我姐的手机号是138 0000 1111") != relations("我姐夫的手机号是138 0000 2222")
     assert slot_relation("我姐的手机号是138 0000 1111", "我姐夫的手机号是138 0000 2222") is None
+
+
+@pytest.mark.parametrize(("old", "new", "owner"), [
+    ("Priya's boss is Omar", "Priya reports to Helen now", "priya"),
+    ("My supervisor is Dana Wu.", "Since the merger I'm reporting directly to Luis Ortega.", None),
+    ("My wife is Carla", "I'm married to Beatriz", None),
+])
+def test_a_verb_that_says_who_holds_a_relation_names_it_as_the_attribute(old: str, new: str, owner: str | None) -> None:
+    from memctl.policy.statement import attribute_words, swaps_a_value
+
+    assert attribute_words(old, owner) & attribute_words(new, owner)
+    assert swaps_a_value(old, new, owner)  # another person holds it: a possible change
+
+
+def test_a_relation_verb_with_another_relation_shares_no_attribute() -> None:
+    from memctl.policy.statement import attribute_words, swaps_a_value
+
+    assert not attribute_words("My landlord is Greg") & attribute_words("I report to Nadia")
+    assert not swaps_a_value("My landlord is Greg", "I report to Nadia")
