@@ -56,7 +56,7 @@ _PATTERN = lazy_pattern(_SOURCE, re.IGNORECASE)
 _CONNECTOR = lazy_pattern(r"\s*(?:-|–|—|~|～|to|until|till|through|thru|到|至)\s*(?:the\s+)?", re.IGNORECASE)
 _BARE_CUE = lazy_pattern(r"(?:\b(?:on|by|until|till|before|after|from|due|is|are|was|to|thru|through|date|deadline"
                          r"|expires?|expiry|exp|starts?|begins?|ends?|runs?|live|since)"
-                         r"|[:(,])\s*$", re.IGNORECASE)
+                         r"|[:(,]|[在到至从改是])\s*$", re.IGNORECASE)
 _SENTENCE = lazy_pattern(r"[;；。!！?？\n]")
 _PAST_EN = lazy_pattern(r"\b(?:was|were|had|did|paid|bought|spent|went|got|came|arrived|landed|left|started|began|"
                         r"finished|signed|ordered|received|happened|visited|met|returned|flew|drove|ago|last|"

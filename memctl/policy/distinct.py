@@ -222,7 +222,7 @@ def _clock_zh(m: re.Match[str]) -> str:
         hour += 12
     elif m.group(1) in ("晚上", "凌晨") and hour == 12:
         hour = 0  # 晚上十二点 is midnight, not noon
-    return f"{hour}:{minute:02d}"
+    return f" {hour}:{minute:02d} "  # apart from the digits around it: 10/14上午11点 is not 10/1411:00
 
 
 def _zh_numerals(text: str) -> str:

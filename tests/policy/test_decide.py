@@ -517,3 +517,10 @@ def test_a_chinese_day_moved_with_gai_is_the_value_not_a_second_occurrence() -> 
     from memctl.policy.decide import two_occurrences
 
     assert not two_occurrences("复盘会定在10月12号下午两点", "复盘会改10/14上午11点", weekdays=False)
+
+
+def test_a_chinese_clock_time_is_read_apart_from_the_date_before_it() -> None:
+    from memctl.policy.distinct import values_of
+
+    moved = values_of("复盘会改10/14上午11点")  # not the number 1411:00
+    assert moved.dates == {"--10-14"} and moved.numbers == {"11:00"}

@@ -57,6 +57,7 @@ def test_month_arithmetic_clamps_the_day():
     ("the card is valid until 12/2026", [("12/2026", "2026-12")]),
     ("PTO runs 12/20 to 1/7", [("12/20", "--12-20"), ("1/7", "--01-07")]),
     ("4/5 入住", [("4/5", "--04-05")]),
+    ("会议定在6/30 14:00", [("6/30", "--06-30")]),  # after 在: a day, whatever follows
 ])
 def test_dates_written_in_digits_are_one_date_each(text: str, dates: list[tuple[str, str]]) -> None:
     from memctl.policy.when import absolute_dates
