@@ -138,10 +138,14 @@ def acronyms(text: str) -> set[str]:
     return {stem(word.lower()) for word in _ACRONYM.findall(unicodedata.normalize("NFKC", text))}
 
 
+_BRAND = re.compile(r"[a-z]+[A-Z][a-z]+")  # "iPad", "eBay", "iCloud"; not a unit ("kWh", "pH", "mAh") or "mRNA"
+
+
 def _capitalised(word: str) -> bool:
-    """A word with a capital first letter, or a lower-case one before an inner capital, as a brand
-    writes its name ("iPad", "eBay"): both say a name where sentence case does not explain them."""
-    return word[:1].isupper() or (word[:1].islower() and any(c.isupper() for c in word[1:]))
+    """A word with a capital first letter, or a brand's lower-case one before a capitalised part
+    ("iPad", "eBay"): both say a name where sentence case does not explain them. A unit of three
+    letters or fewer ("kWh", "mAh", "dB") is no name."""
+    return word[:1].isupper() or (len(word) >= 4 and bool(_BRAND.fullmatch(word)))
 
 
 def _calendar(word: str) -> bool:

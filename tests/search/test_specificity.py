@@ -169,3 +169,5 @@ def test_a_brand_written_as_a_name_is_a_name_in_chinese_and_english() -> None:
     assert "ipad" in name_terms("帮我查下那台iPad还在不在保修期。", speakers=False)
     assert "iphon" in name_terms("What year did the first iPhone come out?", speakers=False)
     assert name_terms("my ebay account is locked", speakers=False) == set()  # no capital: no name
+    assert name_terms("How many kWh did we use? Is the pool's pH ok, the fan 40 dB, my mRNA booster due?",
+                      speakers=False) == set()  # units and a molecule: no brand
