@@ -80,6 +80,7 @@ HEDGES = re.compile(
 # new value; anywhere else a different name is a different thing (a meeting with Bob or with Carol).
 NAMED_VALUES = frozenset({"residence", "employer", "tool", "preference"})
 _NAME = re.compile(r"\b[A-Z][a-z]+")
+_LABEL = re.compile(r"\b([A-Z][a-z]+)\s+\d")  # "Note 12", "Room 4": a numbered thing's label
 _NOT_NAMES = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December The A An This That These Those It He She They We You
     My Our Your His Her Their Its There Here When Where What Who Why How If But And Or So Then Every Each All
@@ -148,9 +149,16 @@ def _id_key(found: str) -> str:
     return code if not code.isdigit() else re.sub(r"[\s:#.]+", "", found).upper()
 
 
+def subjects(text: str) -> set[str]:
+    """The names a text may be about: its names but a capitalised word just before a number, which
+    labels a numbered thing ("Note 12", "Room 4", "In 2020") and is no one a statement is about."""
+    return names(text) - set(_LABEL.findall(text))
+
+
 def same_subject(old: str, new: str) -> bool:
-    """Whether two texts speak of the same named subjects (or neither names any)."""
-    a, b = names(old), names(new)
+    """Whether two texts speak of the same named subjects (or neither names any): two statements
+    labelled "Note 12" and "Note 30" share no subject by the label."""
+    a, b = subjects(old), subjects(new)
     return not (a or b) or bool(a & b)
 
 

@@ -1,0 +1,17 @@
+"""Whom two statements are about (policy/facts.py same_subject): a numbered label names no one."""
+
+from __future__ import annotations
+
+from memctl.policy.decide import announces_change_of
+from memctl.policy.facts import same_subject, subjects
+
+
+def test_a_numbered_label_both_texts_carry_is_no_subject_they_share() -> None:
+    """"Note 12" / "Note 30" (or "In 2020") name no one: a move announced by one person is no change of
+    another's statement because both are labelled alike; a name both say still is."""
+    assert subjects("Note 12: Grace moved to Nairobi.") == {"Grace", "Nairobi"}
+    assert not same_subject("Note 30: Ines lives in Lisbon.", "Note 12: Grace moved to Nairobi.")
+    assert not announces_change_of("Note 30: Ines lives in Lisbon.", "Note 12: Grace moved to Nairobi.")
+    assert announces_change_of("Note 30: Grace lives in Lisbon.", "Note 12: Grace moved to Nairobi.")
+    assert not announces_change_of("In 2019 Ines lived in Lisbon.", "In 2021 Grace moved to Nairobi.")
+    assert announces_change_of("In 2019 Grace lived in Lisbon.", "In 2021 Grace moved to Nairobi.")
