@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
-from memctl.core.knownvectors import KnownVectors
+from memctl.core.knownvectors import Ahead, KnownVectors
 from memctl.core.models import Memory
 from memctl.store.files import file_lock, write_atomic
 
@@ -311,17 +311,18 @@ class Engine:
                 vectors.upsert([memory_id], [wanted[memory_id]], vector[None, :])
 
     @contextlib.contextmanager
-    def batch(self, queries: Sequence[str], documents: Sequence[str] = ()) -> Iterator[None]:
+    def batch(self, queries: Sequence[str], documents: Sequence[str] = (), ahead: Ahead | None = None) -> Iterator[None]:
         """A batch of writes: the model and the vectors brought up to date, then `queries` (the
         candidates, as the write path compares them) and `documents` (other texts it will embed,
         e.g. the candidates' frames) embedded now, a batch to a model call, before the caller takes
-        the write lock. While it lasts, those vectors are used where the texts come up again (a
-        candidate once written, a frame) and the vector cache is saved once, at the end."""
+        the write lock (or taken from `ahead`, embed_ahead's, when it embedded the same texts). While
+        it lasts, those vectors are used where the texts come up again (a candidate once written, a
+        frame) and the vector cache is saved once, at the end."""
         with self._vec_lock:
             self.sync_vectors()
             self._batches += 1
             try:
-                self._embed_batch(queries, documents)
+                self._embed_batch(queries, documents, ahead)
             except BaseException:
                 self._end_batch()
                 raise
@@ -331,12 +332,22 @@ class Engine:
             with self._vec_lock:
                 self._end_batch()
 
-    def _embed_batch(self, queries: Sequence[str], documents: Sequence[str]) -> None:
+    def embed_ahead(self, queries: Sequence[str], documents: Sequence[str] = ()) -> Ahead:
+        """Start embedding the documents of a coming `batch(queries, documents)` in a worker thread,
+        with the texts that batch would embed if it began now: the caller writes the batch before
+        meanwhile (onnxruntime lets the GIL go; a machine of two cores runs both). The batch takes
+        these vectors when it needs exactly those texts, so every vector is the one it would embed."""
+        with self._vec_lock:
+            emb = self.embedder
+            self._known.limit = max(self._known.limit, KNOWN_TEXTS)
+            return Ahead(emb, self._known.todo([*queries, *documents]))
+
+    def _embed_batch(self, queries: Sequence[str], documents: Sequence[str], ahead: Ahead | None = None) -> None:
         """The batch's texts as documents in one call (a symmetric model's queries with them, as
         KnownVectors.query takes them), an asymmetric model's queries in one more."""
         emb = self.embedder
         self._known.limit = max(self._known.limit, KNOWN_TEXTS)
-        self._known.prime(emb, [*queries, *documents])
+        self._known.prime(emb, [*queries, *documents], ahead)
         if not getattr(emb, "symmetric", False):
             todo = [q for q in dict.fromkeys(queries) if q not in self._queries]
             many = getattr(emb, "embed_queries", None)

@@ -206,20 +206,34 @@ class WriteService:
         """Many adds, with the decisions of calling `add` for each in order (later ones see earlier
         ones, repeats within the batch included), and what each gave: its WriteResult or the error
         `add` would have raised, so one bad request never stops the rest. Per `batch` requests: their
-        texts embedded in one model call before the lock, then one write-lock hold for all of them."""
+        texts embedded in one model call before the lock (the next batch's in a worker thread while
+        this one is written: Engine.embed_ahead), then one write-lock hold for all of them."""
+        size = max(1, batch)
+        chunks = [requests[start:start + size] for start in range(0, len(requests), size)]
         out: list[WriteResult | MemctlError] = []
-        for start in range(0, len(requests), max(1, batch)):
-            out += self._add_chunk(requests[start:start + max(1, batch)])
+        ahead = None
+        for at, chunk in enumerate(chunks):
+            results, ahead = self._add_chunk(chunk, ahead, chunks[at + 1] if at + 1 < len(chunks) else None)
+            out += results
         return out
 
-    def _add_chunk(self, chunk: Sequence[AddRequest]) -> list[WriteResult | MemctlError]:
+    def _batch_texts(self, chunk: Sequence[AddRequest]) -> tuple[list[str], list[str]]:
+        """What a batch embeds: its texts, and their pair-model frames when the model has a pair fit."""
         texts = [r.text.strip() for r in chunk if r.text.strip()]
         identity, _ = self.search.text_similarities([])
         frames = [frame(r.text.strip(), r.fields.get("user")) for r in chunk if r.text.strip()] \
             if fitted_for(identity.split(":")[0]) else []
+        return texts, frames
+
+    def _add_chunk(self, chunk: Sequence[AddRequest], ahead: Any = None, following: Sequence[AddRequest] | None = None
+                   ) -> tuple[list[WriteResult | MemctlError], Any]:
+        """One batch written; the next one's texts (`following`) embedded meanwhile when the search
+        can (what is returned with the results, for that batch to take)."""
         batch = getattr(self.search, "batch", None)  # a search that embeds in batches (search/engine.py)
+        embed_ahead = getattr(self.search, "embed_ahead", None)
         out: list[WriteResult | MemctlError] = []
-        with batch(texts, frames) if batch is not None else contextlib.nullcontext():
+        with batch(*self._batch_texts(chunk), ahead=ahead) if batch is not None else contextlib.nullcontext():
+            ahead = embed_ahead(*self._batch_texts(following)) if embed_ahead is not None and following else None
             while len(out) < len(chunk):
                 with self.repo.locked():  # held at most HOLD_SECONDS: other writers wait that long at most
                     held = clock.monotonic()
@@ -230,7 +244,7 @@ class WriteService:
                                 break
                     finally:
                         self._links.flush(self.repo, self.actor)  # each stored memory rewritten once
-        return [self._link_failure(result) for result in out]
+        return [self._link_failure(result) for result in out], ahead
 
     def restore_links(self, memory_ids: Sequence[str]) -> list[str]:
         """Give the stored memories these (active) memories list as conflicting the link back a write

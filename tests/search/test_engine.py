@@ -135,3 +135,28 @@ def test_the_lines_of_a_dialogue_are_scored_one_by_one_by_the_models_the_recall_
         assert by_id[oolong][n] == pytest.approx(expected[oolong], abs=1e-5)
     assert by_id[oolong][1] > by_id[oolong][0] and by_id[lisbon][0] > by_id[lisbon][1]
     assert engine.line_runs(lines, [lisbon], {"another-model:384"}) == []
+
+
+def test_a_batch_embedded_ahead_is_taken_only_for_the_same_texts(tmp_path: Path) -> None:
+    """embed_ahead embeds a coming batch's texts in a worker thread; the batch takes those vectors,
+    embedding nothing itself, when it needs exactly those texts, and embeds itself when it needs others
+    (the vectors are then those of one call either way)."""
+    init_directory(tmp_path)
+    store = MemoryStore(tmp_path)
+    engine = store.search.primary if hasattr(store.search, "primary") else store.search
+    embedder = engine.embedder
+    real, calls = embedder.embed, []
+    texts = ["Carla rides a red bike", "Deepak bakes sourdough"]
+    expected = real(texts)
+    embedder.embed = lambda batch: calls.append(list(batch)) or real(batch)  # type: ignore[method-assign]
+    try:
+        ahead = engine.embed_ahead(texts[:1], texts[1:])
+        with engine.batch(texts[:1], texts[1:], ahead=ahead):
+            _, cosines = engine.text_similarities([(texts[0], texts[1])])
+        stale = engine.embed_ahead(["Elena drinks oolong"])
+        with engine.batch(["Elena drinks oolong", "Farid sails"], ahead=stale):
+            pass
+    finally:
+        embedder.embed = real  # type: ignore[method-assign]
+    assert calls == [texts, ["Elena drinks oolong"], ["Elena drinks oolong", "Farid sails"]]
+    assert cosines[0] == pytest.approx(float(expected[0] @ expected[1]), abs=1e-6)

@@ -149,3 +149,28 @@ def test_an_import_links_conflicts_as_one_add_after_another(tmp_path: Path) -> N
     assert state == _linked_state(single)
     assert sum(len(links) for _, _, _, links, _, _ in state) >= 8  # links on memories linked more than once
     assert [o for o, *_ in shown].count("skipped") == 2 and shown[7][0] == "refused"
+
+
+def test_an_import_embeds_each_batch_once_the_next_one_ahead(tmp_path: Path) -> None:
+    """Batches after the first are embedded in a worker thread while the one before is written
+    (Engine.embed_ahead): each text once, one model call a batch, and the same stored result as
+    an import that embeds each batch when it begins."""
+    from memctl.search.engine import Engine
+    from memctl.store.directory import init_directory
+
+    results = []
+    for name, ahead in (("ahead", True), ("plain", False)):
+        init_directory(tmp_path / name)
+        store = MemoryStore(tmp_path / name)
+        engine = store.search.primary if hasattr(store.search, "primary") else store.search
+        assert isinstance(engine, Engine)
+        if not ahead:
+            engine.embed_ahead = None  # type: ignore[assignment,method-assign]
+        embedder, calls = engine.embedder, []
+        real = embedder.embed
+        embedder.embed = lambda texts, real=real, calls=calls: calls.append(len(texts)) or real(texts)  # type: ignore[method-assign,misc]
+        report = ImportService(store._writer).import_candidates(parse_lines(_text()), ImportDefaults(), batch=3)
+        embedder.embed = real  # type: ignore[method-assign]
+        results.append(([(i.outcome, i.decision) for i in report.items], _state(store), calls))
+    assert results[0] == results[1]
+    assert len(results[0][2]) == 4  # ten candidates, three a batch: four batches, one call each
