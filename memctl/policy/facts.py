@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from memctl.core.text import stem
+from memctl.core.textcache import text_cache
 
 # Attributes that hold one value at a time: a new value replaces the old one. Each is found by its
 # cue words (stemmed English, or Chinese substrings).
@@ -149,10 +150,11 @@ def _id_key(found: str) -> str:
     return code if not code.isdigit() else re.sub(r"[\s:#.]+", "", found).upper()
 
 
-def subjects(text: str) -> set[str]:
+@text_cache(short=16384, long=512)  # a candidate announcing a change is compared with all its owner's memories
+def subjects(text: str) -> frozenset[str]:
     """The names a text may be about: its names but a capitalised word just before a number, which
     labels a numbered thing ("Note 12", "Room 4", "In 2020") and is no one a statement is about."""
-    return names(text) - set(_LABEL.findall(text))
+    return frozenset(names(text) - set(_LABEL.findall(text)))
 
 
 def same_subject(old: str, new: str) -> bool:
@@ -174,6 +176,7 @@ def is_occurrence(text: str) -> bool:
     return bool(words & _OCCURRENCE_VERBS) or any(v in text for v in _OCCURRENCE_ZH)
 
 
+@text_cache(short=16384, long=512)  # asked of one candidate against each of its owner's memories
 def announces_change(text: str) -> bool:
     """True when a text says a value changed ("moved to", "switched to", "no longer", "搬到", ...)."""
     return bool(CHANGE_PHRASES.search(text))
