@@ -292,7 +292,8 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
 def _is_stated_day(old: str, new: str) -> bool:
     """The day is the value of a stated slot in both ("the kickoff is on 2 February", "每周二上课"), not the day an
     occurrence happened ("paid $89 in January") or happens ("dentist appointment on 3 May")."""
-    stated = re.compile(r"(?i)\b(?:is|are|'s|was)\s+(?:now\s+)?(?:on|at|in|due|set|every)?\b|[:：]|是|在|定在|改到|约在"
+    stated = re.compile(r"(?i)\b(?:is|are|was)\s+(?:now\s+)?(?:on|at|in|due|set|every)?\b|['’]s\s+(?:now\s+)?(?:on|at|in|due|set|every)\b"
+                        r"|[:：]|是|在|定在|改到|约在"
                         r"|每个?(?:周|星期|礼拜)")  # 每周二 is "every Tuesday": a recurring schedule is a slot
     return bool(stated.search(old) and stated.search(new)) and not (_PAST_ACT.search(old) or _PAST_ACT.search(new))
 

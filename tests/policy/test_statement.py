@@ -118,3 +118,10 @@ def test_a_relation_verb_with_another_relation_shares_no_attribute() -> None:
 
     assert not attribute_words("My landlord is Greg") & attribute_words("I report to Nadia")
     assert not swaps_a_value("My landlord is Greg", "I report to Nadia")
+
+
+def test_a_possessive_is_no_stated_day() -> None:
+    # "Tom's project" is no "is": two days of one project, each of its own event, are two facts
+    old, new = "Tom's project Atlas has a code freeze on 3/10.", "Tom's project Atlas has its beta launch on 4/02."
+    assert slot_relation(old, new) is None
+    assert slot_relation("Tom's kickoff is on 2 February.", "Tom's kickoff is on 9 February.") == "change"
