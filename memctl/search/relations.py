@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 from memctl.core.text import stem
 
@@ -109,28 +110,30 @@ def _opening(text: str) -> set[tuple[str, ...]]:
     return out
 
 
-def owned_relations(text: str) -> set[tuple[str, tuple[str, ...]]]:
+def owned_relations(text: str, names: Collection[str] | None = None) -> set[tuple[str, tuple[str, ...]]]:
     """The relations a text names after a name's possessive ("Greg's mother", "Karim's kids";
     老马他老婆, 孟凡的女儿), each as (the owner's stem, as search/specificity.name_terms gives it; the
     relation's words): only a memory saying both holds that person (the store may know Greg and a
-    mother, not Greg's)."""
+    mother, not Greg's). `names`: the text's names when the caller has read them (name_terms), so
+    its Chinese names are not read twice (a second pass over a pasted 100 KB chat took about 1 s)."""
     text = unicodedata.normalize("NFKC", text)
     out = {(stem(m.group("owner")), _ENGLISH[m.group("kin").casefold()])
            for m in _OWNED.finditer(text) if m.group("owner")}
-    return out if text.isascii() else out | _owned_chinese(text)
+    return out if text.isascii() else out | _owned_chinese(text, names)
 
 
 _OF = ("他的", "她的", "家的", "的", "他", "她", "家")  # between a Chinese name and its relative: 老马他老婆
 _AFTER_NAME = max(map(len, _OF)) + max(len(word) for word, _ in _SPOKEN)  # what of a text after a name is read
 
 
-def _owned_chinese(text: str) -> set[tuple[str, tuple[str, ...]]]:
-    """(name, relation's words) for a Chinese name (search/cjknames.py: 老马, 陈露) followed, after
-    他, 她, 的 or 家, by a relation of two characters or more (老马他老婆, 陈露的妈妈)."""
+def _owned_chinese(text: str, names: Collection[str] | None) -> set[tuple[str, tuple[str, ...]]]:
+    """(name, relation's words) for a Chinese name (search/cjknames.py: 老马, 陈露; those of `names` not
+    in ASCII when given) followed, after 他, 她, 的 or 家, by a relation of two characters or more
+    (老马他老婆, 陈露的妈妈)."""
     from memctl.search.cjknames import chinese_names
 
     out = set()
-    for name in chinese_names(text):
+    for name in chinese_names(text) if names is None else {n for n in names if not n.isascii()}:
         start = text.find(name)
         while start >= 0:
             rest = text[start + len(name):start + len(name) + _AFTER_NAME]  # not the rest of a long query

@@ -79,7 +79,7 @@ def owned(query: str, said: Collection[str]) -> list[tuple[str, tuple[str, ...]]
     (the owner's name, the relation's words), at most `MAX_NAMES` (search/relations.owned_relations)."""
     from memctl.search.relations import owned_relations
 
-    return sorted((owner, words) for owner, words in owned_relations(query) if owner in said)[:MAX_NAMES]
+    return sorted((owner, words) for owner, words in owned_relations(query, said) if owner in said)[:MAX_NAMES]
 
 
 def held_with(search: SearchIndex, owner: str, words: Sequence[str], pool: Collection[str]) -> bool:

@@ -76,7 +76,10 @@ def test_a_memory_s_relative_is_someone_else_only_when_the_query_says_none_of_it
     ("孟凡手下的王涛负责哪块业务？", set()),  # no relative after the name
 ])
 def test_a_relation_owned_by_a_name_is_read_with_its_owner(text: str, owned: set[tuple[str, tuple[str, ...]]]) -> None:
+    from memctl.search.specificity import name_terms
+
     assert owned_relations(text) == owned
+    assert owned_relations(text, name_terms(text, speakers=False)) == owned  # the names read once, by the caller
 
 
 def test_a_text_says_a_relation_in_any_of_its_words_and_languages() -> None:
