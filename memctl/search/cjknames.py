@@ -39,6 +39,7 @@ COMMON_PAIRS = frozenset("""周末 马上 高兴 方便 许多 曾经 任何 于
 # Common words that end in a surname before a title: 历史老师 is a history teacher, not a teacher 史.
 ENDING_IN_SURNAME = frozenset("历史 主任 责任 信任 担任 外科 内科 儿科".split())
 _RELATIONS_LONGEST_FIRST = tuple(sorted(RELATIONS, key=len, reverse=True))
+_RELATION_FIRSTS = frozenset(relation[0] for relation in RELATIONS)
 # No regular expression: a character class of CJK characters takes milliseconds to compile, and an
 # English recall over a store holding Chinese memories would pay it (tests/services/test_recall.py).
 
@@ -74,10 +75,14 @@ def _xiao_lao(text: str) -> set[str]:
 
 def _related_at(text: str, i: int) -> tuple[str, int] | None:
     """The name after a relation that starts at i (the longest relation that is so followed), and where it ends."""
+    if text[i] not in _RELATION_FIRSTS:
+        return None  # most characters open no relation: a pasted chat is read in one pass
     for relation in _RELATIONS_LONGEST_FIRST:
+        if not text.startswith(relation, i):
+            continue
         j = i + len(relation)
         j += text.startswith("的", j)  # 孟凡手下的王涛: whose the person is, then the name
-        if text.startswith(relation, i) and j + 1 < len(text) and text[j] in SURNAMES and _is_han(text[j + 1]):
+        if j + 1 < len(text) and text[j] in SURNAMES and _is_han(text[j + 1]):
             return text[j:j + 2], j + 2
     return None
 
