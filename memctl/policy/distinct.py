@@ -270,9 +270,12 @@ _UNITS_EN = {w: n for n, w in enumerate("zero one two three four five six seven 
                                         " fourteen fifteen sixteen seventeen eighteen nineteen".split())}
 _TENS_EN = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if n > 1}
 _SMALL_EN = rf"(?:(?:{'|'.join(_TENS_EN)})(?:[- ](?:{'|'.join(list(_UNITS_EN)[1:10])}))?|{'|'.join(_UNITS_EN)})"
+_ORDINAL_EN = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
 # A number written in English words past twelve ("forty-two", "three hundred", "eighteen"); twelve and
-# under stay words, read as numbers where they stand alone (`_numbers`).
-_SPELLED_EN = re.compile(rf"(?i)\b{_SMALL_EN}(?:\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_SMALL_EN})?)*\b")
+# under stay words, read as numbers where they stand alone (`_numbers`). Not the tens of an ordinal
+# ("May twenty-first" is no May 20): that stays words, as before numbers were spelled.
+_SPELLED_EN = re.compile(rf"(?i)\b{_SMALL_EN}(?:\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_SMALL_EN})?)*\b"
+                         rf"(?![- ](?:{_ORDINAL_EN})\b)")
 
 
 def _spelled_value(m: re.Match[str]) -> str:

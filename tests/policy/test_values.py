@@ -140,3 +140,10 @@ def test_a_number_spelled_out_in_english_is_the_number(a: str, b: str) -> None:
 
 def test_a_spelled_number_of_another_amount_is_another_value() -> None:
     assert distinct_reason("The commute takes 45 minutes.", "The commute takes forty minutes.") is not None
+
+
+def test_the_tens_of_a_spelled_ordinal_are_no_number() -> None:
+    # "twenty-first" is the 21st: read as 20 it made "May twenty-first" the same day as "May 20th"
+    assert values_of("The party is on May twenty-first.").dates == {"--05"}
+    assert distinct_reason("The party is on May twenty-first.", "The party is on May 20th.") is not None
+    assert values_of("It was the thirty-first of March").numbers == frozenset()
