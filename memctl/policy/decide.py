@@ -131,6 +131,7 @@ _ANTONYM_PAIRS = [
 _ANTONYMS = frozenset(
     frozenset((stem(a), stem(b))) for a, b in _ANTONYM_PAIRS
 )
+_OPPOSITES = {w: frozenset().union(*(p - {w} or p for p in _ANTONYMS if w in p)) for p in _ANTONYMS for w in p}
 # CJK text is compared by characters, so its antonyms are matched as substrings.
 _CJK_ANTONYMS = [("喜欢", "讨厌"), ("开启", "关闭"), ("打开", "关闭"), ("允许", "禁止"),
                  ("增加", "减少"), ("支持", "反对"), ("同意", "反对"), ("总是", "从不")]
@@ -142,7 +143,8 @@ def _is_number(token: str) -> bool:
 
 def _has_antonym_swap(removed: list[str], added: list[str]) -> bool:
     """True when a removed token and an added token are opposites (likes -> dislikes)."""
-    if any(frozenset((r, a)) in _ANTONYMS for r in removed for a in added):
+    added_words = set(added)  # a lookup a removed word, not every pair of words (two long texts)
+    if any(_OPPOSITES.get(r, frozenset()) & added_words for r in set(removed)):
         return True
     old, new = "".join(removed), "".join(added)
     return any((a in old and b in new) or (b in old and a in new) for a, b in _CJK_ANTONYMS)
