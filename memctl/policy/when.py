@@ -8,6 +8,7 @@ whose day cannot be told ("on Monday": last or next?) are reported as left unres
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
@@ -144,8 +145,9 @@ def _month_number(word: str) -> int:
 
 
 def _day_value(year: str | None, month: int, day: str | None) -> str | None:
-    """`YYYY-MM-DD`, `--MM-DD`, `YYYY-MM` or `--MM`; None when the numbers are no calendar day."""
-    if not 1 <= month <= 12 or (day is not None and not 1 <= int(day) <= 31):
+    """`YYYY-MM-DD`, `--MM-DD`, `YYYY-MM` or `--MM`; None when the numbers are no calendar day (31.02.2025,
+    4/31; 29 February only in a leap year or with none)."""
+    if not 1 <= month <= 12 or (day is not None and not 1 <= int(day) <= monthrange(int(year or 2000), month)[1]):
         return None
     head = year or "-"
     return f"{head}-{month:02d}" + (f"-{int(day):02d}" if day else "")

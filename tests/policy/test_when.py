@@ -71,3 +71,12 @@ def test_fractions_scores_and_versions_are_no_dates(text: str) -> None:
     from memctl.policy.when import absolute_dates
 
     assert absolute_dates(text) == []
+
+
+@pytest.mark.parametrize("text", ["due 31.02.2025", "due 4/31", "on 2025-02-29", "on 2月30日"])
+def test_numbers_that_are_no_calendar_day_are_no_date(text: str) -> None:
+    from memctl.policy.when import absolute_dates
+
+    assert absolute_dates(text) == []
+    assert absolute_dates(text.replace("31.02", "28.02").replace("4/31", "4/30").replace("2025-02-29", "2024-02-29")
+                          .replace("2月30日", "2月28日"))  # the days that are
