@@ -32,7 +32,6 @@ from memctl.policy.facts import (
     same_subject,
 )
 from memctl.policy.pairs import reading
-from memctl.policy.restate import restates_values
 from memctl.policy.statement import shares_slot, slot_relation, swaps_a_value
 from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
@@ -449,8 +448,6 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "noop", f"same content as {old.id} after normalisation"
     if relations(old.text) != relations(candidate.text):
         return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
-    if _restated(candidate, old):
-        return "noop", f"says the values of {old.id} again in other words"
     same_key = _same_key(candidate.key, old.key)
     if (candidate.key and old.key and not same_key) or not (same_key or old.cosine >= threshold):
         return None, ""  # different explicit keys are different facts; too far apart to match
@@ -474,16 +471,6 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
             and not one_word_swapped(old.text, candidate.text)):
         return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
-
-
-def _restated(candidate: Candidate, old: Neighbor) -> bool:
-    """The candidate says the old memory's values again in other words (policy/restate.py), with no
-    key on either side, no opposite words and no negation added or removed ("I love Vim" / "Vim is
-    what I hate" is a change, not a repeat)."""
-    if candidate.key or old.key or old.cosine < SAME_SLOT_COSINE:
-        return False  # the cheap value test first: the opposite-word tests cost a second on two long texts
-    return restates_values(old.text, candidate.text, candidate.owner) and not (
-        antonym_swap(old.text, candidate.text) or flips_polarity(old.text, candidate.text))
 
 
 def _ordered(candidate: Candidate, neighbors: list[Neighbor]) -> list[Neighbor]:
