@@ -35,6 +35,9 @@ for _place in PLACES:
 _TOWARDS = frozenset("去到来回飞")  # a verb of going before a place: the trip's destination
 # A place that is also the head of a common word or name there: 中山路 is a street in any city.
 _NOT_BEFORE = {"中山": "路公装大", "吉林": "大"}
+# A place that modifies the noun after it names a kind of thing, not somewhere the text is about:
+# 日本料理, 四川菜, 意大利面, 北京烤鸭, 法国签证, 瑞士军刀, 湖南话, 大理石, 长春花, 荷兰豆, 北京路.
+_MODIFIED = ("料理", "菜", "面", "烤鸭", "豆", "签证", "军刀", "话", "口音", "石", "花", "式", "风味", "路")
 
 
 def chinese_places(text: str) -> set[str]:
@@ -44,7 +47,7 @@ def chinese_places(text: str) -> set[str]:
     while i < len(text):
         place = next((p for p in _BY_FIRST.get(text[i], ()) if text.startswith(p, i)), None)
         after = text[i + len(place):i + len(place) + 1] if place else ""
-        if place is None or (after and after in _NOT_BEFORE.get(place, "")):
+        if place is None or (after and after in _NOT_BEFORE.get(place, "")) or text.startswith(_MODIFIED, i + len(place)):
             i += 1
             continue
         if not (i and text[i - 1] in _TOWARDS):
