@@ -73,6 +73,11 @@ def _xiao_lao(text: str) -> set[str]:
             and text[i + 1:i + 3] not in COMMON_PAIRS}
 
 
+# Roles whose 的 introduces a person (孟凡手下的王涛); after another relation 的 introduces a thing:
+# 女儿的高烧, 老公的钱, 朋友的金毛 name no one.
+_STAFF = frozenset({"手下", "下属", "助理"})
+
+
 def _related_at(text: str, i: int) -> tuple[str, int] | None:
     """The name after a relation that starts at i (the longest relation that is so followed), and where it ends."""
     if text[i] not in _RELATION_FIRSTS:
@@ -81,7 +86,7 @@ def _related_at(text: str, i: int) -> tuple[str, int] | None:
         if not text.startswith(relation, i):
             continue
         j = i + len(relation)
-        j += text.startswith("的", j)  # 孟凡手下的王涛: whose the person is, then the name
+        j += relation in _STAFF and text.startswith("的", j)  # 孟凡手下的王涛: whose the person is, then the name
         if j + 1 < len(text) and text[j] in SURNAMES and _is_han(text[j + 1]):
             return text[j:j + 2], j + 2
     return None

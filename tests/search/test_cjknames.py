@@ -23,7 +23,8 @@ from memctl.search.specificity import name_terms
     ("历史老师说主任医生明天在", set()),  # a common word ends in the surname before a title
     ("同事周报发了吗", set()),
     ("历史课的王老师", {"王老"}),
-    ("孟凡手下的王涛负责哪块业务？", {"王涛"}),  # a role, 的, then the name
+    ("赵磊下属的钱雯明天请假吗？", {"钱雯"}),  # a role whose 的 introduces a person, then the name
+    ("女儿的高烧退了吗？老公的钱都花哪了？朋友的金毛几岁？", set()),  # after another relation 的 is a thing's
     ("同事的孩子上几年级？朋友的周末怎么过？", set()),  # 的 and no name after it
 ])
 def test_chinese_names_are_read_by_their_shapes(text: str, names: set[str]) -> None:
