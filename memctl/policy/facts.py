@@ -81,7 +81,9 @@ HEDGES = re.compile(
 # new value; anywhere else a different name is a different thing (a meeting with Bob or with Carol).
 NAMED_VALUES = frozenset({"residence", "employer", "tool", "preference"})
 _NAME = re.compile(r"\b[A-Z][a-z]+")
-_LABEL = re.compile(r"\b([A-Z][a-z]+)\s+\d")  # "Note 12", "Room 4": a numbered thing's label
+# "Note 12:", "Room 4.", "In 2020 ...": a numbered thing's label, where the number ends it (a colon,
+# a stop, the end) or it opens the sentence; "I lent Carla 200 dollars" names Carla.
+_LABEL = re.compile(r"\b([A-Z][a-z]+)\s+\d+(?=\s*(?:[:.,;)]|$))|(?:^|(?<=[.!?;:]\s))([A-Z][a-z]+)\s+\d")
 _NOT_NAMES = frozenset("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December The A An This That These Those It He She They We You
     My Our Your His Her Their Its There Here When Where What Who Why How If But And Or So Then Every Each All
@@ -154,7 +156,7 @@ def _id_key(found: str) -> str:
 def subjects(text: str) -> frozenset[str]:
     """The names a text may be about: its names but a capitalised word just before a number, which
     labels a numbered thing ("Note 12", "Room 4", "In 2020") and is no one a statement is about."""
-    return frozenset(names(text) - set(_LABEL.findall(text)))
+    return frozenset(names(text) - {w for pair in _LABEL.findall(text) for w in pair if w})
 
 
 def same_subject(old: str, new: str) -> bool:

@@ -15,3 +15,10 @@ def test_a_numbered_label_both_texts_carry_is_no_subject_they_share() -> None:
     assert announces_change_of("Note 30: Grace lives in Lisbon.", "Note 12: Grace moved to Nairobi.")
     assert not announces_change_of("In 2019 Ines lived in Lisbon.", "In 2021 Grace moved to Nairobi.")
     assert announces_change_of("In 2019 Grace lived in Lisbon.", "In 2021 Grace moved to Nairobi.")
+
+
+def test_a_name_before_an_amount_is_still_whom_the_statement_is_about() -> None:
+    """Only a label the number ends ("Room 4.") or that opens a sentence ("In 2020 ...") is one."""
+    assert "Carla" in subjects("I lent Carla 200 dollars")
+    assert same_subject("I lent Carla 200 dollars", "Carla paid me back")
+    assert subjects("In 2020 Ines lived in Lisbon. The meeting is in Room 4.") == {"Ines", "Lisbon"}
