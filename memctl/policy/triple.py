@@ -37,6 +37,8 @@ _COLON = re.compile(r"^(?P<attr>[^:：]{1,40}?)(?<!\d)[:：](?!\d)\s*(?P<value>.
 # The first marker of the highest rank that leaves a value after it splits the clause.
 _ZH_MARKERS = ("是", "叫", "用", "住在", "在", "到", "为", "成", "了")
 _ZH_INVERTED = re.compile(r"^(?P<value>.+?)是(?P<attr>我的.+|我们的.+)$")
+# "Note 1: ...", "Room 4: ...": a numbered thing's label opening the text is no attribute of the statement.
+_LABEL = re.compile(r"^[A-Z][a-z]+\s+\d+\s*[:：]\s*(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def _chinese(text: str) -> Triple:
 def read_triple(text: str, owner: str | None = None) -> Triple:
     """The attribute and the value of a statement (the owner's own name read as the first person);
     a statement of no known shape is its own attribute and value."""
-    plain = _strip(owner_free(text, owner))
+    plain = _LABEL.sub("", _strip(owner_free(text, owner)))
     plain = re.split(r"[;；,，](?=\s*\S)", plain)[0] if len(plain) > 60 else plain
     return _chinese(plain) if _CJK.search(plain) else _english(plain)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memctl.policy.decide import announces_change_of
 from memctl.policy.facts import same_subject, subjects
+from memctl.policy.triple import read_triple
 
 
 def test_a_numbered_label_both_texts_carry_is_no_subject_they_share() -> None:
@@ -22,3 +23,12 @@ def test_a_name_before_an_amount_is_still_whom_the_statement_is_about() -> None:
     assert "Carla" in subjects("I lent Carla 200 dollars")
     assert same_subject("I lent Carla 200 dollars", "Carla paid me back")
     assert subjects("In 2020 Ines lived in Lisbon. The meeting is in Room 4.") == {"Ines", "Lisbon"}
+
+
+def test_a_leading_numbered_label_is_stripped_before_reading_whom_a_statement_is_about() -> None:
+    """"Note 1: Jonas lives in Porto." / "Note 2: Elena moved to Porto.": the label is no attribute
+    both share, so the two people are read apart and no change is announced."""
+    assert not announces_change_of("Note 1: Jonas lives in Porto.", "Note 2: Elena moved to Porto.")
+    assert announces_change_of("Note 1: Elena lives in Porto.", "Note 2: Elena moved to Lisbon.")
+    assert read_triple("Note 1: Jonas lives in Porto.").attribute == "Jonas lives in"
+    assert read_triple("Offsite location: Nashville").attribute == "Offsite location"
