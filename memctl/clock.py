@@ -24,7 +24,10 @@ def parse_timestamp(value: str) -> datetime:
         raise UsageError(f"not an ISO 8601 time: {value!r}", code="bad_time") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
+        raise UsageError(f"a time outside the years 1-9999 in UTC: {value!r}", code="bad_time") from None
 
 
 MAX_DURATION = timedelta(days=36500)  # a century: longer is a typo, and datetime arithmetic overflows
@@ -58,9 +61,18 @@ def now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+def after(moment: datetime, ttl: str) -> datetime:
+    """`moment` plus a TTL (parse_duration); a UsageError when that is past year 9999."""
+    try:
+        return moment + parse_duration(ttl)
+    except OverflowError:
+        raise UsageError(f"{ttl!r} after {format_timestamp(moment)} is past the year 9999", code="bad_duration") from None
+
+
 def format_timestamp(value: datetime) -> str:
-    """Canonical file form: UTC, seconds, trailing Z."""
-    return value.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Canonical file form: UTC, seconds, trailing Z; the year in four digits (strftime writes year 1 as "1")."""
+    utc = value.astimezone(timezone.utc).replace(microsecond=0)
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
 
 
 def monotonic() -> float:

@@ -164,7 +164,10 @@ class Memory(BaseModel):
         # One canonical zone, so stored times compare as text and serialise identically.
         if value is None:
             return None
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        try:
+            return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
+            raise ValueError("a time outside the years 1-9999 in UTC") from None
 
     @field_validator("user", "project", "session")
     @classmethod

@@ -87,7 +87,7 @@ def build_memory(repo: NewIds, config: Config, text: str, *, type: str, user: st
     check_visibility(fields.get("visibility"))
     now = clock.now()
     scope: Literal["user", "project", "session"] = "session" if session else "project" if project else "user"
-    when = now + clock.parse_duration(ttl) if ttl else clock.parse_timestamp(expires) if expires else None
+    when = clock.after(now, ttl) if ttl else clock.parse_timestamp(expires) if expires else None
     fields = {k: v for k, v in fields.items() if v is not None}
     fields.setdefault("created", now)
     fields.setdefault("updated", fields["created"])

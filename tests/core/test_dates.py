@@ -41,3 +41,22 @@ def test_a_memory_validates_its_new_fields():
     for bad in ({"occurred": "soon"}, {"part_of": "../x"}, {"state": "a\nb"}):
         with pytest.raises(ValueError):
             Memory.model_validate({**base, **bad})
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"])
+def test_a_time_outside_the_years_in_utc_is_a_usage_error(value):
+    """`--now` or `--since` of such a time is one line (OverflowError, a traceback, before)."""
+    from memctl.clock import parse_timestamp
+
+    with pytest.raises(UsageError):
+        parse_timestamp(value)
+
+
+def test_a_ttl_past_the_year_9999_is_a_usage_error():
+    from datetime import datetime, timezone
+
+    from memctl.clock import after
+
+    with pytest.raises(UsageError):
+        after(datetime(9990, 1, 1, tzinfo=timezone.utc), "36500d")
+    assert after(datetime(2026, 1, 1, tzinfo=timezone.utc), "1d").day == 2

@@ -62,6 +62,9 @@ def test_known_fields_are_typed() -> None:
         ("---\nid: 3f9a1c2e\ntype: fact\nscope: user\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\nx\n", "needs a user"),
         ("---\nid: 3f9a1c2e\ntype: fact\nscope: user\nuser: a\nconfidence: 7\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\nx\n", "confidence"),
         ("---\nid: 3f9a1c2e\ntype: fact\nscope: user\nuser: a\ncreated: yesterday\nupdated: 2026-01-01T00:00:00Z\n---\nx\n", "created"),
+        # a time whose UTC falls before year 1 or after 9999 (OverflowError, a traceback, before)
+        ("---\nid: 3f9a1c2e\ntype: fact\nscope: user\nuser: a\ncreated: 0001-01-01T00:00:00+05:00\nupdated: 2026-01-01T00:00:00Z\n---\nx\n", "created"),
+        ("---\nid: 3f9a1c2e\ntype: fact\nscope: user\nuser: a\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\nexpires: 9999-12-31T23:00:00-05:00\n---\nx\n", "expires"),
     ],
 )
 def test_invalid_files_give_one_line_errors(text: str, needle: str) -> None:
@@ -69,6 +72,16 @@ def test_invalid_files_give_one_line_errors(text: str, needle: str) -> None:
         parse_memory(text, "users/a/x.md")
     assert needle in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_year_before_1000_round_trips() -> None:
+    """A year of fewer than four digits is written with four ('0001-01-01'), as it was read: written
+    as '1-01-01' it did not read back, and compact, dedupe and every add then failed on it."""
+    text = CANONICAL.replace("updated: 2026-11-30T08:00:00Z\n", "updated: 2026-11-30T08:00:00Z\nexpires: 0001-01-01\n")
+    memory = parse_memory(text)
+    written = serialise_memory(memory)
+    assert "expires: 0001-01-01T00:00:00Z" in written
+    assert parse_memory(written) == memory
 
 
 def test_chinese_content_round_trips() -> None:
