@@ -8,19 +8,16 @@ stripped of terminal control sequences before it is shown.
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 from memctl.core.envelope import envelope, to_jsonable
+from memctl.core.printable import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm server runs without it
     from typing import Any
 
 __all__ = ["envelope", "to_jsonable"]  # re-exported: commands render through this module
-
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
 
 def print_json(payload: dict[str, Any]) -> None:
     """One JSON document on stdout."""
@@ -29,7 +26,7 @@ def print_json(payload: dict[str, Any]) -> None:
 
 def safe(text: str) -> str:
     """Text with terminal escape and control sequences removed (newlines and tabs kept)."""
-    return _CONTROL.sub("", text)
+    return printable(text)
 
 
 def is_terminal() -> bool:

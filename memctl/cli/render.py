@@ -62,7 +62,8 @@ def _component(name: str, value: Any) -> str:
 
 def context_block(data: dict[str, Any], args: dict[str, Any]) -> None:
     """context: the block on stdout; with `--explain`, the rules that fired on stderr."""
-    sys.stdout.write(data["text"] + ("\n" if not data["text"].endswith("\n") else ""))
+    text = output.safe(data["text"])  # the block holds stored text: no escape reaches the terminal
+    sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
     if args.get("explain"):
         for rule in data["explain"] or [{"name": "none", "matched": "", "description": "no rule fired"}]:
             output.warn(f"rule {rule['name']}: {rule['description']} (matched {rule['matched']!r})")

@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pydantic import BaseModel, Field
 
 from memctl.core.models import Hit
+from memctl.core.printable import printable
 from memctl.prompt.indexmd import approx_tokens
 from memctl.prompt.labels import phrase
 from memctl.prompt.profile import Profile, limit_profile
@@ -201,8 +202,9 @@ _TAG = re.compile(r"<(/?)(memories|memory|profile|section|line)", re.IGNORECASE)
 
 
 def _defuse(text: str) -> str:
-    """Keep stored text from closing the `<memories>` fence (a memory is data, never markup)."""
-    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", " ".join(text.split()))
+    """Keep stored text from closing the `<memories>` fence (a memory is data, never markup), with no
+    terminal escape or control sequence (core/printable.py)."""
+    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", " ".join(printable(text).split()))
 
 
 class Parts(NamedTuple):
@@ -256,7 +258,7 @@ def _xml(parts: Parts, plan: ContextPlan) -> str:
             attrs += f" date={quoteattr(item.date)}"
         if item.not_in_force:
             attrs += f" in_force=\"false\" state={quoteattr(item.not_in_force)}"
-        out.append(f"<memory {attrs}>{escape(item.content.strip())}</memory>")
+        out.append(f"<memory {attrs}>{escape(printable(item.content).strip())}</memory>")
     return "\n".join(out + ["</memories>"]) + "\n"
 
 

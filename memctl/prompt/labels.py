@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memctl.core.printable import printable
+
 LANGUAGES = ("en", "zh")
 
 # Every type of the three presets (default, claude, categories), one label per language.
@@ -110,8 +112,9 @@ def _cut(flat: str, limit: int) -> tuple[str, str]:
 
 
 def one_line(text: str, limit: int) -> str:
-    """Collapse whitespace to single spaces and cut at a word boundary within `limit` chars (…)."""
-    flat = " ".join(text.split())
+    """Collapse whitespace to single spaces and cut at a word boundary within `limit` chars (…), with
+    no terminal escape or control sequence (core/printable.py: MEMORY.md is read with `cat` too)."""
+    flat = " ".join(printable(text).split())
     if len(flat) <= limit:
         return flat
     return _cut(flat, limit)[0] + "…"
@@ -122,7 +125,7 @@ def short_title(text: str, limit: int = 60) -> tuple[str, str]:
 
     A title cut short ends in "…" and the rest then starts with "…", so the two read as one text.
     """
-    flat = " ".join(text.split())
+    flat = " ".join(printable(text).split())
     for match in _CLAUSE_BREAK.finditer(flat):
         head = flat[: match.start()].strip()
         if _width(head) >= _MIN_CLAUSE_WIDTH:

@@ -40,9 +40,13 @@ def test_terminal_escape_sequences_never_reach_the_terminal(memdir: Path) -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("---\nid: e0e0e0e1\ntype: fact\nuser: alice\ncreated: 2026-01-01T00:00:00Z\n"
                     "updated: 2026-01-01T00:00:00Z\n---\nAlice \x1b[2J\x1b]0;pwned\x07likes tea\n")
-    for args in (["list"], ["show", "e0e0e0e1"], ["recall", "tea"]):
+    for args in (["list"], ["show", "e0e0e0e1"], ["recall", "tea"], ["context", "what tea does alice like", "-u", "alice"],
+                 ["context", "tea", "-u", "alice", "--format", "xml"]):
         out = cli(memdir, *args).output
-        assert "\x1b" not in out and "\x07" not in out and "likes tea" in out
+        assert "\x1b" not in out and "\x07" not in out and "likes tea" in out, args
+    assert cli(memdir, "index", "--user", "alice").exit_code == 0  # MEMORY.md is read with cat, and in a prompt
+    index = (memdir / "users" / "alice" / "MEMORY.md").read_text()
+    assert "\x1b" not in index and "\x07" not in index and "likes tea" in index
 
 
 def test_deeply_nested_import_lines_are_refused_one_by_one(memdir: Path) -> None:
