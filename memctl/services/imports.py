@@ -275,8 +275,9 @@ class ImportService:
     def import_candidates(self, entries: Iterable[tuple[int, CandidateIn | str]], defaults: ImportDefaults,
                           llm: str | None = None, batch: int = ADD_BATCH, remember: bool = False) -> ImportReport:
         """Write each candidate in order (later lines see earlier ones); errors become refused items.
-        Candidates go to the write path `batch` at a time (WriteService.add_many: one model call and
-        one lock hold each), with the decisions of writing them one by one. `remember`: each line's
+        Candidates go to the write path in one call, `batch` at a time (WriteService.add_many: one model
+        call and one lock hold each, the next batch embedded while one is written), with the decisions
+        of writing them one by one. `remember`: each line's
         statement id is kept (`remembered`) and a line whose id a stored memory keeps is skipped."""
         known = imported_before(self.writer.repo) if remember else None
         report = ImportReport()
@@ -292,17 +293,15 @@ class ImportService:
                 continue
             pending.append((len(report.items), request))
             report.items.append(ImportItem(line=number, outcome="refused"))  # its place, filled below
-            if len(pending) >= batch:
-                self._write_batch(pending, report)
-        self._write_batch(pending, report)
+        self._write_batch(pending, report, batch)
         if known is not None:  # what a run killed before its lock hold ended left one-way
             self.writer.restore_links([i.id for i in report.items if ALREADY in i.codes and i.id])
         return report
 
-    def _write_batch(self, pending: list[tuple[int, AddRequest]], report: ImportReport) -> None:
-        """Write the pending requests and put their items in the places kept for them."""
+    def _write_batch(self, pending: list[tuple[int, AddRequest]], report: ImportReport, batch: int = ADD_BATCH) -> None:
+        """Write the pending requests, `batch` at a time, and put their items in the places kept for them."""
         if pending:
-            results = self.writer.add_many([request for _, request in pending])
+            results = self.writer.add_many([request for _, request in pending], batch=batch)
             for (at, _), result in zip(pending, results):
                 report.items[at] = item_of(report.items[at].line, result)
         pending.clear()

@@ -154,7 +154,10 @@ def test_an_import_links_conflicts_as_one_add_after_another(tmp_path: Path) -> N
 def test_an_import_embeds_each_batch_once_the_next_one_ahead(tmp_path: Path) -> None:
     """Batches after the first are embedded in a worker thread while the one before is written
     (Engine.embed_ahead): each text once, one model call a batch, and the same stored result as
-    an import that embeds each batch when it begins."""
+    an import that embeds each batch when it begins. The import hands add_many all its lines, so
+    the worker really runs (it once got one batch a call, so nothing came after it to embed ahead)."""
+    import threading
+
     from memctl.search.engine import Engine
     from memctl.store.directory import init_directory
 
@@ -168,9 +171,13 @@ def test_an_import_embeds_each_batch_once_the_next_one_ahead(tmp_path: Path) -> 
             engine.embed_ahead = None  # type: ignore[assignment,method-assign]
         embedder, calls = engine.embedder, []
         real = embedder.embed
-        embedder.embed = lambda texts, real=real, calls=calls: calls.append(len(texts)) or real(texts)  # type: ignore[method-assign,misc]
+        embedder.embed = lambda texts, real=real, calls=calls: calls.append(  # type: ignore[method-assign,misc]
+            (len(texts), threading.current_thread().name)) or real(texts)
         report = ImportService(store._writer).import_candidates(parse_lines(_text()), ImportDefaults(), batch=3)
         embedder.embed = real  # type: ignore[method-assign]
         results.append(([(i.outcome, i.decision) for i in report.items], _state(store), calls))
-    assert results[0] == results[1]
-    assert len(results[0][2]) == 4  # ten candidates, three a batch: four batches, one call each
+    assert results[0][:2] == results[1][:2]
+    (ahead_calls, plain_calls) = (results[0][2], results[1][2])
+    assert [n for n, _ in ahead_calls] == [n for n, _ in plain_calls] and len(ahead_calls) == 4  # four batches
+    assert [name for _, name in ahead_calls] == ["MainThread"] + ["memctl-embed-ahead"] * 3
+    assert {name for _, name in plain_calls} == {"MainThread"}
