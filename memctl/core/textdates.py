@@ -57,6 +57,8 @@ _CONNECTOR = lazy_pattern(r"\s*(?:-|–|—|~|～|to|until|till|through|thru|到
 _BARE_CUE = lazy_pattern(r"(?:\b(?:on|by|until|till|before|after|from|due|is|are|was|to|thru|through|date|deadline"
                          r"|expires?|expiry|exp|starts?|begins?|ends?|runs?|live|since)"
                          r"|[:(,]|[在到至从改是])\s*$", re.IGNORECASE)
+# A plural noun after a number says what it counts ("08/10 tests", "07/09 items"); not a function word.
+_COUNTED = lazy_pattern(r"\s+(?!(?:is|was|has|as|its|this|thus|us|yes|plus|less|unless|always|perhaps)\b)[a-z]{2,}s\b")
 _SENTENCE = lazy_pattern(r"[;；。!！?？\n]")
 _PAST_EN = lazy_pattern(r"\b(?:was|were|had|did|paid|bought|spent|went|got|came|arrived|landed|left|started|began|"
                         r"finished|signed|ordered|received|happened|visited|met|returned|flew|drove|ago|last|"
@@ -115,9 +117,12 @@ def _int(value: str | None) -> int | None:
 def bare_day_ok(text: str, start: int, end: int) -> bool:
     """`3/20` (written at text[start:end]) is a day when a date word comes before it (by 3/20, on 3/6,
     expires 4/27, deadline 6/30), Chinese follows it (6/1儿童节) or a number is written with a leading
-    zero (04/18: no fraction is); `3/4 cup`, `1/2 tsp` and a score of 10/12 are not."""
-    if _BARE_CUE().search(text[max(0, start - 12):start]) or re.match(r"0\d|\d{1,2}/0\d", text[start:end]):
+    zero (04/18: no fraction is); `3/4 cup`, `1/2 tsp` and a score of 10/12 are not, nor a count of
+    things with a leading zero (`passed 08/10 tests`: a plural noun after it says what it counts)."""
+    if _BARE_CUE().search(text[max(0, start - 12):start]):
         return True
+    if re.match(r"0\d|\d{1,2}/0\d", text[start:end]):
+        return not _COUNTED().match(text, end)
     return bool(re.match(r"\s?[\u4e00-\u9fff]", text[end:end + 2]))
 
 

@@ -274,8 +274,11 @@ _ORDINAL_EN = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
 # A number written in English words past twelve ("forty-two", "three hundred", "eighteen"); twelve and
 # under stay words, read as numbers where they stand alone (`_numbers`). Not the tens of an ordinal
 # ("May twenty-first" is no May 20): that stays words, as before numbers were spelled.
-_SPELLED_EN = re.compile(rf"(?i)\b{_SMALL_EN}(?:\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_SMALL_EN})?)*\b"
-                         rf"(?![- ](?:{_ORDINAL_EN})\b)")
+# Hundreds, then at most one thousand before them ("two thousand three hundred"): a number word does not
+# chain without bound ("three hundred three hundred" is two numbers, 300 and 300, not 30300).
+_HUNDREDS_EN = rf"{_SMALL_EN}(?:\s+hundred(?:\s+(?:and\s+)?{_SMALL_EN}(?!\s+(?:hundred|thousand)\b))?)?"
+_SPELLED_EN = re.compile(rf"(?i)\b{_HUNDREDS_EN}(?:\s+thousand(?:\s+(?:and\s+)?{_HUNDREDS_EN}"
+                         rf"(?!\s+(?:hundred|thousand)\b))?)?\b(?![- ](?:{_ORDINAL_EN})\b)")
 
 
 def _spelled_value(m: re.Match[str]) -> str:

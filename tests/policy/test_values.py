@@ -147,3 +147,13 @@ def test_the_tens_of_a_spelled_ordinal_are_no_number() -> None:
     assert values_of("The party is on May twenty-first.").dates == {"--05"}
     assert distinct_reason("The party is on May twenty-first.", "The party is on May 20th.") is not None
     assert values_of("It was the thirty-first of March").numbers == frozenset()
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("The bids were three hundred three hundred dollars.", {"300", "$300"}),  # two numbers, not 30300
+    ("The grant was two thousand three hundred euros.", {"€2300"}),
+    ("The fee is five thousand five hundred dollars.", {"$5500"}),
+    ("About one hundred and five people came.", {"105"}),
+])
+def test_spelled_hundreds_and_thousands_chain_once(text: str, numbers: set[str]) -> None:
+    assert values_of(text).numbers == numbers

@@ -66,7 +66,7 @@ def test_dates_written_in_digits_are_one_date_each(text: str, dates: list[tuple[
 
 
 @pytest.mark.parametrize("text", ["add 3/4 cup of sugar", "final score 10/12", "open 24/7", "python 3.12.1",
-                                  "a 1/2 tsp of salt"])
+                                  "a 1/2 tsp of salt", "Nadia passed 08/10 tests", "he scored 07/09 points"])
 def test_fractions_scores_and_versions_are_no_dates(text: str) -> None:
     from memctl.policy.when import absolute_dates
 
