@@ -183,7 +183,7 @@ _CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上|凌晨)?\s*(\d{1,2}
 _CURRENCY_AFTER = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
-_DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d.,:])")
+_DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d,:]|\.\d)")  # a stop may end it
 # Street words of an address written one way ("220 Burnside Avenue" is "220 Burnside Ave").
 _STREET_SHORT = {"avenue": "Ave", "street": "St", "road": "Rd", "boulevard": "Blvd", "apartment": "Apt",
                  "lane": "Ln", "place": "Pl", "square": "Sq", "ave.": "Ave", "st.": "St", "rd.": "Rd",
@@ -296,6 +296,48 @@ def _spelled_value(m: re.Match[str]) -> str:
     return str(total + current)
 
 
+_DIGIT_NAMES = {"oh": "0", "o": "0", "zero": "0"} | {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine".split()) if n}
+_DIGIT_NAME = r"(?:oh|o|zero|one|two|three|four|five|six|seven|eight|nine)"
+# A number said digit by digit ("five five five, oh one four two"): five digits or more, as a phone
+# number or a code is read out; fewer are words ("one or two").
+_SPOKEN_DIGITS = re.compile(rf"(?i)\b{_DIGIT_NAME}(?:[\s,-]+{_DIGIT_NAME}){{4,}}\b")
+# An address written so that no program reads it: "adam [at] reyes [dot] dev", "ana (at) mail (dot) com".
+_HIDDEN_AT = re.compile(r"(?i)\s*[\[(]\s*at\s*[\])]\s*")
+_HIDDEN_DOT = re.compile(r"(?i)(?<=\w)\s*[\[(]\s*dot\s*[\])]\s*(?=\w)")
+# A year cut to two digits before what it dates ("a '15 Civic", "the ’98 Corolla") is that year.
+_SHORT_YEAR = re.compile(r"(?<![\w'’])['’](\d\d)(?=\s+[A-Z])")
+_POINT_EN = re.compile(rf"(?i)\b(\d+|{_DIGIT_NAME})\s+point((?:\s+(?:\d|{_DIGIT_NAME})\b)+)")  # "five point nine" 5.9
+
+
+def _spoken_digits(m: re.Match[str]) -> str:
+    return "".join(_DIGIT_NAMES[w.casefold()] for w in re.findall(r"[A-Za-z]+", m.group()))
+
+
+def _digit(word: str) -> str:
+    return word if word.isdigit() else _DIGIT_NAMES[word.casefold()]
+
+
+def _short_year(m: re.Match[str]) -> str:
+    two = int(m.group(1))
+    return f"{2000 + two if two <= 40 else 1900 + two}"
+
+
+def plain_addresses(text: str) -> str:
+    """An obfuscated email address written as one ("adam [at] reyes [dot] dev" adam@reyes.dev)."""
+    if not _HIDDEN_AT.search(text):
+        return text
+    return _HIDDEN_DOT.sub(".", _HIDDEN_AT.sub("@", text))
+
+
+def _said_numbers(text: str) -> str:
+    """Numbers said in words as digits: digit by digit, spelled past twelve, with a decimal point."""
+    text = _SPOKEN_DIGITS.sub(_spoken_digits, text)
+    text = _SPELLED_EN.sub(_spelled_value, text)
+    text = _POINT_EN.sub(lambda m: f"{_digit(m.group(1))}.{''.join(map(_digit, m.group(2).split()))}", text)
+    return _SHORT_YEAR.sub(_short_year, text)
+
+
 def canonical_values(text: str) -> str:
     """The text with its values written one way: Chinese numerals as digits ("一月十号" 1月10日),
     clock times on 24 hours ("7pm", "下午两点", "half past nine" 19:00 / 14:00 / 9:30), shares with a
@@ -304,7 +346,7 @@ def canonical_values(text: str) -> str:
     (这周三 "this wednesday", 下周三 "next wednesday")."""
     text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
-    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_SPELLED_EN.sub(_spelled_value, text)))
+    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(plain_addresses(text))))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))

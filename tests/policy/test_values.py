@@ -157,3 +157,17 @@ def test_the_tens_of_a_spelled_ordinal_are_no_number() -> None:
 ])
 def test_spelled_hundreds_and_thousands_chain_once(text: str, numbers: set[str]) -> None:
     assert values_of(text).numbers == numbers
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The front desk is on 555-2198.", "Call the front desk on five five five, two one nine eight."),
+    ("Her rate is 3.75%.", "Her rate is three point seven five percent."),
+    ("He drives a 2009 Subaru Outback.", "He drives an '09 Subaru Outback."),
+])
+def test_numbers_said_digit_by_digit_with_a_point_or_a_cut_year_are_the_number(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers and distinct_reason(a, b) is None
+
+
+def test_an_obfuscated_email_address_is_the_address() -> None:
+    assert "maya@lindqvist.io" in values_of("Write to maya [at] lindqvist [dot] io, please.").names
+    assert values_of("I have one or two ideas.").numbers == {"1", "2"}  # a few digit words are words
