@@ -32,6 +32,7 @@ from memctl.policy.facts import (
     same_subject,
 )
 from memctl.policy.pairs import reading
+from memctl.policy.restate import restates
 from memctl.policy.statement import shares_slot, slot_relation, swaps_a_value
 from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
@@ -446,6 +447,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     relation = compare_texts(old.text, candidate.text)
     if relation == "same":
         return "noop", f"same content as {old.id} after normalisation"
+    if _restated(candidate, old):
+        return "noop", f"says the values of {old.id} again, of the same predicate, in other words"
     if relations(old.text) != relations(candidate.text):
         return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
     same_key = _same_key(candidate.key, old.key)
@@ -471,6 +474,15 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
             and not one_word_swapped(old.text, candidate.text)):
         return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
+
+
+def _restated(candidate: Candidate, old: Neighbor) -> bool:
+    """The candidate says the old memory's values again of the same predicate (policy/restate.py),
+    with no key on either side and no opposite words or negation added or removed."""
+    if candidate.key or old.key or old.cosine < SAME_SLOT_COSINE:
+        return False
+    return restates(old.text, candidate.text, candidate.owner) and not (
+        antonym_swap(old.text, candidate.text) or flips_polarity(old.text, candidate.text))
 
 
 def _ordered(candidate: Candidate, neighbors: list[Neighbor]) -> list[Neighbor]:

@@ -1,0 +1,82 @@
+"""A repeat in other words told by its values and its predicate (pure).
+
+"Netflix costs me $17.99 a month" / "I pay $17.99 monthly for Netflix", "Adam's email is
+adam@reyes.dev" / "Reach Adam at adam [at] reyes [dot] dev" share few words, so the token rules do
+not read them as one fact. What they share is every value, once each is written one way
+(`distinct.canonical_values`: amounts, clock times, dates, spelled digits, obfuscated addresses,
+model years; and here how often: "a month", "monthly", "/mo"). The same values are not enough: "the
+lease starts in March" / "March is when the lease ends" says another fact of them (a NOOP would drop
+it). So the predicate must agree too: every content word of the new text that is not a value is a
+word of the stored one (or an attribute word its verb names: "married to" says who the wife is).
+Only a contact value (an email address, a phone number of seven digits or more) says which attribute
+it is by itself ("reach me at ..." is the number again).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.policy.apart import additive, subject_relations
+from memctl.policy.distinct import Values, canonical_values, lower_words, plain_addresses, values_of
+from memctl.policy.facts import announces_change
+from memctl.policy.statement import attribute_words, content_words, owner_free
+
+_KINDS = ("identifiers", "numbers", "dates", "names")
+_FREQUENCY = re.compile(r"(?i)\b(?:a|per|each|every|an|one|times\s+a)\s+(day|week|month|year|hour)\b"
+                        r"|\b(dai|week|month|year|hour)ly\b|\b(annual)ly\b|/\s?(mo|month|wk|week|yr|year|day|hr|hour)\b")
+_FREQUENCY_UNIT = {"dai": "day", "annual": "year", "mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
+_VALUE_RUN = re.compile(r"\S*\d\S*")
+_PHONE = re.compile(r"\d{7,}")
+_PAST = re.compile(r"(?i)\b(?:was|were|used to|had been|no longer)\b")  # "my rent was $900" no longer holds
+
+
+def _past(text: str) -> bool:
+    return bool(_PAST.search(text))
+
+
+def _frequencies(text: str) -> set[tuple[str, str]]:
+    """How often a value holds ("a month", "monthly", "/mo" are one), as values of kind "per"."""
+    found = set()
+    for m in _FREQUENCY.finditer(text):
+        unit = next(g for g in m.groups() if g).casefold()
+        found.add(("per", _FREQUENCY_UNIT.get(unit, unit)))
+    return found
+
+
+def _values(v: Values, text: str) -> set[tuple[str, str]]:
+    """Every value of a statement by kind (a capitalised word also written in lower case is no name)."""
+    lower = lower_words(text)
+    named = {(kind, x) for kind in _KINDS for x in getattr(v, kind) if not (kind == "names" and x in lower)}
+    return named | _frequencies(text)
+
+
+def _contact(values: set[tuple[str, str]]) -> bool:
+    """An email address or a phone number among the values: it tells the attribute by itself."""
+    return any((kind == "names" and "@" in x) or (kind == "numbers" and _PHONE.fullmatch(x)) for kind, x in values)
+
+
+def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
+    """The content words of a statement that are no value: what it says of its values."""
+    plain = _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text)))
+    named = {x for kind, x in values if kind == "names"}
+    return {w for w in content_words(plain) if w not in named and not named & {w, w + "s"}}
+
+
+def restates(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether `new` says again values of `old` (every value of it, none new) of the same subject, with
+    the same predicate, in other words."""
+    a, b = owner_free(plain_addresses(old), owner), owner_free(plain_addresses(new), owner)
+    va, vb = values_of(a), values_of(b)
+    left, right = _values(va, a), _values(vb, b)
+    if not right or not right <= left or not any(kind != "names" or "@" in x for kind, x in right):
+        return False  # a name alone names the thing, not what is said of it
+    if va.negated != vb.negated or va.relations - vb.relations or additive(new) or _past(a) != _past(b):
+        return False
+    if vb.relations - va.relations - attribute_words(old, owner):
+        return False
+    if subject_relations(old, owner) != subject_relations(new, owner) or announces_change(new) or announces_change(old):
+        return False
+    if _contact(right):
+        return True
+    said = attribute_words(old, owner) | _predicate(a, left)
+    return bool(_predicate(b, right)) and _predicate(b, right) <= said

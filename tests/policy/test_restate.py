@@ -1,0 +1,36 @@
+"""A repeat in other words told by its values and its predicate (policy/restate.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.policy.decide import Candidate, Neighbor, decide
+from memctl.policy.restate import restates
+
+
+def _action(old: str, new: str, cosine: float = 0.75, owner: str | None = None) -> str:
+    stored = Neighbor(id="m1", text=old, type="fact", cosine=cosine)
+    return decide(Candidate(text=new, type="fact", owner=owner), [stored]).action
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("The clinic's fax number is 555-2198.", "Faxes for the clinic go to five five five, two one nine eight.", None),
+    ("Maya's email is maya@lindqvist.io.", "Write to Maya at maya [at] lindqvist [dot] io.", None),
+    ("Maya's email is maya@lindqvist.io.", "Write to Maya at maya [at] lindqvist [dot] io.", "maya"),
+    ("Reach the landlord on 555 2198.", "The landlord's phone is 555-2198.", None),
+])
+def test_a_contact_value_said_again_in_other_words_is_a_repeat(old: str, new: str, owner: str | None) -> None:
+    assert restates(old, new, owner)
+    assert _action(old, new, owner=owner) == "noop"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Theo's rent is $1,240 a month.", "Theo's rent was $1,240 a month."),  # no longer holds
+    ("The phone plan costs $45 a month.", "The phone plan costs $45 a year."),  # how often is a value
+    ("The gym membership costs $45 a month.", "The gym parking costs $45 a month."),  # another predicate
+    ("Rosa's lease starts on 4 May.", "4 May is when Rosa's lease ends."),
+    ("Maya's email is maya@lindqvist.io.", "Maya's sister's email is maya@lindqvist.io."),  # another person
+    ("Maya's email is maya@lindqvist.io.", "Maya no longer uses maya@lindqvist.io."),
+])
+def test_the_same_values_with_another_predicate_or_person_are_no_repeat(old: str, new: str) -> None:
+    assert not restates(old, new)
