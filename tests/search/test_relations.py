@@ -71,9 +71,9 @@ def test_a_memory_s_relative_is_someone_else_only_when_the_query_says_none_of_it
     ("User: Lena's daughter starts school / which one?", {("lena", DAUGHTER)}),
     ("When is my mother's birthday?", set()),  # the user's: any memory saying the relation holds her
     ("What's mother's day this year?", set()),
-    ("用户：老马他老婆生了。\n用户：孩子起的什么名字来着？", {("老马", ("老婆", "妻子", "太太", "wife", "spouse", "partner"))}),
+    ("用户：老周他老婆住院了。\n用户：她在哪个单位来着？", {("老周", ("老婆", "妻子", "太太", "wife", "spouse", "partner"))}),
     ("表妹陈露的妈妈住哪？", {("陈露", MOTHER)}),
-    ("孟凡手下的王涛负责哪块业务？", set()),  # no relative after the name
+    ("赵磊手下的周婷管哪个仓库？", set()),  # no relative after the name
 ])
 def test_a_relation_owned_by_a_name_is_read_with_its_owner(text: str, owned: set[tuple[str, tuple[str, ...]]]) -> None:
     from memctl.search.specificity import name_terms

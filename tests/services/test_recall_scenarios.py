@@ -310,29 +310,29 @@ def test_a_pet_of_a_kind_the_store_never_mentions_is_not_answered_by_another_pet
 
 
 def test_a_chinese_name_after_a_role_and_de_is_someone_the_store_never_mentions(memdir: Path) -> None:
-    store = zh_dir(memdir)  # 孟凡 is known, 孟凡手下的王涛 is not
-    fill(store, ["直属领导孟凡，增长业务VP，说话很直，特别看重数据周报。", "每周五下午五点前用飞书文档给孟凡发周报。",
-                 "我在知行教育当高级产品经理。"], user="chen")
-    assert not store.context("孟凡手下的王涛负责哪块业务？")["items"]
-    assert "直属领导孟凡，增长业务VP，说话很直，特别看重数据周报。" in defaults(store, "孟凡负责哪块业务？", user="chen")
+    store = zh_dir(memdir)  # 赵磊 is known, 赵磊手下的周婷 is not
+    fill(store, ["部门总监赵磊，管供应链和采购，开会喜欢先听结论。", "每月最后一个周四下午给赵磊汇报库存周转。",
+                 "我在一家物流公司做运营主管。"], user="chen")
+    assert not store.context("赵磊手下的周婷管哪个仓库？")["items"]
+    assert "部门总监赵磊，管供应链和采购，开会喜欢先听结论。" in defaults(store, "赵磊管哪块业务？", user="chen")
 
 
 def test_a_chinese_request_about_a_place_the_store_never_mentions_injects_nothing(memdir: Path) -> None:
-    store = zh_dir(memdir)  # 杭州 is known, 北京 is not
-    fill(store, ["甲状腺上有个小结节，医生说每半年复查一次B超，下次是七月。", "婆婆去年从河南过来帮我们带孩子，跟我们一起住。",
-                 "公司在杭州滨江，开过去大概二十分钟。", "打算明年把主卧卫生间重新装修，防水要重做。",
-                 "每周二上午是部门周会，雷打不动，别的事都得让路。"], user="duan")
-    assert not store.context("帮我查一下明天北京的天气。")["items"]
-    assert "公司在杭州滨江，开过去大概二十分钟。" in defaults(store, "我公司在杭州哪个区？", user="duan")
+    store = zh_dir(memdir)  # 成都 is known, 上海 is not
+    fill(store, ["膝盖半月板有点磨损，医生让每年拍一次核磁，下次是十月。", "岳母前年从湖南搬来帮忙带外孙，住在我们家。",
+                 "公司在成都高新区，坐地铁过去大概四十分钟。", "准备明年把阳台封起来，顺便换一套新的晾衣架。",
+                 "每周四下午是项目例会，谁都不能缺席。"], user="duan")
+    assert not store.context("帮我看看上海的公司坐地铁要多久。")["items"]
+    assert "公司在成都高新区，坐地铁过去大概四十分钟。" in defaults(store, "我公司在成都哪个区？", user="duan")
 
 
 def test_a_known_chinese_name_s_relative_the_store_never_mentions_is_not_answered(memdir: Path) -> None:
-    store = zh_dir(memdir)  # 老马 and the speaker's wife are known; 老马's wife is not
-    fill(store, ["项目技术负责人是老马（马建军），安全总监是刘芳。", "老婆李娟在武汉协和医院心内科当护士长，经常上夜班。",
-                 "我妈跟我们住一起，帮着接送孩子，她有老寒腿。", "跟李娟商量好了：她和孩子留在武汉，我一个人去西安。"], user="huang")
-    assert not store.context("用户：老马他老婆生了。\n助手：恭喜！\n用户：孩子起的什么名字来着？")["items"]
-    fill(store, ["老马的老婆在银行上班，孩子叫小宇。"], user="huang")
-    assert "老马的老婆在银行上班，孩子叫小宇。" in defaults(store, "老马他老婆在哪上班？", user="huang")
+    store = zh_dir(memdir)  # 老周 and the speaker's wife are known; 老周's wife is not
+    fill(store, ["测试那边的负责人是老周（周志强），产品经理是孙悦。", "老婆王丽在南京鼓楼医院当麻醉师，经常值夜班。",
+                 "我爸跟我们住，每天下午去公园下棋。", "跟王丽说好了：她带孩子留在南京，我一个人去合肥上班。"], user="huang")
+    assert not store.context("老周他老婆在哪家医院上班？")["items"]
+    fill(store, ["老周的老婆在中学教数学，女儿叫小雨。"], user="huang")
+    assert "老周的老婆在中学教数学，女儿叫小雨。" in defaults(store, "老周他老婆在哪上班？", user="huang")
 
 
 PARTNER = ["My boyfriend Sam works at Google in London", "I live in Leeds", "I drink green tea every morning"]
