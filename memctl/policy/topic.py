@@ -34,6 +34,10 @@ _QUESTION_OPENERS = frozenset(
 _ZH_QUESTION = ("吗", "呢", "什么", "哪", "谁", "怎么", "怎样", "如何", "为什么", "几", "多少", "是否",
                 "是不是", "有没有", "有没", "能不能", "可不可以", "多久", "多大", "多远", "么")
 
+# A task's frame: its opening verb (after "please"), followed by a determiner, a pronoun or a particle
+_FRAME = re.compile(r"(?i)^\s*(?:please\s+)?(?!(?:i|we|you|it|he|she|they|let)\b)[a-z]+(?=\s+(?:a|an|the|my|our|your|his|"
+                    r"her|their|its|me|us|him|them|this|that|these|those|some|more|any|all|up|off|out|down|back|over|for|to)\b)")
+
 MAX_KINDS = 1000
 MAX_KIND_WORDS = 4 * 64  # the words of a kind, every language together
 # kind -> (its words as stem sequences, its CJK words as text)
@@ -55,6 +59,20 @@ def query_shape(text: str) -> Shape:
     if any(mark in folded for mark in _ZH_QUESTION):
         return "question"
     return "task"
+
+
+def without_frame(text: str) -> str:
+    """A task without its frame: the verb it opens with, when a determiner, pronoun or particle
+    follows it ("Reschedule my surfing lesson", "Sign me up for a 10K", "Block off the day"). The
+    frame says what to do, not what about, and a memory saying it in passing ("the rescheduled
+    trip", "renews in June") is no more about the task than any other; the words of the task's
+    object say what it is about. Any other text is returned as it is (a question, a dialogue, a
+    task opening with a name or a noun: "Refill Liam's prescription", "Lisinopril refill")."""
+    if query_shape(text) != "task":
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    match = _FRAME.match(folded)
+    return folded[match.end():] if match else text
 
 
 def dialogue_lines(text: str) -> list[str]:

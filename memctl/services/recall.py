@@ -18,7 +18,7 @@ from memctl.core.requests import RECALL_STATUSES, RecallRequest
 from memctl.policy.rank import Scored, final_score, fuse, order_conflicts
 from memctl.policy.relevance import QueryFacts, annotate, hold_back, model_family, on_topic_line
 from memctl.policy.timeline import order_by_date, time_order, time_window
-from memctl.policy.topic import Lexicon
+from memctl.policy.topic import Lexicon, without_frame
 from memctl.policy.turns import best_of, by_turns, turns
 from memctl.policy.validity import force_label, in_force
 from memctl.store.filters import MemoryFilter, scope_filter
@@ -165,7 +165,7 @@ class RecallService:
 
         keyword, candidates = q.mode != "semantic", tuple(candidates)
         ids = [h.id for h in hits]
-        coverage = self.search.keyword_coverage(q.query, ids) if keyword else None
+        coverage = self.search.keyword_coverage(without_frame(q.query), ids) if keyword else None
         words = self.words() if self.words is not None else {}
         topics = self.topics() if self.topics is not None else {}
         facts = query_facts(q.query, self.search, pool, keyword, words, topics, candidates)

@@ -11,7 +11,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 from memctl.core.models import Hit, Memory
 from memctl.core.text import is_cjk, text_language
 from memctl.policy.relevance import HitSignals, QueryFacts
-from memctl.policy.topic import Lexicon, checked_lexicon, kind_words_in, kinds_in, lexicon, query_shape
+from memctl.policy.topic import Lexicon, checked_lexicon, kind_words_in, kinds_in, lexicon, query_shape, without_frame
 from memctl.store.repository import SearchIndex
 
 Run = Sequence[tuple[str, float]]
@@ -23,19 +23,20 @@ def query_facts(query: str, search: SearchIndex, pool: Collection[str], keyword:
     """The query's language, shape, whether it names something the memories it can see never
     mention (looked up by keyword among them: a name, or a relative named by the relation in none
     of its words, 我哥 / 哥哥 / brother: search/relations.py), the kinds and everyday topics it names,
-    and how many of the recall's candidates say each of those topics."""
+    and how many of the recall's candidates say each of those topics. How much of it the store holds
+    and the topics it names are read of a task's object, without its frame (policy/topic.without_frame)."""
     absent, acronyms, held, held_all, char_held = False, False, 1.0, 1.0, None
-    language = text_language(query)
+    language, about = text_language(query), without_frame(query)  # a task's object, not its frame
     kinds, unheld = kind_words_in([query], words), frozenset[str]()
     if keyword:
         absent, acronyms = absent_names(query, search, pool)
         unheld = unheld_kinds(kinds, search, pool)
-        held = round(search.query_coverage(query), 6)
-        held_all = round(search.query_coverage(query, plain=True), 6)
+        held = round(search.query_coverage(about), 6)
+        held_all = round(search.query_coverage(about, plain=True), 6)
         if language == "zh":
             char_held = round(search.query_coverage(characters(query)), 6)
     topics = topics or {}
-    named = kinds_in([query], topics)
+    named = kinds_in([about], topics)
     return QueryFacts(language=language, shape=query_shape(query), absent=absent, absent_acronyms=acronyms,
                       held=held, held_all=held_all, char_held=char_held, kinds=frozenset(kinds),
                       unheld_kinds=unheld, topics=named,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memctl.core.text import text_language
-from memctl.policy.topic import dialogue_lines, kind_words_in, kinds_in, lexicon, query_shape
+from memctl.policy.topic import dialogue_lines, kind_words_in, kinds_in, lexicon, query_shape, without_frame
 
 WORDS = lexicon({"vehicle": {"en": ["car", "vehicle"], "zh": ["汽车", "车辆"]},
                  "passport": {"en": ["passport", "id card"], "zh": ["护照"]}})
@@ -28,6 +28,21 @@ WORDS = lexicon({"vehicle": {"en": ["car", "vehicle"], "zh": ["汽车", "车辆"
 ])
 def test_query_shape(query: str, shape: str) -> None:
     assert query_shape(query) == shape
+
+
+@pytest.mark.parametrize("query, rest", [
+    ("Renew the permit for my kayak.", " the permit for my kayak."),  # a verb, then a determiner
+    ("Please move my haircut to Friday", " my haircut to Friday"),
+    ("Sign me up for the pottery class", " me up for the pottery class"),
+    ("Clear off the morning I see the dentist", " off the morning I see the dentist"),
+    ("Refill Omar's inhaler", "Refill Omar's inhaler"),  # a name follows: no frame read
+    ("Passport renewal reminder", "Passport renewal reminder"),  # a noun opens it
+    ("I need a plumber for the sink", "I need a plumber for the sink"),
+    ("Where is my passport?", "Where is my passport?"),  # a question has no frame
+    ("User: book a table\nAssistant: where?\nUser: the usual", "User: book a table\nAssistant: where?\nUser: the usual"),
+])
+def test_a_task_without_its_frame_is_its_object(query: str, rest: str) -> None:
+    assert without_frame(query) == rest
 
 
 @pytest.mark.parametrize("texts, kinds", [

@@ -41,6 +41,23 @@ def test_schedule_maintenance_for_my_car_brings_both_cars(store: MemoryStore) ->
     assert "2019 Toyota Camry, bought 2019" in got and "Tesla Model 3, leased" in got
 
 
+ERRANDS = ["My library card renews automatically every January.", "I have a standing desk at the office.",
+           "Our cat Miso hides from the vacuum cleaner.", "Rescheduled the boiler service to the 14th.",
+           "I ordered new running shoes from Decathlon last week.", "I take the 8:10 train to work most days.",
+           "My sister Priya lives in Leeds with her two boys.", "I'm allergic to penicillin.",
+           "We're saving for a loft conversion, about £40k.", "I play five-a-side football on Tuesday nights.",
+           "My dentist is Dr Okafor on Mill Road.", "The car is a 2018 Skoda Octavia estate.",
+           "I usually work from home on Fridays.", "Our wedding anniversary is 12 June."]
+
+
+def test_a_task_is_about_its_object_not_the_verb_it_opens_with(store: MemoryStore) -> None:
+    """'Reschedule' is what to do: a memory saying 'rescheduled' of something else is no answer."""
+    fill(store, ERRANDS)
+    assert not store.context("Reschedule my violin lesson.")["items"]
+    assert "Rescheduled the boiler service to the 14th." in defaults(store, "Reschedule the boiler service.")
+    assert "My library card renews automatically every January." in defaults(store, "Renew my library card.")
+
+
 def test_a_motorcycle_the_store_never_mentions_does_not_bring_the_family_car(store: MemoryStore) -> None:
     # a vehicle by its words, but another one: the store says nothing of a motorcycle
     fill(store, [*EVERYDAY, "We're down to one car since Sam started cycling to work"])
