@@ -5,7 +5,9 @@ for the new job. / Assistant: What do they need? / User: my bank and who my doct
 "My bank is Monzo", which the whole conversation's meaning barely reaches. Each turn, read alone
 as a question or a task, says what it is about as a short query does: the hit a turn is about (the
 best of its candidates by some model, `about`) gets the turn's relevance when that is higher than
-the whole's (`best_of`).
+the whole's (`best_of`). So does what the user says in it, their lines together (`own_lines`): a
+request often leans on what they said before it ("My head is pounding again." / "What am I
+supposed to take?"), which the last line alone does not say.
 
 Only where the conversation is about the user's own things and the store knows what it names
 (`by_turns`): its last turn speaks of them (I, my, we, our; 我, 咱) and the whole names nothing no
@@ -40,13 +42,31 @@ TURN_CHARS = 1000
 
 def turns(query: str) -> list[str]:
     """The dialogue's turns (its last lines, policy/topic.dialogue_lines) without their speaker
-    labels, each once: the last of them whose lengths add up to at most TURN_CHARS."""
+    labels, each once: the last of them whose lengths add up to at most TURN_CHARS; then what the
+    last speaker said in them, together (`own_lines`)."""
     out: list[str] = []
     for turn in reversed(list(dict.fromkeys(_said(query)))):
         if sum(map(len, out)) + len(turn) > TURN_CHARS:
             break
         out.insert(0, turn)
-    return out
+    joined = own_lines(query, out) if out else None
+    return [*out, joined] if joined else out
+
+
+def own_lines(query: str, kept: Sequence[str] = ()) -> str | None:
+    """What the speaker of the last line says in the dialogue, their lines together, when they say
+    two or more and someone else speaks too (of `kept`, when given): a request and what it is about
+    come in different turns ("My knee is acting up again." / "What did the physio say to do?"), and
+    the last alone does not say what it asks about. None otherwise."""
+    labelled = [(m.group(0).strip().rstrip(":：").strip().casefold(), line[m.end():].strip())
+                for line in dialogue_lines(query) if (m := _SPEAKER.match(line))]
+    if not labelled:
+        return None
+    speaker = labelled[-1][0]
+    own = list(dict.fromkeys(said for who, said in labelled if who == speaker and said and (not kept or said in kept)))
+    if len(own) < 2 or all(who == speaker for who, _ in labelled):
+        return None
+    return " ".join(own)
 
 
 def _said(query: str) -> list[str]:

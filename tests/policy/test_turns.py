@@ -6,7 +6,7 @@ import pytest
 
 from memctl.core.models import Hit
 from memctl.policy.relevance import QueryFacts
-from memctl.policy.turns import TURN, about, best_of, by_turns, speaks_of_own, turns
+from memctl.policy.turns import TURN, about, best_of, by_turns, own_lines, speaks_of_own, turns
 
 DIALOGUE = "User: I need to move my physio session.\nAssistant: Sure, I can help.\nUser: When do I normally go?"
 GAP = "gap:memctl/all-MiniLM-L6-v2-int8"
@@ -18,17 +18,31 @@ def hit(doc_id: str, relevance: float | None, **components: float) -> Hit:
                components=components, relevance=relevance)
 
 
-def test_turns_are_the_lines_without_their_speakers() -> None:
-    assert turns(DIALOGUE) == ["I need to move my physio session.", "Sure, I can help.", "When do I normally go?"]
+def test_turns_are_the_lines_without_their_speakers_then_the_last_speaker_s_lines_together() -> None:
+    assert turns(DIALOGUE) == ["I need to move my physio session.", "Sure, I can help.", "When do I normally go?",
+                               "I need to move my physio session. When do I normally go?"]
     assert turns("用户：我下周要去杭州。\n助手：好的。\n用户：我订的是哪家酒店？")[0] == "我下周要去杭州。"
     assert turns("Where does Hank live?") == []  # one line: no turns
+
+
+@pytest.mark.parametrize(("dialogue", "joined"), [
+    ("User: My knee is acting up again.\nAssistant: Sorry! The same one?\nUser: Yes. What did the physio say to do?",
+     "My knee is acting up again. Yes. What did the physio say to do?"),
+    ("用户：我下周要去杭州。\n助手：好的。\n用户：我订的是哪家酒店？", "我下周要去杭州。 我订的是哪家酒店？"),
+    ("Assistant: hello\nAssistant: what can I do?\nUser: where is my passport?", None),  # the last speaker says one
+    ("Assistant: Anything else?\nUser: my bank", None),  # one line of theirs
+    ("User: one\nUser: two", None),  # no one else speaks
+    ("the first line\nthe second\nand a third", None),  # no speakers
+])
+def test_own_lines_are_what_the_last_speaker_says_together(dialogue: str, joined: str | None) -> None:
+    assert own_lines(dialogue) == joined
 
 
 def test_a_dialogue_of_long_lines_reads_only_its_last_turns_that_fit() -> None:
     """Each turn is recalled as its own query: a pasted chat of long lines costs a bounded time."""
     long = "the budget review moved to the garden office again " * 12  # 612 characters
     dialogue = f"User: {long}\nAssistant: {long}\nUser: {long}\nAssistant: noted\nUser: and my bank?"
-    assert turns(dialogue) == [long.strip(), "noted", "and my bank?"]
+    assert turns(dialogue) == [long.strip(), "noted", "and my bank?", f"{long.strip()} and my bank?"]
     assert turns(f"User: hi\nAssistant: {long * 2}\nUser: {long * 2}") == []  # the last alone is too long
 
 
