@@ -277,10 +277,17 @@ def _days_swapped(old: str, new: str) -> bool:
     return bool(a - b and b - a)
 
 
+# A day that comes back every week ("Tuesdays", "every Monday", "weekly", 每周五) is a schedule's value.
+_RECURRING = re.compile(r"(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|every\s+(?:mon|tues|wednes|thurs|fri|"
+                        r"satur|sun)day|weekly)\b|每个?(?:周|星期|礼拜)")
+_COPULA_DAY = re.compile(r"(?i)\b(?:is|are|was|were|'s)\s+(?:now\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day")
+
+
 def _day_is_the_value(text: str) -> bool:
-    """The day is what the statement states ("the meeting is on Friday"), not when an occurrence
-    happens ("meeting with Anna about the budget on 1 May")."""
-    return bool(_DAY_VALUE.search(text))
+    """The day is what the statement states ("the meeting is on Friday", "piano is Tuesdays"), or a
+    day that comes back every week ("therapy on Fridays", "周报每周五交"), not when an occurrence happens
+    ("meeting with Anna about the budget on 1 May")."""
+    return bool(_DAY_VALUE.search(text) or _RECURRING.search(text) or _COPULA_DAY.search(text))
 
 
 def _other_thing(old: str, new: str) -> bool:
