@@ -145,6 +145,17 @@ def _identifiers(text: str) -> frozenset[str]:
     return frozenset(_id_key(m.group()) for m in IDENTIFIER.finditer(without_dates))
 
 
+# The words that may label a numbered thing ("flight", "desk", "terminal"), stemmed as slot words are.
+THING_WORDS = frozenset(stem(w) for w in _ID_WORDS.split("|") if w.isalpha())
+
+
+def labelled_things(text: str) -> frozenset[str]:
+    """The words that label an identifier in the text, stemmed ("flight UA12" flight, "Terminal 3"
+    terminal): the numbered thing the identifier names."""
+    found = (_ID_PREFIX.match(m.group()) for m in IDENTIFIER.finditer(_DATE.sub(" ", text)))
+    return frozenset(stem(p.group().strip(" :#").lower()) for p in found if p)
+
+
 def _id_key(found: str) -> str:
     """"flight UA 1234" is UA1234 (the code says it all); "locker 6" stays LOCKER6 (a bare number
     needs the word it labels: locker 6 and gate 6 are two things)."""

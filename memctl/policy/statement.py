@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
-from memctl.policy.facts import announces_change, relations
+from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, relations
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
@@ -277,16 +277,37 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     if re.search(f"[{CJK_RANGES}]", old + new):
         return False
     a, b = read_statement(old, owner), read_statement(new, owner)
-    if a.subject - a.values.relations != b.subject - b.values.relations or (
-            a.values.identifiers and b.values.identifiers and a.values.identifiers != b.values.identifiers):
-        return False
     shared = attribute_words(old, owner) & attribute_words(new, owner)
-    if not shared or qualifier_differs(a, b, set(a.slot & b.slot)):
+    if a.subject - a.values.relations != b.subject - b.values.relations or not shared:
+        return False
+    ids_a, ids_b = a.values.identifiers, b.values.identifiers
+    if ids_a and ids_b and ids_a != ids_b and not _identifiers_are_values(old, new, shared):
+        return False
+    if qualifier_differs(a, b, set(a.slot & b.slot) - _value_labels(old, new, ids_a != ids_b)):
         return False
     left, right = _kinds(a.values), _kinds(b.values)
     swapped = a.values.negated != b.values.negated or any(
         left[k] - right.get(k, frozenset()) and right.get(k, frozenset()) - left[k] for k in left)
     return swapped and reworded(owner_free(old, owner), owner_free(new, owner))  # last: quadratic in the words
+
+
+def _identifiers_are_values(old: str, new: str, shared: set[str]) -> bool:
+    """Identifiers, not the same on both sides, that are values of one thing both
+    statements speak of: a word that may label a numbered thing is shared and labels no identifier
+    of either ("my desk is 5-02" / "... desk ... spot 3-17", "the Cairo flight leaves from Terminal 3" /
+    "... flight to Cairo departs from Terminal 1"), and no name of that thing swapped ("the flight to
+    Rome" / "... to Cairo" are two flights). "Flight UA12" / "flight UA14", "locker 12" / "locker 14"
+    label the thing itself: two things."""
+    a, b = read_statement(old).values, read_statement(new).values
+    if not (a.names <= b.names or b.names <= a.names):
+        return False
+    return bool(shared & THING_WORDS - labelled_things(old) - labelled_things(new))
+
+
+def _value_labels(old: str, new: str, swapped: bool) -> frozenset[str]:
+    """The words labelling identifiers swapped as values ("Terminal" of "Terminal 1" / "Terminal 3"):
+    part of the value, so the word before them qualifies no attribute ("departs from" / "leaves from")."""
+    return labelled_things(old) | labelled_things(new) if swapped else frozenset()
 
 
 def _is_stated_day(old: str, new: str) -> bool:

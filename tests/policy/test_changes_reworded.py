@@ -31,3 +31,22 @@ def test_a_weekly_day_swapped_is_a_new_value_not_another_occurrence(old: str, ne
 ])
 def test_another_predicate_stays_apart(old: str, new: str) -> None:
     assert not _linked(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Pablo's train to Leeds leaves from platform 4", "The Leeds train departs from platform 9"),
+    ("My locker at the gym is on the second row, spot 2-11", "My locker is 4-07 near the showers"),
+])
+def test_a_number_of_the_thing_both_speak_of_is_its_value(old: str, new: str) -> None:
+    """The train to Leeds (a word that may label a numbered thing, here with no number of its own)
+    leaves from another platform: the platform is the value, not another thing."""
+    assert _linked(old, new, "pablo")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Train IC 512 leaves from platform 4 at 9:10", "Train IC 733 departs from platform 9 at 9:40"),
+    ("The train to Leeds leaves from platform 4", "The York train departs from platform 9"),
+    ("Locker 12 at the gym is on the second row", "Locker 31 sits near the showers on row 4"),
+])
+def test_the_numbered_thing_itself_or_another_named_one_is_another_thing(old: str, new: str) -> None:
+    assert not _linked(old, new)
