@@ -89,6 +89,22 @@ _RELATION_VERBS = (
 )
 
 
+# One role said by another word ("my GP" / "my doctor", "my attorney" / "my lawyer"): English vocabulary.
+_ROLE_WORDS = {stem(a): stem(b) for a, b in (
+    ("gp", "doctor"), ("physician", "doctor"), ("pcp", "doctor"), ("attorney", "lawyer"),
+    ("counselor", "therapist"), ("counsellor", "therapist"), ("psychotherapist", "therapist"),
+    ("vet", "veterinarian"), ("boss", "manager"), ("supervisor", "manager"))}
+
+
+def _role_words(words: set[str]) -> set[str]:
+    """The roles the words name in one word each: a synonym's common word, and for an agent noun in
+    -ist the field it works in ("therapist" therapy, "pianist" piano, "guitarist" guitar)."""
+    out = {_ROLE_WORDS[w] for w in words if w in _ROLE_WORDS}
+    for word in (w for w in words | out if w.endswith("ist") and len(w) > 6):
+        out |= {stem(word[:-3] + "y"), word[:-3] + "o", word[:-3]}
+    return out
+
+
 def attribute_words(text: str, owner: str | None = None) -> set[str]:
     """The content words a statement may name its attribute with: those of its slot, and in Chinese
     the pair that opens the text after grammar words ("我们年会定在..." names 年会; the slot leaves
@@ -98,7 +114,8 @@ def attribute_words(text: str, owner: str | None = None) -> set[str]:
     plain = owner_free(text, owner)
     said = {word for verb, words in _RELATION_VERBS if verb.search(plain) for word in words}
     if not re.search(f"[{CJK_RANGES}]", plain):
-        return set(read_statement(text, owner).slot) | said
+        slot = set(read_statement(text, owner).slot)
+        return slot | _role_words(slot) | said
     return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True)) | said  # a Latin name is a value
 
 

@@ -50,3 +50,20 @@ def test_a_number_of_the_thing_both_speak_of_is_its_value(old: str, new: str) ->
 ])
 def test_the_numbered_thing_itself_or_another_named_one_is_another_thing(old: str, new: str) -> None:
     assert not _linked(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My GP is Dr. Okafor at the Hill Street practice", "My doctor is Dr. Brandt"),
+    ("Lena's counselor is Dr. Sato, Mondays", "I see Dr. Ames for therapy on Thursdays"),
+])
+def test_a_role_said_by_another_word_is_one_attribute(old: str, new: str) -> None:
+    """"GP" / "doctor", "counselor" / "therapist" / "therapy": one role, another person in it."""
+    assert _linked(old, new, "lena")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My dentist is Dr. Ruiz", "My GP is Dr. Okafor"),
+    ("My lawyer is Ms. Brandt", "My accountant is Mr. Okoye"),
+])
+def test_another_role_stays_apart(old: str, new: str) -> None:
+    assert not _linked(old, new)
