@@ -582,23 +582,46 @@ def _owned_after(index: dict[str, list[Memory]], dropped: list[Memory], added: l
     return out
 
 
+def _id_keepers(entries: dict[str, Entry], ranked: list[str]) -> dict[str, str]:
+    """Per id, the file that keeps it when several say it: an active folder's before archive/'s, then
+    one whose name ends with the id (`<slug>-<id>.md`, as memctl named it: a copy made by hand keeps
+    the id it was copied with, and must not hide the memory by its name's place in the alphabet),
+    then the first by path."""
+    out: dict[str, str] = {}
+    for rel in ranked:
+        data = entries[rel].data
+        if not data:
+            continue
+        memory_id = str(data.get("id"))
+        held = out.get(memory_id)
+        if held is None or (held.startswith("archive/") == rel.startswith("archive/")
+                            and not _named_by(held, memory_id) and _named_by(rel, memory_id)):
+            out[memory_id] = rel
+    return out
+
+
+def _named_by(rel: str, memory_id: str) -> bool:
+    """Whether the file's name ends with the id (`prefers-window-seats-3f9a1c2e.md`)."""
+    return rel.rpartition("/")[2].endswith(f"{memory_id}.md")
+
+
 def _assemble(entries: dict[str, Entry], objects: dict[str, Memory], changed: set[str]) -> Snapshot:
     """Order the records, set aside broken files and repeated ids; no validation here."""
     order: list[str] = []
     broken: list[tuple[str, str]] = []
     duplicates: list[tuple[str, str]] = []
-    seen: dict[str, str] = {}
     ordered = sorted(entries)  # plain string sort (fast); active folders first, then archive/
-    for rel in [r for r in ordered if not r.startswith("archive/")] + [r for r in ordered if r.startswith("archive/")]:
+    ranked = [r for r in ordered if not r.startswith("archive/")] + [r for r in ordered if r.startswith("archive/")]
+    keeper = _id_keepers(entries, ranked)
+    for rel in ranked:
         entry = entries[rel]
         if not entry.data:
             broken.append((rel, entry.error or f"{rel}: invalid memory"))
             continue
         memory_id = str(entry.data.get("id"))
-        if memory_id in seen:
-            duplicates.append((seen[memory_id], rel))
+        if keeper[memory_id] != rel:
+            duplicates.append((keeper[memory_id], rel))
             continue
-        seen[memory_id] = rel
         order.append(rel)
     live = {rel: m for rel, m in objects.items() if rel in entries}
     return Snapshot(entries, order, broken, duplicates, live, set(changed))

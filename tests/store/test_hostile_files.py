@@ -120,6 +120,19 @@ def test_hostile_files_change_nothing_on_disk(mem: Path) -> None:
     assert tree_bytes(mem) == {**before, **{k: v for k, v in tree_bytes(mem).items() if k.endswith("MEMORY.md")}}
 
 
+def test_a_copy_made_by_hand_never_hides_the_memory_its_id_names(mem: Path) -> None:
+    """Two files with one id: the one whose name ends with the id keeps it, wherever the other's name
+    sorts (a copy named `a-copy.md` came first and hid the original from list, show and edit)."""
+    folder = mem / "users" / "alice"
+    original = next(p for p in folder.glob("*.md") if p.name != "MEMORY.md")
+    memory_id = original.stem.rpartition("-")[2]
+    (folder / "a-copy.md").write_text(original.read_text().replace("window seats", "aisle seats"))
+    shown = memctl(mem, "show", memory_id)
+    assert "window seats" in shown.stdout and "aisle seats" not in shown.stdout, shown.stdout
+    doctor = memctl(mem, "doctor")
+    assert "a-copy.md" in doctor.stderr and "duplicate" in doctor.stderr, doctor.stderr
+
+
 def test_bom_and_crlf_files_are_read(mem: Path) -> None:
     folder = mem / "users" / "alice"
     (folder / "bom.md").write_bytes(("\ufeff" + HEAD.format(id="c0c0c0c1") + "---\nAlice keeps bees\n").encode())
