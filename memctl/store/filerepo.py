@@ -529,13 +529,14 @@ class FileRepository:
         before = content_hash(read_regular(source))
         self._check_unchanged(str(memory.path), before)
         target = self._free(self._writable(self.layout.archive_path(source)), memory)
+        data = memory.model_dump(exclude={"path"})
+        data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
+        archived = Memory(**data)
+        self._rendered(archived, source)  # one that would not read back is refused before anything moves
         self.journal.append(INTENT_OP, memory.id, before, None, status=status, reason=reason, actor=actor, **links)
         move(source, target)
         self._note_gone(str(memory.path))
         pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
-        data = memory.model_dump(exclude={"path"})
-        data.update(status=status, archived_reason=reason, archived_at=clock.now(), **links)
-        archived = Memory(**data)
         after = self._save(archived, target)
         self._log(op, memory.id, before, after, path_before=memory.path, path_after=archived.path,
                   reason=reason, actor=actor, **links)

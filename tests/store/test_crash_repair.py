@@ -76,3 +76,27 @@ def test_a_killed_add_leaves_no_temp_file_after_the_next_write(memdir: Path) -> 
     assert {p["kind"] for p in store.doctor()["problems"]} == {"temp_file"}
     store.add_raw("Alice likes tea", type="preference", user="alice")
     assert not list(folder.glob(".*.tmp")) and store.doctor()["problems"] == []
+
+
+def test_an_archive_that_would_not_read_back_moves_nothing(memdir: Path, monkeypatch) -> None:
+    """The archived form is checked before the file moves: it moved first, then the write was
+    refused ('nothing was written'), and its intent, which no write could finish, made every later
+    write fail."""
+    import pytest
+
+    from memctl.errors import InvalidMemory
+    from memctl.store.filerepo import FileRepository
+
+    use_hashing_embedder(memdir)
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice is vegetarian", type="fact", user="alice")
+    render = FileRepository.render
+    monkeypatch.setattr(FileRepository, "render", lambda self, m, path: "not a memory" if m.status != "active"
+                        else render(self, m, path))
+    with pytest.raises(InvalidMemory):
+        store.forget(memory.id)
+    monkeypatch.undo()
+    assert everything(memdir) == [memdir / memory.path]
+    store = MemoryStore(memdir)
+    store.add("Bob drinks his coffee black", type="habit", user="bob")  # no intent left to finish
+    assert store.doctor()["problems"] == [] and store.get(memory.id).status == "active"
