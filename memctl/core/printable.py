@@ -1,17 +1,29 @@
-"""Text as it may be shown: terminal escape and control sequences taken out (newlines and tabs kept).
+"""Text as it may be shown: terminal escapes, control and invisible characters taken out (newlines and
+tabs kept).
 
 A memory's text comes from a shared folder: `\\x1b[2J` or an OSC title sequence in it must reach
 neither a terminal (cli/output.py) nor a generated file someone will `cat` (MEMORY.md, the context
-block). Only `re`: the CLI's start-up imports this.
+block). Nor must what is shown differ from what is stored in ways no reader sees: bidi embeddings,
+overrides and isolates (U+202A-202E, U+2066-2069) reorder the characters on screen (a "trojan
+source" spoof: 'invoice 4417' shown as '7144'), and U+200B, U+2060, U+FEFF show nothing at all, so all
+of them are removed. The joiners U+200C and U+200D are kept between two characters outside ASCII,
+where Persian, Indic scripts and emoji sequences need them, and removed elsewhere (between Latin
+letters, beside a space), where they only hide a difference. Marks (U+200E, U+200F) reorder nothing
+by themselves and stay. The stored file is never changed. Only `re`: the CLI's start-up imports this.
 """
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ESCAPE = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+_INVISIBLE = "\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069"
+_JOINERS = "\u200c\u200d"
+_SHOWN = rf"[^\x00-\x9f\s{_INVISIBLE}{_JOINERS}]"  # a visible character outside ASCII
+_CONTROL = re.compile(rf"{_ESCAPE}|[{_INVISIBLE}]|(?<!{_SHOWN})[{_JOINERS}]|[{_JOINERS}](?!{_SHOWN})")
 
 
 def printable(text: str) -> str:
-    """`text` with terminal escape and control sequences removed (newlines and tabs kept)."""
+    """`text` with terminal escapes, control characters and invisible ones removed (newlines, tabs
+    and the joiners scripts and emoji need kept)."""
     return _CONTROL.sub("", text)

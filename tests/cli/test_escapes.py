@@ -49,6 +49,24 @@ def test_terminal_escape_sequences_never_reach_the_terminal(memdir: Path) -> Non
     assert "\x1b" not in index and "\x07" not in index and "likes tea" in index
 
 
+def test_bidi_controls_and_invisible_characters_are_shown_nowhere(memdir: Path) -> None:
+    path = memdir / "users" / "alice" / "spoof.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stored = ("---\nid: e0e0e0e2\ntype: fact\nuser: alice\ncreated: 2026-01-01T00:00:00Z\n"
+              "updated: 2026-01-01T00:00:00Z\n---\nAlice pays rent to account \u202e9021\u202c via\u200b bank\ufeff\n")
+    path.write_text(stored)
+    hidden = ("\u202e", "\u202c", "\u200b", "\ufeff")
+    for args in (["list"], ["show", "e0e0e0e2"], ["recall", "rent account"],
+                 ["context", "where does alice pay rent", "-u", "alice"],
+                 ["context", "rent", "-u", "alice", "--format", "xml"]):
+        out = cli(memdir, *args).output
+        assert not any(ch in out for ch in hidden) and "9021" in out, args
+    assert cli(memdir, "index", "--user", "alice").exit_code == 0
+    index = (memdir / "users" / "alice" / "MEMORY.md").read_text()
+    assert not any(ch in index for ch in hidden) and "9021" in index
+    assert path.read_text() == stored  # only what is shown changes
+
+
 def test_deeply_nested_import_lines_are_refused_one_by_one(memdir: Path) -> None:
     deep = "[" * 100_000 + "]" * 100_000
     lines = "\n".join([json.dumps({"content": "Alice likes tea", "type": "preference", "user": "alice"}),
