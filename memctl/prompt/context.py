@@ -236,7 +236,8 @@ def _markdown(parts: Parts, plan: ContextPlan) -> str:
 
 def _xml(parts: Parts, plan: ContextPlan) -> str:
     out = [escape(parts.notice), "<memories>"]
-    out += [f"<warning severity={quoteattr(severity)}>{escape(message)}</warning>" for severity, message in parts.warnings]
+    out += [f"<warning severity={quoteattr(severity)}>{escape(printable(message))}</warning>"
+            for severity, message in parts.warnings]
     if parts.profile:
         out.append(f"<profile title={quoteattr(parts.profile_title)}>")
         for heading, lines in parts.profile:

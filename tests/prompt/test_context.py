@@ -251,6 +251,14 @@ def test_warnings_come_first_in_every_format(fmt: str) -> None:
         assert json.loads(text)["warnings"][1]["severity"] == "warning"
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "xml"])
+def test_a_warning_shows_no_escape_or_bidi_control_of_the_text_it_quotes(fmt: str) -> None:
+    quoted = [("warning", "Visa for \x1b]0;owned\x07Oslo \u202eexpires\x1b[2J soon.")]
+    text = render_context("book a flight", None, [], budget=4000, fmt=fmt, warnings=quoted).text
+    assert "Oslo expires soon." in text
+    assert not any(ch in text for ch in "\x1b\x07\u202e")
+
+
 def test_warnings_are_the_last_thing_trimmed() -> None:
     only = render_context("book a flight", None, [], budget=4000, warnings=WARNINGS)
     block = render_context("book a flight", PROFILE, ITEMS, budget=only.tokens + 3, warnings=WARNINGS)
