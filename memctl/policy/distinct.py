@@ -94,12 +94,15 @@ def _canon_number(raw: str) -> str:
     return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
 
 
+def read_numbers(text: str) -> list[tuple[str, int, int]]:
+    """The numbers written in digits, each as a value ("$1,200" is "$1200") with where it starts and ends."""
+    return [(f"{m.group('cur') or ''}{_canon_number(m.group('n'))}{(m.group('suffix') or '').lower()}", m.start(), m.end())
+            for m in _NUMBER.finditer(text)]
+
+
 def _numbers(text: str) -> set[str]:
     """Numbers and amounts ("$1,200" is "$1200"; "two" is "2"), identifiers and dates taken out first."""
-    out = set()
-    for m in _NUMBER.finditer(text):
-        suffix = (m.group("suffix") or "").lower()
-        out.add(f"{m.group('cur') or ''}{_canon_number(m.group('n'))}{suffix}")
+    out = {number for number, _, _ in read_numbers(text)}
     out |= {_NUMBER_WORDS[w] for w in (w.lower() for w in _WORD.findall(text)) if w in _NUMBER_WORDS}
     return out
 

@@ -36,6 +36,7 @@ from memctl.policy.statement import (
     Statement,
     attribute_words,
     content_words,
+    measures_another_attribute,
     opening_pair,
     owner_free,
     qualifier_differs,
@@ -262,7 +263,8 @@ def reading(old: str, new: str, owner: str | None, cosine: float, frame_cosine: 
     if (prob["duplicate"] >= DUPLICATE_FLOOR and _no_distinct(old, new, owner)
             and shares_anything(old, new, owner) and not _announces_alone(old, new)):
         return "duplicate"
-    return "change" if prob["change"] >= CHANGE_FLOOR and same_people_and_things(old, new, owner) else None
+    return "change" if (prob["change"] >= CHANGE_FLOOR and same_people_and_things(old, new, owner)
+                        and not measures_another_attribute(old, new, owner)) else None
 
 
 def same_people_and_things(old: str, new: str, owner: str | None = None) -> bool:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
 from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, relations
+from memctl.policy.measures import COUNT, comparable, number_kinds
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
@@ -238,32 +239,62 @@ def slot_relation(old: str, new: str, owner: str | None = None) -> str | None:
     if _only_a_name_introduced(old, new, a.values, b.values):
         return None  # "allergic to cats" / "has a cat named Salem": the name is the new thing's, no old value's
     if _values_differ(a.values, b.values):  # other words alone are no new value: "another pottery project"
-        return "change" if value_replaced(a.values, b.values) or announces_change(new) else None
+        replaced = value_replaced(a.values, b.values, old, new) and not measures_another_attribute(old, new, owner)
+        return "change" if replaced or announces_change(new) else None
     return "same" if _has_values(a.values) else None
 
 
 def _number_kind(number: str) -> str:
-    """What a number measures, by its form: an amount of money, a clock time, a share, or a count."""
+    """What a number measures by its form alone (a number word, "two"): money, a clock time, a share or a count."""
     if number[:1] in "$€£¥₹":
         return "money"
     return "clock" if ":" in number else "share" if number.endswith("%") else "count"
 
 
-def _kinds(v: Values) -> dict[str, frozenset[str]]:
-    """A statement's values by kind (numbers split by what they measure)."""
+def _kinds(v: Values, text: str) -> dict[str, frozenset[str]]:
+    """A statement's values by kind, numbers split by what they measure (policy/measures.py: a model
+    year, a distance, a dose are three kinds)."""
     out = {"identifiers": v.identifiers, "dates": v.dates, "names": v.names}
+    measured = number_kinds(text)
     for number in v.numbers:
-        out[_number_kind(number)] = out.get(_number_kind(number), frozenset()) | {number}
+        kind = measured.get(number) or _number_kind(number)
+        out[kind] = out.get(kind, frozenset()) | {number}
     return out
 
 
-def value_replaced(a: Values, b: Values) -> bool:
+def _pairs_of_kinds(left: dict[str, frozenset[str]], right: dict[str, frozenset[str]]) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """For each kind of value either side names, the two sides' values that may be values of it."""
+    return [(comparable(left, kind), comparable(right, kind)) for kind in sorted(left.keys() | right.keys())]
+
+
+def value_replaced(a: Values, b: Values, old: str = "", new: str = "") -> bool:
     """A value of one kind in place of another of that kind ("iPhone 13" / "Pixel 8", "$30" / "$35"), or
     the statement negated: a new value. A value one side adds where the other names none of its
-    kind ("my car is a Toyota" / "my car is silver", "the class is on Tuesday" / "it costs $18") is
-    another attribute said, not the old value replaced."""
-    left, right = _kinds(a), _kinds(b)
-    return a.negated != b.negated or any(left[k] and right.get(k) and left[k] != right[k] for k in left)
+    kind ("my car is a Toyota" / "my car is silver", "the class is on Tuesday" / "it costs $18", "a
+    2019 Outback" / "62,000 miles on it") is another attribute said, not the old value replaced."""
+    return a.negated != b.negated or any(
+        left and right and left != right for left, right in _pairs_of_kinds(_kinds(a, old), _kinds(b, new)))
+
+
+def measures_another_attribute(old: str, new: str, owner: str | None = None) -> bool:
+    """Each statement names a number or an identifier of a kind the other names none of (nor a bare
+    count, which may be any measure said without its unit), and no value of one kind is swapped for another of it: two
+    attributes of one thing, each said with its own value ("Isla's yoga class is Tuesday at 7pm" /
+    "... costs $18 a session", "a 2019 Subaru Outback" / "62,000 miles on it"), not a new value."""
+    a, b = read_statement(old, owner), read_statement(new, owner)
+    left, right = _kinds(a.values, old), _kinds(b.values, new)
+    if a.values.negated != b.values.negated or any(x - y and y - x for x, y in _pairs_of_kinds(left, right)):
+        return False
+    return _lone_kind(left, right) and _lone_kind(right, left)
+
+
+def _lone_kind(one: dict[str, frozenset[str]], other: dict[str, frozenset[str]]) -> bool:
+    """`one` names a number or an identifier of a kind `other` names nothing comparable to (a name may
+    be the subject, a date when something happened: "sold it last week")."""
+    if other.get(COUNT):
+        return False
+    return any(values and not comparable(other, kind) for kind, values in one.items()
+               if kind not in ("names", "dates", COUNT))
 
 
 OTHER_WORDING = 0.5  # the share of words two statements say in one order, below which the wording is another
@@ -302,9 +333,8 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if qualifier_differs(a, b, set(a.slot & b.slot) - _value_labels(old, new, ids_a != ids_b)):
         return False
-    left, right = _kinds(a.values), _kinds(b.values)
     swapped = a.values.negated != b.values.negated or any(
-        left[k] - right.get(k, frozenset()) and right.get(k, frozenset()) - left[k] for k in left)
+        left - right and right - left for left, right in _pairs_of_kinds(_kinds(a.values, old), _kinds(b.values, new)))
     return swapped and reworded(owner_free(old, owner), owner_free(new, owner))  # last: quadratic in the words
 
 
