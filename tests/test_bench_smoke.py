@@ -172,6 +172,29 @@ def test_a_model_that_reads_a_dialogues_lines_replaces_nothing_it_does_not_beat(
     assert not calibrate.reads_lines_better(rows, "m,lines|en|dialogue", (("cos:m", "last:m"), [0.0, 0.0, 0.0]), plain, 0.55)
 
 
+def test_a_clear_margin_lifts_no_hit_of_a_query_naming_what_the_store_never_mentions() -> None:
+    calibrate = load("calibrate")
+    names = ("cos:m", "gap:m", "top:m", "coverage", "absent")
+    table = {"m,keyword|zh|*": (names, (0.0, 0.0, 0.0, 0.0, 0.0, -3.0))}
+    row = {"f": {"cos:m": 0.9, "gap:m": 0.2, "top:m": 0.9, "coverage": 0.0, "absent": 0.0}, "lang": "zh", "shape": "question"}
+    absent = {**row, "f": {**row["f"], "absent": 1.0}}
+    lifted, kept = calibrate.row_relevance([row, absent], table, {"m|zh": 0.1})
+    assert lifted == 0.6 and kept < 0.1  # as policy/relevance.on_topic: no margin for an absent name
+
+
+def test_cross_validation_judges_each_store_with_models_fitted_on_the_others() -> None:
+    calibrate = load("calibrate")
+    rows = []
+    for store, negative_cosine in (("s0", 0.3), ("s1", 0.3), ("s2", 0.85)):  # s2's negatives look answered
+        for n in range(30):
+            for neg, cosine in ((False, 0.75 + (n % 5) / 25), (True, negative_cosine + (n % 5) / 50)):
+                rows.append({"f": {"cos:m": cosine}, "y": int(not neg), "w": 1.0, "neg": neg, "lang": "zh",
+                             "shape": "question", "source": "recall-zh", "store": store, "q": f"{store}{neg}{n}",
+                             "setup": "s"})
+    figures = calibrate.cross_validate(rows, 0.55, "zh")["s recall-zh all"]
+    assert figures["negatives"] == 90 and figures["negative_clean"] == 66.7  # s2 leaks: no fold saw it
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_the_recall_sets_are_whole(language: str) -> None:
     recall = load("recall")
