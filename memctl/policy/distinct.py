@@ -100,9 +100,17 @@ def read_numbers(text: str) -> list[tuple[str, int, int]]:
             for m in _NUMBER.finditer(text)]
 
 
+def _thousands(number: str) -> str:
+    """A number with "k" as the thousands it counts ("5k" is 5000, "$1.5k" $1500)."""
+    if not number.endswith("k") or ":" in number:
+        return number
+    sign = number[0] if not number[0].isdigit() else ""
+    return sign + _canon_number(f"{float(number[len(sign):-1]) * 1000:.2f}")
+
+
 def _numbers(text: str) -> set[str]:
     """Numbers and amounts ("$1,200" is "$1200"; "two" is "2"), identifiers and dates taken out first."""
-    out = {number for number, _, _ in read_numbers(text)}
+    out = {_thousands(number) for number, _, _ in read_numbers(text)}
     out |= {_NUMBER_WORDS[w] for w in (w.lower() for w in _WORD.findall(text)) if w in _NUMBER_WORDS}
     return out
 
@@ -174,7 +182,21 @@ def _names(text: str) -> set[str]:
 
 
 _ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
-_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千]+(?=[月日号点元块岁天年个次分周楼层度斤米克]|公里|公斤|毫升|毫克|毫米)")
+_ZH_PLACES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_ZH_RUN = re.compile(r"[零一二两三四五六七八九十百千万]+")
+_ZH_DIGIT_RUN = re.compile(r"[零一二两三四五六七八九]*")
+_ZH_D = "[一二两三四五六七八九]"
+# One year, month or day beside an amount is how often it holds ("一年4800", "128一个月", "一天 2 杯"
+# are 每年, 每月, 每天); "1月" alone is January.
+_ZH_SPAN = r"个月|个?(?:年|天|周|星期|礼拜)"
+_ZH_PER = re.compile(rf"(?<=\d)\s1({_ZH_SPAN})|(?<![\d.])1({_ZH_SPAN})(?=\s?\d)")
+# One numeral said in full, places falling ("一百二十八"; "一百二十八一个月" is 128 and one month).
+_ZH_WHOLE = re.compile(rf"(?:(?:{_ZH_D}百)?(?:零?{_ZH_D}?十)?(?:零?{_ZH_D})?(?<=[一二两三四五六七八九十])万)?(?:零?{_ZH_D}千)?(?:零?{_ZH_D}百)?(?:零?{_ZH_D}?十)?(?:零?{_ZH_D})?")
+# A number said with a point is a decimal ("三点九五" 3.95), not a clock time: its digits come one by
+# one, with no 十 and no 分 or 刻 after (a clock is 三点十五, 三点一刻, 三点零五).
+_ZH_DECIMAL = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)([零一二两三四五六七八九十]+)点([一二三四五六七八九][零一二三四五六七八九]*)"
+                         r"(?![零一二三四五六七八九十百千万分刻钟])")
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[月日号点元块岁天年个次分周楼层度斤米克]|公里|公斤|毫升|毫克|毫米)")
 # Words a numeral opens that are no number: 一点 "a little" (有一点贵, 甜一点; a clock time after a part
 # of the day or before 半/钟/minutes), 十分 "very" (十分重要; ten minutes as 十分钟 or after 点), 一度 "once".
 _NOT_NUMBERS = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)一(?=点(?![半钟零一二两三四五六七八九十\d]))"
@@ -200,16 +222,20 @@ _WEEK_OF = {"这": "this", "本": "this", "下": "next", "上": "last"}
 
 
 def _zh_number(raw: str) -> int:
-    """A Chinese numeral as a number ("二十" 20, "十五" 15, "两" 2, "一百二十" 120)."""
-    total, current = 0, 0
+    """A Chinese numeral as a number ("二十" 20, "十五" 15, "两" 2, "一百二十" 120, "五十万" 500000);
+    digits alone are read one by one ("二零二四" 2024). A digit right after 百, 千 or 万 is the next
+    place down, as numbers are said short ("三千五" 3500, "四千八" 4800; "一百零五" is 105)."""
+    if not set(raw) & set(_ZH_PLACES):
+        return int("".join(str(_ZH_DIGITS[ch]) for ch in raw))
+    total, current, place, zero = 0, 0, 0, False
     for ch in raw:
         if ch in _ZH_DIGITS:
-            current = current * 10 + _ZH_DIGITS[ch] if current and raw.find("十") < 0 else _ZH_DIGITS[ch]
-        else:
-            unit = {"十": 10, "百": 100, "千": 1000}[ch]
-            total += (current or 1) * unit
-            current = 0
-    return total + current
+            current, zero = _ZH_DIGITS[ch], zero or ch == "零"
+            continue
+        place, zero = _ZH_PLACES[ch], False
+        total = (total + current or 1) * place if place == 10000 else total + (current or 1) * place
+        current = 0
+    return total + (current * place // 10 if place >= 100 and not zero else current)
 
 
 def _clock_en(m: re.Match[str]) -> str:
@@ -229,11 +255,36 @@ def _clock_zh(m: re.Match[str]) -> str:
 
 
 def _zh_numerals(text: str) -> str:
-    """Chinese numerals as digits ("二十岁" 20岁, "百分之五十" 50%), but not the words a numeral
-    opens that are no number (`_NOT_NUMBERS`: 一点 "a little", 十分 "very")."""
+    """Chinese numerals as digits ("二十岁" 20岁, "百分之五十" 50%, "三千五" 3500, "三点九五" 3.95), but
+    not the words a numeral opens that are no number (`_NOT_NUMBERS`: 一点 "a little", 十分 "very"):
+    a numeral is read where a measure follows it or where it has a place and two characters or more."""
     text = _ZH_PERCENT.sub(lambda m: _digits(m.group(1)) + "%", text)
-    return _ZH_NUMBER.sub(lambda m: m.group() if len(m.group()) == 1 and _NOT_NUMBERS.match(text, m.start())
-                          else str(_zh_number(m.group())), text)
+    text = _ZH_DECIMAL.sub(lambda m: f"{_zh_number(m.group(1))}.{_zh_number(m.group(2))}", text)
+    text = _ZH_RUN.sub(lambda m: _zh_run(text, m), text)
+    return _ZH_PER.sub(lambda m: "每" + (m.group(1) or m.group(2)).lstrip("个"), text)
+
+
+def _zh_run(text: str, m: re.Match[str]) -> str:
+    """A run of numeral characters as digits, one whole numeral after another ("一百二十八一个月" is
+    128 and 1个月); digits alone, or 十 alone, only before a measure ("三个", "十天")."""
+    out: list[str] = []
+    at, run = 0, m.group()
+    while at < len(run):
+        whole = _matched(_ZH_WHOLE, run, at)
+        if not set(whole) & set(_ZH_PLACES):
+            whole = _matched(_ZH_DIGIT_RUN, run, at) or run[at]
+        measured = at + len(whole) == len(run) and _ZH_NUMBER.match(text, m.start() + at)
+        said = len(whole) >= 2 and bool(set(whole) & set(_ZH_PLACES))
+        idiom = len(whole) == 1 and _NOT_NUMBERS.match(text, m.start() + at)
+        read = whole[0] not in "百千万" and (said or (measured and not idiom))
+        out.append((" " if read and out and out[-1][-1].isdigit() else "") + (str(_zh_number(whole)) if read else whole))
+        at += len(whole)
+    return "".join(out)
+
+
+def _matched(pattern: re.Pattern[str], text: str, at: int) -> str:
+    found = pattern.match(text, at)
+    return found.group() if found else ""
 
 
 def _digits(raw: str) -> str:
@@ -326,8 +377,73 @@ def _short_year(m: re.Match[str]) -> str:
     return f"{2000 + two if two <= 40 else 1900 + two}"
 
 
+_ORDINALS_EN = {w: n for n, w in enumerate(
+    "_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth"
+    " fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()) if n} | {"thirtieth": 30}
+_DAY_ORDINAL = (r"(?:(?:twenty|thirty)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+                + "|".join(sorted(_ORDINALS_EN, key=len, reverse=True)) + ")")
+_MONTH_NAME = "|".join(m.capitalize() for m in MONTHS)
+# A day said as an ordinal word beside its month ("October fourteenth", "the first of May") is the day.
+_MONTH_ORDINAL = re.compile(rf"(?i)\b(?:({_MONTH_NAME})\.?\s+(?:the\s+)?({_DAY_ORDINAL})\b"
+                            rf"|(?:the\s+)?({_DAY_ORDINAL})\s+of\s+({_MONTH_NAME})\b)")
+# A weekday cut to its first letters ("Fri 12th", "first Fri") is the weekday; not before a name ("Sun Life").
+_WEEKDAY_SHORT = re.compile(r"\b(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?(?!\s+[A-Z]|[-'’])")
+# A clock time on 24 hours with no colon, in a span ("0700-1500", "1900 to 2130"): not a span of years.
+_HOURS_SPAN = re.compile(r"(?<![\d.,:-])([01]\d|2[0-3])([0-5]\d)(\s*(?:-|–|—|to|until)\s*)([01]\d|2[0-3])([0-5]\d)(?![\d,:]|\.\d)")
+# An address with its "@" said as "at" ("songjia at xyz.cn"): the domain ends in a dot and letters,
+# and the local part has an address's mark (a digit, a dot, "_") or the text speaks of mail ("I work
+# at acme.com" is no address).
+_SAID_AT = re.compile(r"(?i)(?<![\w.+-])([a-z0-9][\w.+-]*)\s+at\s+([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})\b(?!\.\w)", re.ASCII)
+_MAIL_WORDS = re.compile(r"(?i)\be-?mail|\bmail\b|邮件|邮箱|电邮")
+# A weight in pounds written in kilograms (rounded, as pounds are said): "pounds" is money only beside
+# a word of money ("paid 40 pounds"); Chinese 斤 and 两 as 公斤 ("136斤" 68公斤, "6斤8两" 3.4公斤).
+_POUNDS = re.compile(r"(?i)\b(\d+(?:\.\d+)?)\s*(lbs?|pounds?)\b")
+_MONEY_WORDS = re.compile(r"(?i)\b(?:pa(?:y|id|ys|ying)|costs?|price[sd]?|spen[dt]|charge[sd]?|fees?|rent|bills?|owe[sd]?"
+                          r"|earn(?:s|ed)?|salary|budget|worth|buy|bought|sell|sold|fine[sd]?|tips?|wages?)\b|£")
+_JIN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)斤(?:([\d一二三四五六七八九])两)?")
+# A height said short in Chinese ("一米六五" 1.65 m) in centimetres, as it is also written ("165cm").
+_METRE_SHORT = re.compile(r"(?<![\d.])([12])米([\d零一二三四五六七八九])([\d零一二三四五六七八九])?(?![\d米十])")
+
+
+def _month_ordinal(m: re.Match[str]) -> str:
+    month, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+    parts = re.split(r"[- ]", word.casefold())
+    day = sum(_TENS_EN.get(p, _ORDINALS_EN.get(p, 0)) for p in parts)
+    return f"{month} {day}"
+
+
+def _said_dates(text: str) -> str:
+    """Days and weekdays said in words or cut short as written in full: "October fourteenth" October
+    14, "Fri" Friday, "0700–1500" 7:00–15:00."""
+    text = _MONTH_ORDINAL.sub(_month_ordinal, text)
+    text = _WEEKDAY_SHORT.sub(lambda m: next(d for d in WEEKDAYS if d.startswith(m.group(1).casefold()[:3])).capitalize(), text)
+    return _HOURS_SPAN.sub(_hours_span, text)
+
+
+def _hours_span(m: re.Match[str]) -> str:
+    hours = (m.group(1), m.group(4))
+    if not any(h[0] == "0" or int(h) > 12 for h in hours) or all(_YEAR.fullmatch(h + "00") for h in hours):
+        return m.group()  # "1015-1120" may be rooms, "2000-2010" is a span of years: a clock has 0700 or 1500
+    return f"{int(m.group(1))}:{m.group(2)} to {int(m.group(4))}:{m.group(5)}"  # "15:00-17:00" reads as a date
+
+
+def _weights(text: str) -> str:
+    """Weights written in kilograms (`_POUNDS`, `_JIN`), and a Chinese height said short in cm."""
+    if not _MONEY_WORDS.search(text):
+        text = _POUNDS.sub(lambda m: f"{round(float(m.group(1)) * 0.45359237)} kg", text)
+    text = _JIN.sub(lambda m: f"{(float(m.group(1)) * 10 + _digit_of(m.group(2) or '0')) / 20:g}公斤", text)
+    return _METRE_SHORT.sub(lambda m: f"{m.group(1)}{_digit_of(m.group(2))}{_digit_of(m.group(3) or '0')}cm", text)
+
+
+def _digit_of(ch: str) -> int:
+    return int(ch) if ch.isdigit() else _ZH_DIGITS[ch]
+
+
 def plain_addresses(text: str) -> str:
     """An obfuscated email address written as one ("adam [at] reyes [dot] dev" adam@reyes.dev)."""
+    mail = bool(_MAIL_WORDS.search(text))
+    text = _SAID_AT.sub(lambda m: f"{m.group(1)}@{m.group(2)}" if mail or re.search(r"[\d._+-]", m.group(1))
+                        else m.group(), text)
     if not _HIDDEN_AT.search(text):
         return text
     return _HIDDEN_DOT.sub(".", _HIDDEN_AT.sub("@", text))
@@ -349,7 +465,7 @@ def canonical_values(text: str) -> str:
     (这周三 "this wednesday", 下周三 "next wednesday")."""
     text = _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
-    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(plain_addresses(text))))
+    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(_said_dates(plain_addresses(_weights(text))))))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))

@@ -144,7 +144,7 @@ def test_a_spelled_number_of_another_amount_is_another_value() -> None:
 
 def test_the_tens_of_a_spelled_ordinal_are_no_number() -> None:
     # "twenty-first" is the 21st: read as 20 it made "May twenty-first" the same day as "May 20th"
-    assert values_of("The party is on May twenty-first.").dates == {"--05"}
+    assert values_of("The party is on May twenty-first.").dates == {"--05-21"}
     assert distinct_reason("The party is on May twenty-first.", "The party is on May 20th.") is not None
     assert values_of("It was the thirty-first of March").numbers == frozenset()
 
@@ -171,3 +171,74 @@ def test_numbers_said_digit_by_digit_with_a_point_or_a_cut_year_are_the_number(a
 def test_an_obfuscated_email_address_is_the_address() -> None:
     assert "maya@lindqvist.io" in values_of("Write to maya [at] lindqvist [dot] io, please.").names
     assert values_of("I have one or two ideas.").numbers == {"1", "2"}  # a few digit words are words
+
+
+@pytest.mark.parametrize("a, b", [
+    ("押金两千五", "押金2500"),  # a digit after 千 is the hundreds, as amounts are said short
+    ("年薪二十五万", "年薪250000"),
+    ("一套房子一百二十万", "一套房子1200000"),
+    ("网费一百零五", "网费105"),  # 零 keeps the next digit where it is
+    ("贷款利率四点一五", "贷款利率4.15"),  # a point with digits after it is a decimal, not four o'clock
+])
+def test_a_chinese_numeral_with_a_place_is_a_number_before_any_word(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("话费九十九一个月", {"99"}),  # 99 a month, not 991
+    ("保险一年三千二", {"3200"}),
+    ("她每天 3 杯茶", {"3"}),
+    ("他一天 3 杯茶", {"3"}),
+    ("千万别迟到", frozenset()),  # "by all means": no number
+    ("万一下雨就不去了", frozenset()),  # "in case"
+    ("这件事十分重要", frozenset()),
+    ("下午四点十五开会", {"16:15"}),  # a clock's minutes are said with 十
+])
+def test_one_year_or_month_beside_an_amount_is_how_often(text: str, numbers: set[str]) -> None:
+    assert values_of(text).numbers == numbers
+
+
+def test_january_is_no_frequency() -> None:
+    assert values_of("我们一月五号见").dates == {"--01-05"}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The rent is 3k a month.", "The rent is 3,000 a month."),
+    ("Tomas weighs 82 kg.", "Tomas is roughly 181 pounds."),
+    ("Tomas weighs 82 kg.", "Tomas weighs 181 lbs."),
+    ("小王体重60公斤", "小王现在120斤"),
+    ("女儿出生时3.3公斤", "女儿出生时六斤六两"),
+    ("他身高 172cm", "他一米七二"),
+])
+def test_a_quantity_in_another_unit_is_the_same_value(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+def test_pounds_beside_money_stay_money() -> None:
+    assert values_of("I paid 40 pounds for the ticket.").numbers == {"£40"}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The audit is on November 3.", "The audit happens on November third."),
+    ("The audit is on 21 May.", "The audit is on the twenty-first of May."),
+    ("Pottery class is Thursday at 6pm.", "Pottery class: Thu, 18:00."),
+    ("Noor works 6 a.m. to 2 p.m.", "Noor's shift: 0600-1400."),
+])
+def test_days_and_hours_said_in_words_or_cut_short_are_the_same_value(a: str, b: str) -> None:
+    va, vb = values_of(a), values_of(b)
+    assert (va.dates, va.numbers) == (vb.dates, vb.numbers) and distinct_reason(a, b) is None
+
+
+@pytest.mark.parametrize("text", ["The survey ran 2000-2010.", "Rooms 1015-1120 are shut."])
+def test_years_and_rooms_are_no_clock_times(text: str) -> None:
+    assert not any(":" in n for n in values_of(text).numbers)
+
+
+def test_sun_before_a_name_is_no_weekday() -> None:
+    assert values_of("My insurer is Sun Life.").dates == frozenset()
+
+
+def test_an_address_with_at_said_in_words_is_the_address() -> None:
+    assert "lin.wei@abc.cn" in values_of("Write to lin.wei at abc.cn").names
+    assert "weilin@abc.cn" in values_of("Her email: weilin at abc.cn").names
+    assert values_of("I work at acme.com").names == frozenset()  # no address's mark, no mail word
