@@ -196,7 +196,8 @@ _ZH_WHOLE = re.compile(rf"(?:(?:{_ZH_D}百)?(?:零?{_ZH_D}?十)?(?:零?{_ZH_D})?
 # one, with no 十 and no 分 or 刻 after (a clock is 三点十五, 三点一刻, 三点零五).
 _ZH_DECIMAL = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)([零一二两三四五六七八九十]+)点([一二三四五六七八九][零一二三四五六七八九]*)"
                          r"(?![零一二三四五六七八九十百千万分刻钟])")
-_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[月日号点元块岁天年个次分周楼层度斤米克]|公里|公斤|毫升|毫克|毫米)")
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[月日号点元块岁天年个次分周楼层度斤米克]"
+                        r"|公里|公斤|毫升|毫克|毫米)")
 # Words a numeral opens that are no number: 一点 "a little" (有一点贵, 甜一点; a clock time after a part
 # of the day or before 半/钟/minutes), 十分 "very" (十分重要; ten minutes as 十分钟 or after 点), 一度 "once".
 _NOT_NUMBERS = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)一(?=点(?![半钟零一二两三四五六七八九十\d]))"
@@ -308,6 +309,24 @@ _PAST_EN = re.compile(rf"(?i)\b(half|quarter)\s+past\s+({_HOUR_WORD})\b")
 _OCLOCK_EN = re.compile(rf"(?i)\b({_HOUR_WORD})\s+o'?clock\b")
 
 
+# An hour after "at" with nothing after it that it counts ("at six:", "at 7 on Fridays") is a clock
+# time; said of the evening ("evenings", "tonight") a clock time under twelve is after noon.
+_AT_HOUR = re.compile(r"(?i)\bat\s+(1[0-2]|[1-9]|" + "|".join(list(_NUMBER_WORDS)[1:]) + r")(?![\d.]|:\d)"
+                      r"(?=\s*(?:[,;!?)]|\.(?!\d)|:(?!\d)|$)|\s+(?:on|in|every|each|tonight|sharp|with)\b)")
+_EVENING = re.compile(r"(?i)\b(?:evenings?|tonight|at night)\b")
+_MORNING = re.compile(r"(?i)\b(?:mornings?|noon|afternoons?)\b|\ba\.m\.|\d\s*am\b")  # not "I am"
+_BARE_CLOCK = re.compile(r"(?<![\d:])([1-9]|1[01]):(\d\d)(?!\d)")
+
+
+def _evening_clock(text: str, said: str) -> str:
+    """Hours said bare after "at" as clock times, after noon when the text as `said` speaks of the
+    evening and of no other part of the day ("6:30 in the morning and 7:00 in the evening")."""
+    text = _AT_HOUR.sub(lambda m: f"at {_hour(m.group(1))}:00", text)
+    if not _EVENING.search(said) or _MORNING.search(said):
+        return text
+    return _BARE_CLOCK.sub(lambda m: f"{int(m.group(1)) + 12}:{m.group(2)}", text)
+
+
 def _hour(word: str) -> int:
     return int(word) if word.isdigit() else int(_NUMBER_WORDS[word.casefold()])
 
@@ -395,11 +414,12 @@ _HOURS_SPAN = re.compile(r"(?<![\d.,:-])([01]\d|2[0-3])([0-5]\d)(\s*(?:-|–|—
 # at acme.com" is no address).
 _SAID_AT = re.compile(r"(?i)(?<![\w.+-])([a-z0-9][\w.+-]*)\s+at\s+([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})\b(?!\.\w)", re.ASCII)
 _MAIL_WORDS = re.compile(r"(?i)\be-?mail|\bmail\b|邮件|邮箱|电邮")
-# A weight in pounds written in kilograms (rounded, as pounds are said): "pounds" is money only beside
+# A weight in pounds written in kilograms (`_kilograms`): "pounds" is money only beside
 # a word of money ("paid 40 pounds"); Chinese 斤 and 两 as 公斤 ("136斤" 68公斤, "6斤8两" 3.4公斤).
 _POUNDS = re.compile(r"(?i)\b(\d+(?:\.\d+)?)\s*(lbs?|pounds?)\b")
 _MONEY_WORDS = re.compile(r"(?i)\b(?:pa(?:y|id|ys|ying)|costs?|price[sd]?|spen[dt]|charge[sd]?|fees?|rent|bills?|owe[sd]?"
                           r"|earn(?:s|ed)?|salary|budget|worth|buy|bought|sell|sold|fine[sd]?|tips?|wages?)\b|£")
+_ROUGHLY = re.compile(r"(?i)\b(?:about|around|roughly|approximately|nearly|almost|some)\b|~|约|大约|左右|差不多")
 _JIN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)斤(?:([\d一二三四五六七八九])两)?")
 # A height said short in Chinese ("一米六五" 1.65 m) in centimetres, as it is also written ("165cm").
 _METRE_SHORT = re.compile(r"(?<![\d.])([12])米([\d零一二三四五六七八九])([\d零一二三四五六七八九])?(?![\d米十])")
@@ -427,12 +447,26 @@ def _hours_span(m: re.Match[str]) -> str:
     return f"{int(m.group(1))}:{m.group(2)} to {int(m.group(4))}:{m.group(5)}"  # "15:00-17:00" reads as a date
 
 
+_METRES = re.compile(r"(?<![\d.])(\d+)\s?(?:米|(?i:met(?:er|re)s?)\b)")
+# The end of a span of days in one month is in that month too ("4月5日到8日" ends on 4月8日).
+_ZH_DAY_SPAN = re.compile(r"(\d{1,2})月(\d{1,2})日(\s*(?:到|至|-|~|—)\s*)(\d{1,2})[日号]")
+
+
 def _weights(text: str) -> str:
-    """Weights written in kilograms (`_POUNDS`, `_JIN`), and a Chinese height said short in cm."""
+    """Weights written in kilograms (`_POUNDS`, `_JIN`), a Chinese height said short in cm, and
+    distances of a thousand metres or more in km ("五千米" 5 km)."""
     if not _MONEY_WORDS.search(text):
-        text = _POUNDS.sub(lambda m: f"{round(float(m.group(1)) * 0.45359237)} kg", text)
+        text = _POUNDS.sub(lambda m: _kilograms(float(m.group(1)), text), text)
     text = _JIN.sub(lambda m: f"{(float(m.group(1)) * 10 + _digit_of(m.group(2) or '0')) / 20:g}公斤", text)
-    return _METRE_SHORT.sub(lambda m: f"{m.group(1)}{_digit_of(m.group(2))}{_digit_of(m.group(3) or '0')}cm", text)
+    text = _METRE_SHORT.sub(lambda m: f"{m.group(1)}{_digit_of(m.group(2))}{_digit_of(m.group(3) or '0')}cm", text)
+    return _METRES.sub(lambda m: f"{int(m.group(1)) / 1000:g} km" if int(m.group(1)) >= 1000 else m.group(), text)
+
+
+def _kilograms(pounds: float, text: str) -> str:
+    """Pounds in kg: whole kilograms for a weight said roughly ("about 168 pounds" 76 kg), else to a
+    tenth, so that 180 and 181 lbs stay two weights."""
+    kg = pounds * 0.45359237
+    return f"{round(kg)} kg" if _ROUGHLY.search(text) else f"{round(kg, 1):g} kg"
 
 
 def _digit_of(ch: str) -> int:
@@ -463,9 +497,11 @@ def canonical_values(text: str) -> str:
     sign ("6.4 percent" 6.4%), currency words as signs ("17.99 dollars"
     $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones
     (这周三 "this wednesday", 下周三 "next wednesday")."""
-    text = _zh_numerals(text)
+    said, text = text, _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
+    text = _ZH_DAY_SPAN.sub(lambda m: f"{m.group(1)}月{m.group(2)}日{m.group(3)}{m.group(1)}月{m.group(4)}日", text)
     text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(_said_dates(plain_addresses(_weights(text))))))
+    text = _evening_clock(text, said)
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))

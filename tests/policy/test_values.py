@@ -205,7 +205,7 @@ def test_january_is_no_frequency() -> None:
 @pytest.mark.parametrize("a, b", [
     ("The rent is 3k a month.", "The rent is 3,000 a month."),
     ("Tomas weighs 82 kg.", "Tomas is roughly 181 pounds."),
-    ("Tomas weighs 82 kg.", "Tomas weighs 181 lbs."),
+    ("Tomas weighs 82 kg.", "Tomas weighs about 181 lbs."),
     ("小王体重60公斤", "小王现在120斤"),
     ("女儿出生时3.3公斤", "女儿出生时六斤六两"),
     ("他身高 172cm", "他一米七二"),
@@ -216,6 +216,10 @@ def test_a_quantity_in_another_unit_is_the_same_value(a: str, b: str) -> None:
 
 def test_pounds_beside_money_stay_money() -> None:
     assert values_of("I paid 40 pounds for the ticket.").numbers == {"£40"}
+
+
+def test_a_pound_more_is_another_weight_unless_said_roughly() -> None:
+    assert distinct_reason("I weigh 180 lbs.", "I weigh 181 lbs.") is not None
 
 
 @pytest.mark.parametrize("a, b", [
@@ -242,3 +246,34 @@ def test_an_address_with_at_said_in_words_is_the_address() -> None:
     assert "lin.wei@abc.cn" in values_of("Write to lin.wei at abc.cn").names
     assert "weilin@abc.cn" in values_of("Her email: weilin at abc.cn").names
     assert values_of("I work at acme.com").names == frozenset()  # no address's mark, no mail word
+
+
+@pytest.mark.parametrize("a, b", [
+    ("她每天游1.5公里", "她每天游一千五百米"),
+    ("The loop is 3 km.", "The loop is 3000 metres."),
+])
+def test_a_distance_in_metres_is_the_same_distance_in_km(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+def test_the_end_of_a_span_of_days_in_one_month_is_in_that_month() -> None:
+    assert values_of("酒店订了7月3号到6号").dates == values_of("酒店：7/3 入住，7/6 退房").dates == {"--07-03", "--07-06"}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Choir practice is Tuesdays at 7 pm.", "Tuesday evenings at seven: choir practice."),
+    ("The call is at 8:15 pm.", "The call is at 8:15 in the evening."),
+    ("Swim club meets at 6 am.", "Swim club meets at 6 on Saturdays."),
+])
+def test_a_bare_hour_is_a_clock_time_after_noon_in_the_evening(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("Run at 6:30 in the morning, yoga at 7:30 in the evening.", {"6:30", "7:30"}),  # each part of the day said
+    ("I am home in the evening at 8", {"20:00"}),  # "I am" is no morning
+    ("She was promoted at 30.", {"30"}),
+    ("He started walking at six months.", {"6"}),
+])
+def test_what_is_no_evening_clock(text: str, numbers: set[str]) -> None:
+    assert values_of(text).numbers == numbers
