@@ -55,6 +55,21 @@ def _contact(values: set[tuple[str, str]]) -> bool:
     return any((kind == "names" and "@" in x) or (kind == "numbers" and _PHONE.fullmatch(x)) for kind, x in values)
 
 
+# Words that a kind of value says by itself: paying is what an amount of money is for ("Netflix costs
+# me $18" / "I pay $18 for Netflix"), a part of the day what a clock time is in ("9:30 a.m." / "every
+# morning at half past nine"). Beside such a value the stored text says them too.
+_AMOUNT_WORDS = frozenset(content_words("pay pays paying cost costs charge charges"))
+_DAY_PART_WORDS = frozenset(content_words("morning mornings evening evenings afternoon afternoons night nights"))
+_AMOUNT = re.compile(r"^[$€£¥₹]")
+_CLOCK = re.compile(r"^\d{1,2}:\d\d$")
+
+
+def _said_by_values(values: set[tuple[str, str]]) -> frozenset[str]:
+    numbers = [x for kind, x in values if kind == "numbers"]
+    money = _AMOUNT_WORDS if any(_AMOUNT.match(x) for x in numbers) else frozenset()
+    return money | (_DAY_PART_WORDS if any(_CLOCK.match(x) for x in numbers) else frozenset())
+
+
 def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
     """The content words of a statement that are no value: what it says of its values."""
     plain = _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text)))
@@ -78,5 +93,6 @@ def restates(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if _contact(right):
         return True
-    said = attribute_words(old, owner) | _predicate(a, left)
-    return bool(_predicate(b, right)) and _predicate(b, right) <= said
+    said, implied = attribute_words(old, owner) | _predicate(a, left), _said_by_values(right)
+    own = _predicate(b, right) - implied  # "I pay $5000 a month" alone says not what for
+    return bool(own or (_predicate(b, right) and any(kind == "names" for kind, _ in right))) and own <= said

@@ -34,3 +34,20 @@ def test_a_contact_value_said_again_in_other_words_is_a_repeat(old: str, new: st
 ])
 def test_the_same_values_with_another_predicate_or_person_are_no_repeat(old: str, new: str) -> None:
     assert not restates(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Hulu costs me $11.99 a month.", "I pay 11.99 dollars monthly for Hulu."),  # paying is what an amount is for
+    ("Pilates is at 6:15 a.m. on Tuesdays.", "Tuesday mornings at quarter past six: pilates."),  # a.m. is the morning
+])
+def test_a_word_the_value_says_by_itself_is_no_other_predicate(old: str, new: str) -> None:
+    assert restates(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My salary is $5,000 a month.", "I pay $5,000 a month."),  # says not what for
+    ("The gym costs $40 a month.", "I pay $40 a month for parking."),
+    ("Hulu costs me $11.99 a month.", "I pay $11.99 a month for Peacock."),
+])
+def test_paying_alone_is_no_repeat_of_what_was_paid_for(old: str, new: str) -> None:
+    assert not restates(old, new)
