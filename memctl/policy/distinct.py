@@ -403,10 +403,13 @@ _DAY_ORDINAL = (r"(?:(?:twenty|thirty)[- ](?:first|second|third|fourth|fifth|six
                 + "|".join(sorted(_ORDINALS_EN, key=len, reverse=True)) + ")")
 _MONTH_NAME = "|".join(m.capitalize() for m in MONTHS)
 # A day said as an ordinal word beside its month ("October fourteenth", "the first of May") is the day.
-_MONTH_ORDINAL = re.compile(rf"(?i)\b(?:({_MONTH_NAME})\.?\s+(?:the\s+)?({_DAY_ORDINAL})\b"
-                            rf"|(?:the\s+)?({_DAY_ORDINAL})\s+of\s+({_MONTH_NAME})\b)")
+# The month is capitalised: "I may second that", "we march first" name no day.
+_MONTH_ORDINAL = re.compile(rf"\b(?:({_MONTH_NAME})\.?\s+(?i:the\s+)?(?i:({_DAY_ORDINAL}))\b"
+                            rf"|(?i:the\s+)?(?i:({_DAY_ORDINAL}))\s+of\s+({_MONTH_NAME})\b)")
 # A weekday cut to its first letters ("Fri 12th", "first Fri") is the weekday; not before a name ("Sun Life").
-_WEEKDAY_SHORT = re.compile(r"\b(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?(?!\s+[A-Z]|[-'’])")
+# Wed, Sat and Sun are words too ("Sat by the door", "Sun is out"): those only before a date, a stop or a comma.
+_WEEKDAY_SHORT = re.compile(r"\b(Mon|Tues?|Thu(?:rs?)?|Fri|(?:Wed|Sat|Sun)(?=\.?\s*(?:\d|[,;:)]|\.?$)))\b\.?"
+                            r"(?!\s+[A-Z]|[-'’])")
 # A clock time on 24 hours with no colon, in a span ("0700-1500", "1900 to 2130"): not a span of years.
 _HOURS_SPAN = re.compile(r"(?<![\d.,:-])([01]\d|2[0-3])([0-5]\d)(\s*(?:-|–|—|to|until)\s*)([01]\d|2[0-3])([0-5]\d)(?![\d,:]|\.\d)")
 # An address with its "@" said as "at" ("songjia at xyz.cn"): the domain ends in a dot and letters,

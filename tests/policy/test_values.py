@@ -277,3 +277,9 @@ def test_a_bare_hour_is_a_clock_time_after_noon_in_the_evening(a: str, b: str) -
 ])
 def test_what_is_no_evening_clock(text: str, numbers: set[str]) -> None:
     assert values_of(text).numbers == numbers
+
+
+@pytest.mark.parametrize("text", ["I may second that motion.", "We march first, then rest.",
+                                  "Sat by the door all afternoon.", "Sun is out, finally."])
+def test_a_month_or_weekday_that_is_a_word_names_no_day(text: str) -> None:
+    assert values_of(text).dates == frozenset()
