@@ -3,8 +3,8 @@
 Two numbers are values of one attribute only when they measure one thing: "a 2019 Subaru" names
 a model year and "62,000 miles" a distance, so the second is no new value of the first. A number's
 kind is read from its form (an amount of money, a clock time, a share), then from the unit after
-it ("miles", "kg", "mg", 公斤, 岁), then from where it stands (a year, the number of a named model,
-"Mazda 3"); a number with none of these is a count. The unit lists are English and Chinese
+it ("miles", "kg", "mg", 公斤, 岁, a day of the month: 每月8号), then from where it stands (a year,
+the number of a named model, "Mazda 3"); a number with none of these is a count. The unit lists are English and Chinese
 vocabulary of measurement, not about any data set.
 """
 
@@ -37,7 +37,7 @@ _ZH_UNITS = (("公里", "distance"), ("千米", "distance"), ("公斤", "weight"
              ("毫升", "dose"), ("分钟", "duration"), ("小时", "duration"), ("个月", "duration"), ("米", "distance"),
              ("里", "distance"), ("斤", "weight"), ("克", "weight"), ("片", "dose"), ("粒", "dose"), ("天", "duration"),
              ("年", "duration"), ("岁", "age"), ("兆", "speed"), ("楼", "floor"), ("层", "floor"), ("次", "frequency"),
-             ("度", "temperature"))
+             ("度", "temperature"), ("号", "day"), ("日", "day"))  # 8号: a day of the month said alone
 _AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*-?\s*([A-Za-z]+)(?:-([A-Za-z]+))?|([{CJK_RANGES}]{{1,2}})")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAMED_BEFORE = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![A-Za-z])[A-Za-z]*[A-Z][A-Za-z]*\s*$")  # "Mazda 3", "iPhone 13", not "In 2020"
@@ -64,6 +64,8 @@ def _kind(number: str, text: str, start: int, end: int) -> str:
     if number.endswith("%"):
         return "share"
     unit = _unit(text, end)
+    if unit == "day" and not (number.isdigit() and 1 <= int(number) <= 31):
+        unit = None  # 218号 numbers a thing (a parking space, a room); 8号 is a day of the month
     if unit is not None and not (unit == "duration" and _YEAR.fullmatch(number) and text[end:end + 1] == "年"):
         return unit
     if _YEAR.fullmatch(number):
@@ -74,7 +76,8 @@ def _kind(number: str, text: str, start: int, end: int) -> str:
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add
 def number_kinds(text: str) -> dict[str, str]:
     """Each number a text names (written as `values_of` writes it) with what it measures: money,
-    clock, share, a unit's measure (distance, weight, dose, duration, age, ...), year, model or count.
+    clock, share, a unit's measure (distance, weight, dose, duration, age, ...), a day of the month
+    (8号), year, model or count.
     A number written twice keeps the kind of its first place."""
     plain = canonical_values(text)
     out: dict[str, str] = {}

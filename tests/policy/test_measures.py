@@ -25,6 +25,8 @@ from memctl.policy.statement import measures_another_attribute, swaps_a_value
     ("雅阁开了80000公里", {"80000": "distance"}),
     ("我的车是2017年的雅阁", {"2017": "year"}),
     ("他今年8岁", {"8": "age"}),
+    ("信用卡账单日是每月8号", {"8": "day"}),
+    ("车位在B2层218号", {"2": "floor", "218": "count"}),  # past 31: a numbered thing, no day
     ("She scored 14 goals", {"14": "count"}),
 ])
 def test_a_number_is_read_with_what_it_measures(text: str, kinds: dict[str, str]) -> None:
@@ -73,3 +75,13 @@ def test_the_pair_model_never_reads_two_measures_of_other_kinds_as_a_change(monk
     monkeypatch.setattr(pairs, "probabilities", lambda features: {"change": 0.95, "distinct": 0.03, "duplicate": 0.02})
     assert pairs.reading("Priya's spin class is Thursday at 6pm", "Priya's spin class costs $22 a ride", None, 0.7, 0.8) is None
     assert pairs.reading("Priya's spin class is Thursday at 6pm", "Priya's spin class moved to Friday at 7pm", None, 0.7, 0.8) == "change"
+
+
+@pytest.mark.parametrize("old, new, linked", [
+    ("我的房租每月1号交", "我的房租每月3000", False),  # the day it is due and the amount: two attributes
+    ("我的信用卡账单日是每月5号", "我的信用卡账单日改到每月20号了", True),
+    ("小周的车位在B1层306号", "小周的车位换到了B2的117", True),
+])
+def test_a_day_of_the_month_is_compared_with_days_only(old: str, new: str, linked: bool) -> None:
+    decision = decide(Candidate(text=new, type="fact"), [Neighbor(id="m1", text=old, type="fact", cosine=0.75)])
+    assert ("m1" in decision.conflicts_with) is linked
