@@ -191,12 +191,15 @@ class RecallService:
         """The hits followed by the constraints of the request's domains they lack (a restaurant
         brings the peanut allergy, a trip the wheelchair), whatever their words; each says why. A
         lookup ("who is my eye doctor?") brings only the constraints it asks about (policy/lookup.py).
-        Candidates: the memories of type constraint and those the domains' constraint words find."""
+        A question about things in general ("what does a goat eat?": policy/lookup.is_general) brings
+        none. Candidates: the memories of type constraint and those the domains' constraint words find."""
         from memctl.policy.constraints import asked_about, request_domains, riding_along
-        from memctl.policy.lookup import is_lookup
+        from memctl.policy.lookup import is_general, is_lookup
 
         domains = _domains()
         wanted = request_domains(q.query, domains)
+        if wanted and is_general(q.query):  # read only then: a query in no domain compiles no pattern of it
+            wanted = frozenset()
         if wanted and is_lookup(q.query):
             wanted &= asked_about(q.query, domains)
         if not wanted or not pool:

@@ -109,3 +109,12 @@ def test_a_lookup_about_the_constraint_itself_brings_it(store: MemoryStore) -> N
     store.add_raw("I use a wheelchair", type="fact", user="dana")
     assert "I have asthma" in store.context("Which doctor did I see about my asthma?", user="dana")["text"]
     assert "I have asthma" in store.context("我的哮喘医生叫什么？", user="dana")["text"]
+
+
+@pytest.mark.parametrize("query", ["What does a goat eat?", "What do goats eat in spring?"])
+def test_a_question_about_things_in_general_brings_no_constraint(store: MemoryStore, query: str) -> None:
+    store.add_raw("severe peanut allergy", type="fact", user="dana")
+    store.add_raw("I use a wheelchair", type="fact", user="dana")
+    assert store.context(query, user="dana")["constraints"] == [], query
+    ours = query.replace("a goat", "our goat").replace("goats", "our goats")  # the user's goat: a plan of theirs
+    assert store.context(ours, user="dana")["constraints"] != [], ours
