@@ -197,3 +197,50 @@ def other_names(text: str, names: Collection[str]) -> set[str]:
 def _speaker(text: str, start: int, end: int) -> bool:
     """A capitalised word opening a line and followed by a colon: a speaker ("Kate: hi")."""
     return text[end:end + 1] in (":", "\uff1a") and not text[:start].rpartition("\n")[2].strip()
+
+
+
+
+def common_name_runs(text: str, common: Container[str] | None = None) -> list[frozenset[str]]:
+    """The names of several words a text says every word of which is a common word too ("the Forth
+    Bridge"), each as its words' stems: name words (`name_terms`, speakers left out) one after the
+    other with only blanks between them. `common` replaces the shipped list (tests)."""
+    words: Container[str] = common_stems() if common is None else common
+    text = unicodedata.normalize("NFKC", text)
+    names = name_terms(text, words, speakers=False)
+    return [run for run in capitalised_runs(text) if len(run) > 1 and run <= names and all(w in words for w in run)]
+
+
+def capitalised_runs(text: str) -> list[frozenset[str]]:
+    """The stems of each run of capitalised words, one after the other with only blanks between
+    them and no possessive ending one ("the Dean Bridge Club": {"dean", "bridg", "club"})."""
+    text = unicodedata.normalize("NFKC", text)
+    runs: list[set[str]] = []
+    last = -1
+    for term, start, end in raw_terms(text, index=False):
+        if term in STOP_WORDS or not _capitalised(text[start:end]) or _PRONOUN_I.fullmatch(text[start:end]):
+            last = -1
+            continue
+        if last >= 0 and not text[last:start].strip():
+            runs[-1].add(stem(term))
+        else:
+            runs.append({stem(term)})
+        last = -1 if _POSSESSIVE.search(text[start:end]) else end  # "Gina's HR": Gina's ends her name
+    return [frozenset(run) for run in runs]
+
+
+def part_names(text: str, runs: Sequence[frozenset[str]]) -> set[str]:
+    """The words of a query's names of common words (`common_name_runs`) that a text says only as a
+    part of another name: "Bridge" of "the Forth Bridge" in "bridge at the Dean Bridge Club" is the
+    club's, not the bridge over the Forth. A text saying the word alone, or in the query's name,
+    names it ("Professor Adams" by "Adams said...")."""
+    if not runs:
+        return set()  # most queries: no text is read
+    own = capitalised_runs(text)
+    out: set[str] = set()
+    for run in runs:
+        for word in run:
+            holding = [r for r in own if word in r]
+            if holding and all(r - run for r in holding):
+                out.add(word)
+    return out

@@ -118,17 +118,20 @@ def hit_signals(query: str, hits: Sequence[Hit], runs: Sequence[tuple[str, Run]]
                 lines: Sequence[tuple[str, Mapping[str, Sequence[float]]]] = ()) -> list[HitSignals]:
     """Each hit's signals (`topics`: the part of the topic lexicon the query names, `asked`; `lines`:
     (identity, id -> each dialogue line's cosine) per model). A hit names someone else when it says a
-    name or a relative (我男朋友: search/relations.py) the query does not. A hit a model's run did not
+    name or a relative (我男朋友: search/relations.py) the query does not; it holds a name of several
+    common words only when it says all of them (search/specificity.part_names). A hit a model's run did not
     return scored below everything it did: it gets the run's lowest cosine."""
     from memctl.search.relations import relation_terms, says_relation, unasked
-    from memctl.search.specificity import name_terms, other_names, says_name
+    from memctl.search.specificity import common_name_runs, name_terms, other_names, part_names, says_name
 
-    said = name_terms(query, speakers=False)
+    said, phrases = name_terms(query, speakers=False), common_name_runs(query)
     relatives = owned(query, said)
     out = []
     for hit in hits:
-        # Greg's mother is named by a hit saying Greg only with a word of the relation
+        # Greg's mother is named by a hit saying Greg only with a word of the relation; the Forth
+        # Bridge by one saying the whole name, not the Bridge Club's bridge
         naming = said - {owner for owner, words in relatives if not says_relation(hit.content, words)}
+        naming -= part_names(hit.content, phrases)
         cosines, gaps, tops = {}, {}, {}
         for identity, run in runs:
             cosine = _cosine(hit.id, run)

@@ -9,8 +9,11 @@ from memctl.search.specificity import (
     COMMON_WORDS,
     SortedWords,
     acronyms,
+    capitalised_runs,
+    common_name_runs,
     common_stems,
     looks_like_a_name,
+    part_names,
     specific_terms,
 )
 
@@ -171,3 +174,19 @@ def test_a_brand_written_as_a_name_is_a_name_in_chinese_and_english() -> None:
     assert name_terms("my ebay account is locked", speakers=False) == set()  # no capital: no name
     assert name_terms("How many kWh did we use? Is the pool's pH ok, the fan 40 dB, my mRNA booster due?",
                       speakers=False) == set()  # units and a molecule: no brand
+
+
+def test_a_name_of_several_common_words_is_one_run() -> None:
+    assert common_name_runs("When was the Royal Mile paved?") == [frozenset({"royal", "mile"})]
+    assert common_name_runs("Did Marcus Fenwick call?") == []  # an uncommon word names it alone
+    assert capitalised_runs("Nina's Book Club") == [frozenset({"nina"}), frozenset({"book", "club"})]  # a possessive ends one
+    assert capitalised_runs("Darts at the Royal Oak, then Wendy") == [frozenset({"dart"}), frozenset({"royal", "oak"}),
+                                                                         frozenset({"wendi"})]
+
+
+def test_a_word_said_only_in_another_name_is_part_of_that_name() -> None:
+    runs = common_name_runs("When was the Royal Mile paved?")
+    assert part_names("Darts at the Royal Oak with Wendy", runs) == {"royal"}
+    assert part_names("We walked up the Royal Mile", runs) == set()
+    assert part_names("Royal wedding on TV tonight", runs) == set()  # the word alone
+    assert part_names("Nothing royal here", runs) == set()

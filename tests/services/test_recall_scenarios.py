@@ -415,3 +415,16 @@ def test_a_dialogue_is_answered_by_what_its_turn_asks_about(store: MemoryStore) 
 def test_a_dialogue_ending_in_a_question_of_general_knowledge_injects_nothing(store: MemoryStore, dialogue: str) -> None:
     fill(store, HOUSEHOLD)
     assert defaults(store, dialogue) == []
+
+
+CLUBS = ["Tuesday evenings: darts at the Royal Oak with Wendy Hale", "Wendy's birthday is on 3 May",
+         "I renewed my library card in March", "Our boiler was serviced by Hale & Sons"]
+
+
+@pytest.mark.parametrize("query", ["When was the Royal Mile paved?",
+                                   "User: It's pouring again.\nAssistant: Anything I can do?\nUser: Tell me how old the Royal Mile is."])
+def test_a_word_of_a_name_of_common_words_said_in_another_name_does_not_name_it(store: MemoryStore, query: str) -> None:
+    # "Royal" of the Royal Mile is the pub's in "the Royal Oak": the street is nowhere in the store
+    fill(store, CLUBS)
+    assert defaults(store, query) == []
+    assert "Tuesday evenings: darts at the Royal Oak with Wendy Hale" in defaults(store, "When is darts at the Royal Oak?")
