@@ -32,7 +32,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from datetime import datetime
-from typing import Callable, Iterable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -42,13 +42,11 @@ from memctl.core.dates import RANGE_SEP, normalise_occurred
 from memctl.core.models import Memory
 from memctl.policy.distinct import distinct_reason
 from memctl.policy.facts import hedged
-from memctl.policy.importance import Usage, importance, is_pinned
+from memctl.policy.importance import Neighbours, Similarity, Usage, importance_scores, is_pinned, neighbours
 from memctl.policy.summarise import extractive_summary
 
 ActionKind = Literal["expire", "archive_low_importance", "consolidate", "promote", "supersede_key"]
 ARCHIVING_KINDS = frozenset({"expire", "archive_low_importance", "consolidate", "supersede_key"})
-Similarity = Mapping[tuple[str, str], float]
-Neighbours = dict[str, dict[str, float]]
 
 
 class Action(BaseModel):
@@ -76,17 +74,6 @@ class CompactionPlan(BaseModel):
     def ids_for(self, kind: ActionKind) -> set[str]:
         """Every id named by actions of one kind."""
         return {i for a in self.actions if a.kind == kind for i in a.ids}
-
-
-def neighbours(similarity: Similarity, ids: Iterable[str]) -> Neighbours:
-    """Symmetric adjacency {id: {other: cosine}} restricted to `ids`; pair order does not matter."""
-    wanted = set(ids)
-    out: Neighbours = defaultdict(dict)
-    for (a, b), value in similarity.items():
-        if a != b and a in wanted and b in wanted:
-            best = max(value, out[a].get(b, value))
-            out[a][b] = out[b][a] = best
-    return out
 
 
 def _expire(memories: Sequence[Memory], now: datetime) -> list[Action]:
@@ -240,24 +227,6 @@ def _consolidate(
                                           occurred=occurred_span(members),
                                           reason=f"{len(cluster)} related {kind} memories in {owner}"))
     return sorted(actions, key=lambda a: a.ids)
-
-
-def importance_scores(
-    memories: Sequence[Memory], usage: Mapping[str, Usage], *, now: datetime,
-    settings: LifecycleSettings, similarity: Similarity,
-) -> dict[str, float]:
-    """Importance of each memory, uniqueness taken against better-scoring peers of its owner and type."""
-    half_life = settings.half_life_days
-    base = {m.id: importance(m, usage.get(m.id), now=now, half_life_days=half_life) for m in memories}
-    near = neighbours(similarity, base)
-    peer = {m.id: (m.owner, m.type) for m in memories}
-    scores = {}
-    for m in memories:
-        better = [v for other, v in near.get(m.id, {}).items()
-                  if peer[other] == peer[m.id] and (base[other], m.id) > (base[m.id], other)]
-        scores[m.id] = importance(m, usage.get(m.id), now=now, half_life_days=half_life,
-                                  max_similarity=max(better, default=0.0))
-    return scores
 
 
 def _archive_low(

@@ -38,10 +38,13 @@ archived.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import datetime, timezone
+from typing import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
+from memctl.config import LifecycleSettings
 from memctl.core.models import Memory
 
 RECENCY_WEIGHT = 0.7
@@ -51,6 +54,9 @@ SIMILARITY_FLOOR = 0.5  # cosine below which a memory counts as fully unique
 DUPLICATE_PENALTY = 0.5  # the share of the score an exact copy loses
 EXPLICIT_WEIGHT = 0.8
 CONFIDENCE_FLOOR = 0.2  # share of the learned score that confidence alone earns, used or not
+
+Similarity = Mapping[tuple[str, str], float]
+Neighbours = dict[str, dict[str, float]]
 
 
 class Usage(BaseModel):
@@ -134,3 +140,32 @@ def importance(
     """The importance score in [0, 1] (formula in the module docstring)."""
     return importance_breakdown(memory, usage, now=now, half_life_days=half_life_days,
                                 max_similarity=max_similarity)["score"]
+
+
+def neighbours(similarity: Similarity, ids: Iterable[str]) -> Neighbours:
+    """Symmetric adjacency {id: {other: cosine}} restricted to `ids`; pair order does not matter."""
+    wanted = set(ids)
+    out: Neighbours = defaultdict(dict)
+    for (a, b), value in similarity.items():
+        if a != b and a in wanted and b in wanted:
+            best = max(value, out[a].get(b, value))
+            out[a][b] = out[b][a] = best
+    return out
+
+
+def importance_scores(
+    memories: Sequence[Memory], usage: Mapping[str, Usage], *, now: datetime,
+    settings: LifecycleSettings, similarity: Similarity,
+) -> dict[str, float]:
+    """Importance of each memory, uniqueness taken against better-scoring peers of its owner and type."""
+    half_life = settings.half_life_days
+    base = {m.id: importance(m, usage.get(m.id), now=now, half_life_days=half_life) for m in memories}
+    near = neighbours(similarity, base)
+    peer = {m.id: (m.owner, m.type) for m in memories}
+    scores = {}
+    for m in memories:
+        better = [v for other, v in near.get(m.id, {}).items()
+                  if peer[other] == peer[m.id] and (base[other], m.id) > (base[m.id], other)]
+        scores[m.id] = importance(m, usage.get(m.id), now=now, half_life_days=half_life,
+                                  max_similarity=max(better, default=0.0))
+    return scores

@@ -500,7 +500,10 @@ class Engine:
 
     def pair_similarities(self, ids: Sequence[str], threshold: float, sync: bool = True) -> dict[tuple[str, str], float]:
         """Cosine for every pair of `ids` at or above `threshold` (ids sorted within a pair); with
-        sync=False only vectors already cached are compared and the model is never loaded."""
+        sync=False only vectors already cached are compared and the model is never loaded (nor numpy,
+        when none is cached: `show` in a folder whose vectors were never made stays light)."""
+        if not sync and self._vectors is None and not (self.cache / self._vectors_name / "meta.json").exists():
+            return {}  # meta.json: search/vectors.py's META_FILE (that module imports numpy)
         import numpy as np
 
         if sync:

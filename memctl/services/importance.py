@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from memctl import clock
 from memctl.config import Config
 from memctl.core.models import Memory
-from memctl.policy.compact import importance_scores as plan_scores
 from memctl.policy.importance import Usage
+from memctl.policy.importance import importance_scores as plan_scores
 from memctl.store.repository import ReadsAndUsage, SearchIndex, UsageLog
 
 
@@ -25,14 +25,15 @@ def usage_map(repo: UsageLog) -> dict[str, Usage]:
 
 
 def similarity_pairs(search: SearchIndex, memories: Sequence[Memory], threshold: float,
-                     sync: bool) -> dict[tuple[str, str], float]:
-    """Cosine of pairs of one owner and type at or above `threshold` (sync=False: cached vectors only)."""
+                     sync: bool, only: Collection[tuple[str, str]] | None = None) -> dict[tuple[str, str], float]:
+    """Cosine of pairs of one owner and type at or above `threshold` (sync=False: cached vectors
+    only); with `only`, of those (owner, type) groups alone."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for m in memories:
         groups[(m.owner, m.type)].append(m.id)
     out: dict[tuple[str, str], float] = {}
-    for ids in groups.values():
-        if len(ids) > 1:
+    for group, ids in groups.items():
+        if len(ids) > 1 and (only is None or group in only):
             out.update(search.pair_similarities(sorted(ids), threshold, sync=sync))
     return out
 
@@ -42,8 +43,8 @@ def importance_scores(repo: ReadsAndUsage, search: SearchIndex, config: Config,
     """Importance for display: uses cached vectors when present, never loads the model."""
     memories = list(memories)
     active = repo.active()
-    try:
-        sims = similarity_pairs(search, active, 0.5, sync=False)
+    try:  # uniqueness is taken within an owner and type: only the groups of `memories` are compared
+        sims = similarity_pairs(search, active, 0.5, sync=False, only={(m.owner, m.type) for m in memories})
     except Exception:  # a missing or foreign vector cache only loses the uniqueness term
         sims = {}
     usage, now, settings = usage_map(repo), clock.now(), config.lifecycle

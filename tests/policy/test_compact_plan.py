@@ -13,14 +13,8 @@ import pytest
 from memctl.config import LifecycleSettings
 from memctl.core.fileformat import parse_memory
 from memctl.core.models import Memory
-from memctl.policy.compact import (
-    CompactionPlan,
-    complete_link_clusters,
-    importance_scores,
-    neighbours,
-    plan_compaction,
-)
-from memctl.policy.importance import Usage
+from memctl.policy.compact import CompactionPlan, complete_link_clusters, plan_compaction
+from memctl.policy.importance import Usage, importance_scores, neighbours
 from memctl.policy.summarise import extractive_summary, split_sentences
 from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
 

@@ -165,6 +165,29 @@ def test_list_and_keyword_recall_do_not_import_an_embedding_engine(filled: Memor
     assert out.stdout.split() == ["False", "False", "False", "False"]
 
 
+SHOW_IMPORTS = """
+import sys
+from memctl.api import MemoryStore
+s = MemoryStore(sys.argv[1])
+print(round(s.show(sys.argv[2])["importance_score"], 4))
+print(*(name in sys.modules for name in ("numpy", "memctl.search.vectors", "memctl.policy.compact", "memctl.policy.decide")))
+"""
+
+
+@pytest.mark.files_only  # the folder's vector cache (a PostgreSQL store reads its vector table)
+def test_show_loads_neither_numpy_nor_the_decision_rules_for_its_importance(store: MemoryStore) -> None:
+    """Its importance needs the usage, and vectors only when some are cached: none here."""
+    use_hashing_embedder(store.root)
+    store.add_raw("Priya waters the ferns every Sunday morning", type="habit", user="priya")
+    shown = store.add_raw("Priya cycles to the office when it is dry", type="habit", user="priya")
+    out = subprocess.run([sys.executable, "-c", SHOW_IMPORTS, str(store.root), shown.id], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "MEMCTL_CACHE_DIR": os.environ["MEMCTL_CACHE_DIR"]})
+    assert out.returncode == 0, out.stderr
+    score, *loaded = out.stdout.split("\n")[0:2]
+    assert float(score) == round(store.importance_scores([shown])[shown.id], 4)
+    assert loaded[0].split() == ["False", "False", "False", "False"]
+
+
 def test_conflicting_versions_rank_newer_first(store: MemoryStore) -> None:
     old = store.add_raw("Alice lives in Lisbon near the river", type="fact", user="alice", key="home.city")
     clock.set_now(clock.now() + clock.parse_duration("1d"))
