@@ -697,25 +697,36 @@ class FileRepository:
             with contextlib.suppress(OSError):
                 (self.root / rel).unlink()
         journal = self.journal.read() if found.misfiled else []
-        for rel in found.misfiled:
-            self._refile(snap.memory(rel), journal)
+        refiled = [rel for rel in found.misfiled if self._refiled(snap.memory(rel), journal)]
         self._stale = True
         self.snapshot(refresh=True)
-        return found.temps + found.misfiled
+        return found.temps + refiled
+
+    def _refiled(self, memory: Memory, journal: list[JournalEntry]) -> bool:
+        """`_refile`, or a warning when it cannot be done: one such file must not block every write."""
+        try:
+            self._refile(memory, journal)
+        except (MemctlError, OSError) as exc:
+            detail = exc.message if isinstance(exc, MemctlError) else str(exc)
+            self._warnings[f"could not refile {memory.path} (memory {memory.id}): {detail}; left as it is "
+                           "(memctl doctor reports it)"] = None
+            return False
+        return True
 
     def _refile(self, memory: Memory, journal: list[JournalEntry]) -> None:
         fields = finish(memory.status, is_archived(memory.path), last_intent(journal, memory.id))
-        path = self.root / str(memory.path)
+        path = target = self.root / str(memory.path)
         if fields.pop("move_to_archive", False):
             target = self._free(self.layout.archive_path(path), memory)
-            move(path, target)
-            path = target
         data = memory.model_dump(exclude={"path", *(ARCHIVE_FIELDS if fields["status"] == "active" else ())})
         data.update(fields)
         if fields["status"] != "active":
             data.setdefault("archived_at", clock.now())
         repaired = Memory(**data)
-        after = self._save(repaired, path)
+        self._rendered(repaired, target)  # one that would not read back is refused before anything moves
+        if target != path:
+            move(path, target)
+        after = self._save(repaired, target)
         self.journal.append("repair", memory.id, None, after, path_before=memory.path, path_after=repaired.path,
                             status=repaired.status)
 

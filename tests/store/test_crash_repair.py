@@ -100,3 +100,25 @@ def test_an_archive_that_would_not_read_back_moves_nothing(memdir: Path, monkeyp
     store = MemoryStore(memdir)
     store.add("Bob drinks his coffee black", type="habit", user="bob")  # no intent left to finish
     assert store.doctor()["problems"] == [] and store.get(memory.id).status == "active"
+
+
+def test_a_misfiled_memory_that_cannot_be_refiled_blocks_no_write(memdir: Path, monkeypatch) -> None:
+    """Repair runs before every write: a misfiled memory whose refiled form would not read back is
+    left where it is with a warning (doctor still reports it), and the write goes ahead."""
+    from memctl.store.filerepo import FileRepository
+
+    use_hashing_embedder(memdir)
+    store = MemoryStore(memdir)
+    memory = store.add_raw("Alice is vegetarian", type="fact", user="alice")
+    path = memdir / memory.path
+    hand_set = path.read_text().replace("\n---\n", "\nstatus: superseded\n---\n", 1)  # set by hand, not moved
+    path.write_text(hand_set)
+    render = FileRepository.render
+    monkeypatch.setattr(FileRepository, "render", lambda self, m, p: "not a memory" if m.status != "active"
+                        else render(self, m, p))
+    store = MemoryStore(memdir)
+    added = store.add_raw("Bob drinks his coffee black", type="habit", user="bob")
+    assert (memdir / added.path).exists() and path.read_text() == hand_set
+    assert any(memory.id in w and "doctor" in w for w in store.repo.warnings())
+    monkeypatch.undo()
+    assert [p["kind"] for p in MemoryStore(memdir).doctor()["problems"]] == ["status_location"]
