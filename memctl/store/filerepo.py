@@ -546,13 +546,15 @@ class FileRepository:
         """Move an archived memory back and drop the archive fields."""
         source = self.root / str(memory.path)
         before = content_hash(read_regular(source))
+        self._check_unchanged(str(memory.path), before)
         target = self._free(self._writable(self.layout.active_path(source)), memory)
-        self.journal.append(INTENT_OP, memory.id, before, None, status="active", actor=actor)
-        move(source, target)
-        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         data = memory.model_dump(exclude={"path", *ARCHIVE_FIELDS})
         data["status"] = "active"
         restored = Memory(**data)
+        self._rendered(restored, target)  # one that would not read back is refused before anything moves
+        self.journal.append(INTENT_OP, memory.id, before, None, status="active", actor=actor)
+        move(source, target)
+        pause_for_tests("MEMCTL_TEST_PAUSE_AFTER_MOVE")
         after = self._save(restored, target)
         self.journal.append(op, memory.id, before, after, path_before=memory.path, path_after=restored.path, actor=actor)
         return restored

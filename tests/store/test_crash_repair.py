@@ -122,3 +122,25 @@ def test_a_misfiled_memory_that_cannot_be_refiled_blocks_no_write(memdir: Path, 
     assert any(memory.id in w and "doctor" in w for w in store.repo.warnings())
     monkeypatch.undo()
     assert [p["kind"] for p in MemoryStore(memdir).doctor()["problems"]] == ["status_location"]
+
+
+def test_a_restore_that_would_not_read_back_moves_nothing(memdir: Path, monkeypatch) -> None:
+    """As for archiving: the restored form is checked before the intent and the move."""
+    import pytest
+
+    from memctl.errors import InvalidMemory
+    from memctl.store.filerepo import FileRepository
+
+    use_hashing_embedder(memdir)
+    store = MemoryStore(memdir)
+    memory = store.forget(store.add_raw("Alice is vegetarian", type="fact", user="alice").id)
+    render = FileRepository.render
+    monkeypatch.setattr(FileRepository, "render", lambda self, m, path: "not a memory" if m.status == "active"
+                        else render(self, m, path))
+    with pytest.raises(InvalidMemory):
+        store.restore(memory.id)
+    monkeypatch.undo()
+    assert everything(memdir) == [memdir / memory.path]
+    store = MemoryStore(memdir)
+    store.add("Bob drinks his coffee black", type="habit", user="bob")  # no intent left to finish
+    assert store.doctor()["problems"] == [] and store.get(memory.id).status != "active"
