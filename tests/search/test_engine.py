@@ -160,3 +160,46 @@ def test_a_batch_embedded_ahead_is_taken_only_for_the_same_texts(tmp_path: Path)
         embedder.embed = real  # type: ignore[method-assign]
     assert calls == [texts, ["Elena drinks oolong"], ["Elena drinks oolong", "Farid sails"]]
     assert cosines[0] == pytest.approx(float(expected[0] @ expected[1]), abs=1e-6)
+
+
+@pytest.mark.model
+def test_a_batch_embedded_ahead_while_the_main_thread_embeds_gets_the_same_vectors() -> None:
+    """The worker of embed_ahead (core/knownvectors.Ahead) runs the real model while the main thread
+    embeds too (a batch's own texts, a neighbour's frame, a query): one model shared by two threads.
+    Each side's vectors are those it gets alone, batch order and all; the two calls are timed, so the
+    test fails if they never ran at the same time."""
+    import threading
+    import time
+
+    import numpy as np
+
+    from memctl.core.knownvectors import Ahead
+    from memctl.search.embedders import DEFAULT_MODEL, get_embedder
+
+    model = get_embedder(DEFAULT_MODEL, None)
+    spans: dict[str, tuple[float, float]] = {}
+
+    class Timed:  # the real model, each call's span noted by thread
+        def embed(self, texts: list[str]) -> np.ndarray:
+            start = time.perf_counter()
+            try:
+                return model.embed(texts)
+            finally:
+                spans[threading.current_thread().name] = (start, time.perf_counter())
+
+    ahead_texts = [f"Note {i}: Oskar smokes trout over beech wood at the lake hut" for i in range(48)]
+    main_texts = [f"Ines tuned cello number {i} before the evening rehearsal" for i in range(40)]
+    alone_ahead, alone_main = model.embed(ahead_texts), model.embed(main_texts)
+    query_alone = model.embed_query("who smokes fish")
+    overlapped = 0
+    for _ in range(3):
+        spans.clear()
+        ahead = Ahead(Timed(), ahead_texts)
+        during = Timed().embed(main_texts)  # while the worker embeds
+        query = model.embed_query("who smokes fish")
+        np.testing.assert_allclose(ahead.vectors_for(ahead_texts), alone_ahead, atol=1e-6)
+        np.testing.assert_allclose(during, alone_main, atol=1e-6)
+        np.testing.assert_allclose(query, query_alone, atol=1e-6)
+        (worker_start, worker_end), (main_start, main_end) = spans["memctl-embed-ahead"], spans["MainThread"]
+        overlapped += main_start < worker_end and worker_start < main_end
+    assert overlapped, spans
