@@ -108,6 +108,15 @@ def unknown_argument(what: str, name: str, known: list[str]) -> UsageError:
     return UsageError(f"{what}: unknown argument {name!r}{hint}", code="unknown_argument")
 
 
+def missing_argument(model: type[BaseModel], what: str, name: str) -> UsageError:
+    """The error for a required argument not given (the CLI's options are all optional: a missing
+    one reached the method as a TypeError, a traceback), with the code its bad value has."""
+    codes: dict[str, str] = getattr(model, "codes", {}) or {}
+    flags = [f for f in spelled_of(model.model_fields[name]).cli if f.startswith("--")]
+    said = f"{name} ({flags[0]})" if flags else name
+    return UsageError(f"{what}: {said} is required", code=codes.get(name) or f"bad_{name}")
+
+
 def _usage(model: type[BaseModel], exc: ValidationError, what: str) -> MemctlError:
     err = exc.errors()[0]
     where = str(err["loc"][0]) if err["loc"] else ""
@@ -134,6 +143,7 @@ def declared(model: type[BaseModel]) -> Callable[[F], F]:
         for param in params:
             _same_default(method.__qualname__, param, model.model_fields[param.name])
         positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        required = [p.name for p in params if p.default is p.empty]
 
         @functools.wraps(method)
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -143,6 +153,10 @@ def declared(model: type[BaseModel]) -> Callable[[F], F]:
             for name in kwargs:
                 if name not in model.model_fields:
                     raise unknown_argument(method.__name__, name, names)
+            given = {*positional[:len(args)], *kwargs}
+            for name in required:
+                if name not in given:
+                    raise missing_argument(model, method.__name__, name)
             return method(self, *args, **kwargs)
 
         call.request = model  # type: ignore[attr-defined]

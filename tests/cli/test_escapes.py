@@ -111,3 +111,11 @@ def test_package_import_needs_no_posix_only_module() -> None:
         names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
         names |= {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
         assert not names & {"fcntl", "termios", "pwd", "grp", "resource"}, path
+
+
+@pytest.mark.parametrize("args, code", [(["query", "count"], "bad_kind"), (["query", "passport"], "bad_kind"),
+                                        (["query"], "bad_query")])
+def test_a_required_option_left_out_is_a_usage_error(memdir: Path, args: list[str], code: str) -> None:
+    result = cli(memdir, *args)  # a TypeError traceback: the CLI's options are all optional
+    assert result.exit_code == 2 and "is required" in result.output and "Traceback" not in result.output
+    assert cli_json(memdir, *args)[1]["errors"][0]["code"] == code
