@@ -559,13 +559,25 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
 
 
 def _attribute_swapped(old: str, new: str) -> bool:
-    """English texts alike but for one word swapped, the same values on both sides ("I live in Denver"
-    / "I was born in Denver"): the swapped word is the attribute, so no repeat to drop. Chinese is
+    """Texts alike but for one word swapped, the same values on both sides ("I live in Denver" / "I
+    was born in Denver"): the swapped word is the attribute, so no repeat to drop. Chinese is
     compared by character, and one run swapped there is as often the same thing said another way
-    ("开小鹏P7" / "的车是小鹏的P7")."""
-    return not _CJK_CHAR.search(old + new) and one_word_swapped(old, new)
+    ("开小鹏P7" / "的车是小鹏的P7"): only a thing swapped tells two facts apart there."""
+    if not one_word_swapped(old, new):
+        return False
+    return not _CJK_CHAR.search(old + new) or _thing_swapped(old, new)
 
 
+def _thing_swapped(old: str, new: str) -> bool:
+    """The Chinese run swapped is the thing after a possessor on both sides ("我的身份证2029年到期" /
+    "我的护照2029年到期"; "我的车是..." / "我开..." is none), or the thing the texts open with, its
+    value right after it ("身份证2029年到期" / "护照2029年到期"; "宇航开小鹏P7" / "我的车是小鹏的P7" opens
+    with two people)."""
+    old_t, new_t = tokens(old), tokens(new)
+    [(_, i1, i2, _, j2)] = _diff_ops(old_t, new_t)
+    if i1 == 0:
+        return any(map(_is_number, old_t[i2:i2 + 1])) and any(map(_is_number, new_t[j2:j2 + 1]))
+    return i1 == 1 and all(re.match(rf"{re.escape(t[0])}的", text) for t, text in ((old_t, old), (new_t, new)))
 def _add_reason(related: list[str], conflicts: list[str]) -> str:
     if conflicts:
         return f"new fact; possibly conflicts with {', '.join(conflicts)}"

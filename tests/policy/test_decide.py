@@ -490,6 +490,22 @@ def test_one_english_word_swapped_with_the_same_values_is_never_the_model_s_repe
     assert decide(Candidate(text="I was born in Oslo.", type="fact"), [old]).action == "add"
 
 
+@pytest.mark.parametrize(("old", "new", "action"), [
+    # two things with the same value are two facts: the thing after a possessor, or the one opened with
+    ("我的驾驶证2031年过期", "我的医保卡2031年过期", "add"),
+    ("工牌2030年底到期", "门禁卡2030年底到期", "add"),
+    # one run swapped elsewhere is as often the same thing said another way, a possessor on one side only too
+    ("我开比亚迪汉", "我的车是比亚迪的汉", "noop"),
+    ("我的车是比亚迪汉", "我开比亚迪的汉", "noop"),
+    ("立伟开蔚来ET5", "我的车是蔚来的ET5", "noop"),  # it opens with two ways to name a person
+])
+def test_one_chinese_thing_swapped_with_the_same_values_is_never_the_model_s_repeat(
+        old: str, new: str, action: str) -> None:
+    stored = Neighbor(id="m1", text=old, type="fact", cosine=0.8, frame_cosine=0.9,
+                      ml_cosines={"ml_cos": 0.95, "ml_frame": 0.95, "ml_attr": 0.95, "ml_value": 1.0})
+    assert decide(Candidate(text=new, type="fact"), [stored]).action == action
+
+
 @pytest.mark.parametrize("old, new", [
     ("Jonas moved to Porto", "Elena moved to Porto"),
     ("Elena lives in Porto", "Jonas moved to Porto"),
