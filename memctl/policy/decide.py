@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from memctl.core.text import CJK_RANGES, stem
 from memctl.core.textcache import text_cache
 from memctl.policy.apart import additive, apart_reason, subject_relations
+from memctl.policy.converse import same_relation
 from memctl.policy.facts import (
     NAMED_VALUES,
     announces_change,
@@ -456,6 +457,8 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return "noop", f"same content as {old.id} after normalisation"
     if _restated(candidate, old):
         return "noop", f"says the values of {old.id} again, of the same predicate, in other words"
+    if not (candidate.key or old.key) and same_relation(old.text, candidate.text):
+        return "noop", f"says the relation of two people in {old.id} again, from the other side"
     if relations(old.text) != relations(candidate.text):
         return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
     same_key = _same_key(candidate.key, old.key)

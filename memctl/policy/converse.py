@@ -1,0 +1,100 @@
+"""One relation between two people said from either side (pure).
+
+"Priya reports to Daniel" / "Daniel is Priya's manager", "Emily is Marcus's older sister" / "Marcus
+is Emily's younger brother", "小雨是阿杰的表姐" / "阿杰是小雨的表弟" share their names and no
+predicate word, so neither the token rules nor the values read them as one fact. Each is read as a
+relation with its two people in order (who manages whom, who is the elder); a relation that holds both
+ways (spouses, friends) keeps its people sorted. Only a text that is nothing but the relation is read:
+"Priya reports to Daniel since May" says more, and is left to the other rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+Relation = tuple[str, str, str]  # (relation, first person, second person)
+
+# a relation word -> (relation, whether the one it names is the relation's first person); None: either way
+_ROLES: dict[str, tuple[str, bool | None]] = {
+    **dict.fromkeys(("manager", "boss", "supervisor", "line manager", "direct manager"), ("manages", True)),
+    **dict.fromkeys(("direct report", "report", "subordinate"), ("manages", False)),
+    **dict.fromkeys(("wife", "husband", "spouse"), ("married", None)),
+    **dict.fromkeys(("older sister", "older brother", "elder sister", "elder brother", "big sister",
+                     "big brother"), ("elder sibling", True)),
+    **dict.fromkeys(("younger sister", "younger brother", "little sister", "little brother", "kid sister",
+                     "kid brother"), ("elder sibling", False)),
+    **dict.fromkeys(("mother", "father", "mom", "dad", "mum", "parent"), ("parent", True)),
+    **dict.fromkeys(("son", "daughter", "child", "kid"), ("parent", False)),
+    **dict.fromkeys(("grandmother", "grandfather", "grandparent"), ("grandparent", True)),
+    **dict.fromkeys(("grandson", "granddaughter", "grandchild"), ("grandparent", False)),
+    **dict.fromkeys(("mentor",), ("mentor", True)),
+    **dict.fromkeys(("mentee", "protege", "protégé"), ("mentor", False)),
+    **dict.fromkeys(("上司", "顶头上司", "上级", "直属上级", "领导", "直属领导", "老板", "主管"), ("manages", True)),
+    **dict.fromkeys(("下属", "手下"), ("manages", False)),
+    **dict.fromkeys(("妻子", "老婆", "太太", "丈夫", "老公", "爱人"), ("married", None)),
+    **dict.fromkeys(("姐姐", "哥哥"), ("elder sibling", True)),
+    **dict.fromkeys(("妹妹", "弟弟"), ("elder sibling", False)),
+    **dict.fromkeys(("表姐", "表哥"), ("elder cousin 表", True)),
+    **dict.fromkeys(("表妹", "表弟"), ("elder cousin 表", False)),
+    **dict.fromkeys(("堂姐", "堂哥"), ("elder cousin 堂", True)),
+    **dict.fromkeys(("堂妹", "堂弟"), ("elder cousin 堂", False)),
+    **dict.fromkeys(("妈妈", "母亲", "爸爸", "父亲"), ("parent", True)),
+    **dict.fromkeys(("儿子", "女儿", "孩子"), ("parent", False)),
+    **dict.fromkeys(("师父", "师傅", "导师"), ("mentor", True)),
+    **dict.fromkeys(("徒弟",), ("mentor", False)),
+}
+# a verb between two people -> (relation, whether its subject is the relation's first person)
+_VERBS: dict[str, tuple[str, bool | None]] = {
+    "reports to": ("manages", False), "report to": ("manages", False),
+    "works for": ("manages", False), "work for": ("manages", False),
+    "is married to": ("married", None), "am married to": ("married", None),
+    "汇报": ("manages", False),  # 向...汇报: reports to
+}
+_ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if r.isascii())), key=len, reverse=True))
+_ZH_ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if not r.isascii())), key=len, reverse=True))
+_VERB = "|".join(map(re.escape, (v for v in _VERBS if v.isascii())))
+_NAME = r"[A-Z][^\W\d_]*(?:[ -][A-Z][^\W\d_]*)?"
+_ZH_NAME = r"[^\W\d_的是向和与跟]{1,5}"
+# a is the one the role names (or the verb's subject), b the other
+_PATTERNS = [re.compile(p) for p in (
+    rf"(?P<a>{_NAME}|I) (?:is|am) (?:(?P<b>{_NAME})'s|my) (?P<role>{_ROLE})",
+    rf"(?P<a>{_NAME}|I) (?:is|am) the (?P<role>{_ROLE}) of (?P<b>{_NAME}|me)",
+    rf"(?:(?P<b>{_NAME})'s|[Mm]y) (?P<role>{_ROLE}) is (?P<a>{_NAME})",
+    rf"(?P<a>{_NAME}|I) (?P<verb>{_VERB}) (?P<b>{_NAME}|me)",
+    rf"(?P<a>{_ZH_NAME})是(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})",
+    rf"(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})是(?P<a>{_ZH_NAME})",
+    rf"(?P<a>{_ZH_NAME})向(?P<b>{_ZH_NAME})(?P<verb>汇报)(?:工作)?",
+)]
+_END = re.compile(r"[\s.!。！]+$")
+
+
+def _person(name: str | None) -> str:
+    """One spelling of a person: "me", "my" and "I" are the speaker."""
+    return "i" if name is None or name.casefold() in {"i", "me", "my"} else name.casefold()
+
+
+def _ordered(relation: str, holder: str, other: str, first: bool | None) -> Relation:
+    if first is None:
+        holder, other = sorted((holder, other))
+        return relation, holder, other
+    return (relation, holder, other) if first else (relation, other, holder)
+
+
+def relation_of(text: str) -> Relation | None:
+    """The relation a text is nothing but, its people in the relation's order; None when it says
+    anything else (or no relation read here)."""
+    text = _END.sub("", text.strip())
+    match = next(filter(None, (p.fullmatch(text) for p in _PATTERNS)), None)
+    if match is None:
+        return None
+    groups = match.groupdict()
+    role = groups.get("role")
+    relation, first = _ROLES[role.casefold()] if role else _VERBS[groups["verb"]]
+    a, b = _person(groups["a"]), _person(groups.get("b"))
+    return None if a == b else _ordered(relation, a, b, first)
+
+
+def same_relation(old: str, new: str) -> bool:
+    """Both texts are one relation of the same two people, said from either side."""
+    old_relation = relation_of(old)
+    return old_relation is not None and old_relation == relation_of(new)

@@ -1,0 +1,53 @@
+"""One relation of two people said from either side is one fact (policy/converse.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.policy.converse import relation_of, same_relation
+from memctl.policy.decide import Candidate, Neighbor, decide
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Lena reports to Omar.", "Omar is Lena's manager."),
+    ("Omar is Lena's boss", "Lena works for Omar"),
+    ("Lena's supervisor is Omar.", "Lena reports to Omar"),
+    ("Hugo is married to Ines.", "Ines is Hugo's wife."),
+    ("Ines is Hugo's wife", "Hugo is Ines's husband"),
+    ("Nora is Felix's older sister.", "Felix is Nora's younger brother."),
+    ("Paul is the father of Mina", "Mina is Paul's daughter"),
+    ("I report to Omar.", "Omar is my manager."),
+    ("阿强向刘总汇报工作。", "刘总是阿强的上司。"),
+    ("阿强的上级是刘总", "阿强向刘总汇报"),
+    ("晓雯是小峰的表姐", "小峰是晓雯的表弟"),
+    ("老周是美玲的丈夫", "美玲是老周的妻子"),
+])
+def test_one_relation_said_from_the_other_side_is_the_same(old: str, new: str) -> None:
+    assert same_relation(old, new)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Lena reports to Omar.", "Lena is Omar's manager."),  # the other way round: a change, not a repeat
+    ("Lena reports to Omar.", "Omar reports to Lena."),
+    ("Nora is Felix's older sister.", "Felix is Nora's older brother."),
+    ("Nora is Felix's older sister.", "Felix is Nora's brother."),  # "older" is said once only
+    ("Lena reports to Omar.", "Lena reports to Omar since March."),  # more than the relation
+    ("Lena reports to Omar.", "Omar is Tessa's manager."),  # another person
+    ("晓雯是小峰的表姐", "小峰是晓雯的堂弟"),
+    ("晓雯是小峰的表姐", "小峰是晓雯的表姐"),
+])
+def test_another_relation_or_more_than_it_is_not_the_same(old: str, new: str) -> None:
+    assert not same_relation(old, new)
+
+
+def test_a_text_that_says_more_than_a_relation_is_not_read() -> None:
+    assert relation_of("Omar is Lena's manager and mentor") is None
+    assert relation_of("Omar is Lena's manager") == ("manages", "omar", "lena")
+    assert relation_of("Omar is Omar's manager") is None
+
+
+def test_the_write_decision_merges_a_relation_said_from_the_other_side() -> None:
+    old = Neighbor(id="m1", text="Lena reports to Omar.", type="fact", cosine=0.6)
+    decision = decide(Candidate(text="Omar is Lena's manager.", type="fact"), [old])
+    assert (decision.action, decision.target) == ("noop", "m1")
+    assert decide(Candidate(text="Lena is Omar's manager.", type="fact"), [old]).action != "noop"
