@@ -182,7 +182,7 @@ def holds(node: Node, env: Env, today: date, default: str | None = None) -> bool
         return found is not None and any(compare("=", found, v.value) for v in node.values) != node.negated
     if isinstance(node, Within):
         found = upcoming(node.subject, env, today, default)
-        return found is not None and _overlaps(found, today, today + timedelta(days=node.days))
+        return found is not None and _overlaps(found, today, _ahead(today, node.days))
     if isinstance(node, IsSet):
         return (value(node.subject, env, today, default) is not None) != node.negated
     return value(node, env, today, default) is True
@@ -213,14 +213,26 @@ def upcoming(node: Node, env: Env, today: date, default: str | None = None) -> d
     return found
 
 
-def next_anniversary(day: date, today: date) -> date:
-    """The first anniversary of `day` on or after `today` (29 February is the 28th in other years)."""
+def next_anniversary(day: date, today: date) -> date | None:
+    """The first anniversary of `day` on or after `today` (29 February is the 28th in other years);
+    None when the calendar ends before it (after 9999-12-31)."""
     for year in (today.year, today.year + 1):
+        if year > date.max.year:
+            return None
         last = calendar.monthrange(year, day.month)[1]
         candidate = date(year, day.month, min(day.day, last))
         if candidate >= today:
             return candidate
-    return date(today.year + 1, day.month, min(day.day, 28))
+    return None
+
+
+def _ahead(today: date, days: int) -> date:
+    """`days` days after today, or the calendar's last (first) day when that is past its end: `within
+    99999999999 days`, in a rule file or on the command line, is no error."""
+    try:
+        return today + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
 
 
 def _overlaps(found: Value, start: date, end: date) -> bool:

@@ -72,3 +72,25 @@ def test_a_hand_edited_value_that_does_not_read_is_left_out():
     env = {"trip": subject(broken, {"trip": TRIP})}
     assert holds(compile_condition("departs is not set and nights = 3", SCOPE), env, date(2025, 1, 1), "trip")
     assert parse("a.b = 1").column == 5
+
+
+BIRTHDAY = parse_schema("birthday", {"fields": {"person": "text", "date": {"type": "date", "yearly": True}}})
+ANA = Memory(id="0000000b", type="fact", user="a", kind="birthday", created=T0, updated=T0, body="Ana's birthday",
+             fields={"person": "Ana", "date": "1990-03-03"})
+
+
+@pytest.mark.parametrize("condition,today,expected", [
+    ("departs within 99999999999 days", date(2025, 2, 20), True),  # past the last date there is: up to it
+    ("departs within 9999999999999999999999 weeks", date(2025, 2, 20), True),
+    ("departs within 1 days", date(9999, 12, 31), False),
+])
+def test_within_a_span_past_the_last_date_is_no_error(condition, today, expected):
+    node = compile_condition(condition, SCOPE)
+    assert holds(node, {"trip": subject(MEMORY, {"trip": TRIP})}, today, "trip") is expected
+
+
+def test_a_yearly_date_with_no_anniversary_left_in_the_calendar_is_not_upcoming():
+    scope = Scope({"birthday": BIRTHDAY}, "birthday")
+    env = {"birthday": subject(ANA, {"birthday": BIRTHDAY})}
+    assert holds(compile_condition("date within 30 days", scope), env, date(9999, 12, 31), "birthday") is False
+    assert holds(compile_condition("date within 30 days", scope), env, date(9999, 2, 20), "birthday") is True
