@@ -544,6 +544,28 @@ def lower_words(*texts: str) -> set[str]:
     return set(re.findall(r"\b[a-z][a-z'-]+\b", " ".join(texts)))
 
 
+# A part of the day said anywhere in a text: its clock times are not on twelve hours alone.
+_DAY_PART = re.compile(r"(?i)\b(?:mornings?|afternoons?|evenings?|nights?|noon|midnight|tonight)\b|\b[ap]\.m\."
+                       r"|\d\s*[ap]\.?m\b|上午|早上|早晨|清晨|中午|下午|傍晚|晚上|夜里|凌晨")
+_HALF_DAY_CLOCK = re.compile(r"([1-9]|1[01]):(\d\d)")
+
+
+def read_alike(va: Values, vb: Values, a: str, b: str) -> tuple[Values, Values]:
+    """Both texts' values, each read as the other's where its own text leaves it open: a clock time
+    on twelve hours with no part of the day said ("十点半睡觉", "bed at 9:30") is the one the other
+    text says twelve hours later ("22:30上床"), the same time told by what is done at it. A text
+    that says the morning or the evening keeps its time."""
+    return _after_noon(va, vb, a), _after_noon(vb, va, b)
+
+
+def _after_noon(v: Values, other: Values, text: str) -> Values:
+    if _DAY_PART.search(text):
+        return v
+    later = {x: f"{int(m.group(1)) + 12}:{m.group(2)}" for x in v.numbers if (m := _HALF_DAY_CLOCK.fullmatch(x))}
+    moved = {x: y for x, y in later.items() if y in other.numbers and x not in other.numbers}
+    return replace(v, numbers=frozenset(moved.get(x, x) for x in v.numbers)) if moved else v
+
+
 def distinct_reason(a: str, b: str) -> str | None:
     """Why two texts state different facts, or None: each names a value of one kind the other does
     not (INV-2024-001 / INV-2024-002, 3 April / 5 April, Lisbon / Porto), they speak of different
@@ -551,7 +573,7 @@ def distinct_reason(a: str, b: str) -> str | None:
     of them adds is a detail ("paid" / "paid on 3 April"): a merge may fold the poorer text into the
     richer one, which keeps it (`covers`); a capitalised word the texts also write in lower case is
     the first word of a sentence, not a name."""
-    va, vb = values_of(a), values_of(b)
+    va, vb = read_alike(values_of(a), values_of(b), a, b)
     lower = lower_words(a, b)
     for kind in _KINDS:
         left, right = getattr(va, kind), getattr(vb, kind)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Mapping
 
@@ -28,6 +28,7 @@ from memctl.policy.distinct import (
     canonical_values,
     distinct_reason,
     flips_polarity,
+    read_alike,
     values_of,
 )
 from memctl.policy.facts import IDENTIFIER, announces_change, attribute_of, relations
@@ -118,7 +119,7 @@ class PairFeatures:
 def pair_features(old: str, new: str, owner: str | None, cosines: Mapping[str, float]) -> PairFeatures:
     """The features of a pair: the given cosines ("cos": full texts, "frame": values masked) and what
     the texts' structure says (subjects, slot words, values, negation, relations, a change announced)."""
-    a, b = read_statement(old, owner), read_statement(new, owner)
+    a, b = _read_alike(read_statement(old, owner), read_statement(new, owner), old, new)
     shared = a.slot & b.slot
     slot_share = len(shared) / len(a.slot | b.slot) if a.slot | b.slot else 0.0
     cos, frame_cos = float(cosines.get("cos", 0.0)), float(cosines.get("frame", 0.0))
@@ -141,6 +142,11 @@ def pair_features(old: str, new: str, owner: str | None, cosines: Mapping[str, f
         **{k: float(v) for k, v in cosines.items() if k.startswith("ml_")},
     }
     return PairFeatures(out)
+
+
+def _read_alike(a: Statement, b: Statement, old: str, new: str) -> tuple[Statement, Statement]:
+    va, vb = read_alike(a.values, b.values, old, new)
+    return replace(a, values=va), replace(b, values=vb)
 
 
 def _pooled(v: Values) -> frozenset[str]:
@@ -332,7 +338,8 @@ def shares_anything(old: str, new: str, owner: str | None = None) -> bool:
         return True
     if attribute_words(old, owner) & attribute_words(new, owner):
         return True
-    a, b = values_of(owner_free(old, owner)), values_of(owner_free(new, owner))
+    old, new = owner_free(old, owner), owner_free(new, owner)
+    a, b = read_alike(values_of(old), values_of(new), old, new)
     return any(getattr(a, kind) & getattr(b, kind) for kind in ("identifiers", "numbers", "dates", "names"))
 
 

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memctl.policy.distinct import _without, canonical_values, distinct_reason, emails, values_of, without_emails
+from memctl.policy.distinct import (
+    _without,
+    canonical_values,
+    distinct_reason,
+    emails,
+    read_alike,
+    values_of,
+    without_emails,
+)
 
 
 @pytest.mark.parametrize("a, b", [
@@ -283,3 +291,28 @@ def test_what_is_no_evening_clock(text: str, numbers: set[str]) -> None:
                                   "Sat by the door all afternoon.", "Sun is out, finally."])
 def test_a_month_or_weekday_that_is_a_word_names_no_day(text: str) -> None:
     assert values_of(text).dates == frozenset()
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("小林一般十一点半睡", "小林通常23:30熄灯"),
+    ("Dana usually eats dinner at 7:15.", "Dana has dinner at 19:15."),
+])
+def test_a_clock_time_with_no_part_of_the_day_is_the_same_time_twelve_hours_on(old: str, new: str) -> None:
+    from memctl.policy.pairs import shares_anything
+
+    assert shares_anything(old, new)  # what the pair model may merge must share something
+    assert distinct_reason(old, new) is None
+    assert distinct_reason(new, old) is None
+    left, right = read_alike(values_of(old), values_of(new), old, new)
+    assert left.numbers == right.numbers
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("小林早上六点半起床", "小林18:30起床"),  # the morning said: not the evening
+    ("Dana eats dinner at 7:15 in the morning.", "Dana has dinner at 19:15."),
+    ("Dana eats dinner at 7:15.", "Dana has dinner at 20:15."),
+    ("Dana eats dinner at 7:15.", "Dana has dinner at 7:15 or 19:15."),  # both said: nothing to read
+])
+def test_a_part_of_the_day_or_another_time_keeps_two_times(old: str, new: str) -> None:
+    left, right = read_alike(values_of(old), values_of(new), old, new)
+    assert left.numbers != right.numbers
