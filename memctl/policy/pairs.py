@@ -315,7 +315,16 @@ def may_be_one_slot(old: str, new: str, owner: str | None = None) -> bool:
         return True
     if bool(_CJK.search(old)) != bool(_CJK.search(new)):
         return False
-    return first == second or bool(attribute_words(old, owner) & attribute_words(new, owner)) or _made_topic(old, new, owner)
+    return (first == second or bool(attribute_words(old, owner) & attribute_words(new, owner))
+            or _made_topic(old, new, owner) or _same_measured_values(old, new, owner))
+
+
+def _same_measured_values(old: str, new: str, owner: str | None) -> bool:
+    """Both texts name the same numbers, dates and identifiers, at least one, and no other."""
+    old, new = owner_free(old, owner), owner_free(new, owner)
+    a, b = read_alike(values_of(old), values_of(new), old, new)
+    kinds = ("identifiers", "numbers", "dates")
+    return any(getattr(a, k) for k in kinds) and all(getattr(a, k) == getattr(b, k) for k in kinds)
 
 
 def _made_topic(old: str, new: str, owner: str | None) -> bool:

@@ -180,3 +180,15 @@ def test_the_second_fit_reads_statements_and_leaves_long_texts_to_the_shipped_fi
 ])
 def test_a_chinese_text_opening_with_the_stored_value_may_be_of_its_attribute(old: str, new: str, one_slot: bool) -> None:
     assert may_be_one_slot(old, new, None) is one_slot
+
+
+@pytest.mark.parametrize("old, new, one_slot", [
+    # the same numbers and dates, and no other, whatever attribute each text names or leaves unnamed
+    ("The beta opens on the 9th of June.", "Beta goes live 6/9.", True),
+    ("老宋通勤单程十五公里。", "老宋家离公司15km。", True),
+    ("The beta opens on the 9th of June.", "Beta goes live 6/10.", False),
+    ("老宋通勤单程十五公里。", "老宋家离公司15km，开车二十分钟。", False),  # a value said on one side only
+    ("Omar's birthday is 9 October", "Omar moved to Porto in spring", False),
+])
+def test_two_texts_naming_the_same_values_may_be_of_one_attribute(old: str, new: str, one_slot: bool) -> None:
+    assert may_be_one_slot(old, new, None) is one_slot
