@@ -554,8 +554,10 @@ def read_alike(va: Values, vb: Values, a: str, b: str) -> tuple[Values, Values]:
     """Both texts' values, each read as the other's where its own text leaves it open: a clock time
     on twelve hours with no part of the day said ("十点半睡觉", "bed at 9:30") is the one the other
     text says twelve hours later ("22:30上床"), the same time told by what is done at it. A text
-    that says the morning or the evening keeps its time."""
-    return _after_noon(va, vb, a), _after_noon(vb, va, b)
+    that says the morning or the evening keeps its time. An amount with no currency in a text that
+    speaks of money ("月薪一万五", "rent is 1850") is the one the other says with its sign ("¥15000")."""
+    va, vb = _after_noon(va, vb, a), _after_noon(vb, va, b)
+    return _with_sign(va, vb, a), _with_sign(vb, va, b)
 
 
 def _after_noon(v: Values, other: Values, text: str) -> Values:
@@ -563,6 +565,18 @@ def _after_noon(v: Values, other: Values, text: str) -> Values:
         return v
     later = {x: f"{int(m.group(1)) + 12}:{m.group(2)}" for x in v.numbers if (m := _HALF_DAY_CLOCK.fullmatch(x))}
     moved = {x: y for x, y in later.items() if y in other.numbers and x not in other.numbers}
+    return replace(v, numbers=frozenset(moved.get(x, x) for x in v.numbers)) if moved else v
+
+
+# Words of money in Chinese (English: `_MONEY_WORDS`): pay, rent, a fee, a price, a loan.
+_MONEY_WORDS_ZH = re.compile(r"薪|工资|收入|租金|房租|月租|费|价|花了|付了|预算|贷款|存款|多少钱")
+
+
+def _with_sign(v: Values, other: Values, text: str) -> Values:
+    if not (_MONEY_WORDS.search(text) or _MONEY_WORDS_ZH.search(text)):
+        return v
+    signed = {x[1:]: x for x in other.numbers if x[:1] in "$€£¥" and x[1:] not in other.numbers}
+    moved = {x: signed[x] for x in v.numbers if x in signed}
     return replace(v, numbers=frozenset(moved.get(x, x) for x in v.numbers)) if moved else v
 
 

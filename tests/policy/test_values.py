@@ -316,3 +316,16 @@ def test_a_clock_time_with_no_part_of_the_day_is_the_same_time_twelve_hours_on(o
 def test_a_part_of_the_day_or_another_time_keeps_two_times(old: str, new: str) -> None:
     left, right = read_alike(values_of(old), values_of(new), old, new)
     assert left.numbers != right.numbers
+
+
+@pytest.mark.parametrize(("old", "new", "alike"), [
+    ("老周月薪两万三", "老周每个月工资23000元", True),  # an amount in a text of pay is money
+    ("Omar's rent is 1450 a month.", "Omar pays $1,450 monthly.", True),
+    ("Omar teaches 40 students.", "Omar pays $40 a week for piano.", False),  # a count, no word of money
+    ("老周月薪两万三", "老周每个月工资25000元", False),
+])
+def test_an_amount_said_without_its_currency_in_a_text_of_money_is_the_amount_with_it(
+        old: str, new: str, alike: bool) -> None:
+    left, right = read_alike(values_of(old), values_of(new), old, new)
+    assert (left.numbers == right.numbers) is alike
+    assert (distinct_reason(old, new) is None) is alike
