@@ -50,6 +50,12 @@ _VERBS: dict[str, tuple[str, bool | None]] = {
     "is married to": ("married", None), "am married to": ("married", None),
     "汇报": ("manages", False),  # 向...汇报: reports to
 }
+_GENDERED = (
+    ("f", frozenset("wife sister mother mom mum daughter grandmother granddaughter aunt niece 妻子 老婆 太太 姐姐 妹妹 表姐"
+                    " 表妹 堂姐 堂妹 妈妈 母亲 女儿".split())),
+    ("m", frozenset("husband brother father dad son grandfather grandson uncle nephew 丈夫 老公 哥哥 弟弟 表哥 表弟 堂哥"
+                    " 堂弟 爸爸 父亲 儿子".split())),
+)
 _ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if r.isascii())), key=len, reverse=True))
 _ZH_ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if not r.isascii())), key=len, reverse=True))
 _VERB = "|".join(map(re.escape, (v for v in _VERBS if v.isascii())))
@@ -83,18 +89,29 @@ def _ordered(relation: str, holder: str, other: str, first: bool | None) -> Rela
 def relation_of(text: str) -> Relation | None:
     """The relation a text is nothing but, its people in the relation's order; None when it says
     anything else (or no relation read here)."""
+    read = _read(text)
+    return read[0] if read else None
+
+
+def _read(text: str) -> tuple[Relation, tuple[str, str] | None] | None:
+    """The relation, and the person its role word says is a woman or a man ("wife", "哥哥")."""
     text = _END.sub("", text.strip())
     match = next(filter(None, (p.fullmatch(text) for p in _PATTERNS)), None)
     if match is None:
         return None
     groups = match.groupdict()
-    role = groups.get("role")
-    relation, first = _ROLES[role.casefold()] if role else _VERBS[groups["verb"]]
+    role = (groups.get("role") or "").casefold()
+    relation, first = _ROLES[role] if role else _VERBS[groups["verb"]]
     a, b = _person(groups["a"]), _person(groups.get("b"))
-    return None if a == b else _ordered(relation, a, b, first)
+    gender = next((g for g, words in _GENDERED if role in words or role.split(" ")[-1] in words), None)
+    return None if a == b else (_ordered(relation, a, b, first), (a, gender) if gender else None)
 
 
 def same_relation(old: str, new: str) -> bool:
-    """Both texts are one relation of the same two people, said from either side."""
-    old_relation = relation_of(old)
-    return old_relation is not None and old_relation == relation_of(new)
+    """Both texts are one relation of the same two people, said from either side, and no one is a
+    woman in one and a man in the other ("Tom is Ann's son" / "Tom is Ann's daughter" is a change)."""
+    first, second = _read(old), _read(new)
+    if first is None or second is None or first[0] != second[0]:
+        return False
+    one, other = first[1], second[1]
+    return not (one and other and one[0] == other[0] and one[1] != other[1])

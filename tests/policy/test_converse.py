@@ -51,3 +51,14 @@ def test_the_write_decision_merges_a_relation_said_from_the_other_side() -> None
     decision = decide(Candidate(text="Omar is Lena's manager.", type="fact"), [old])
     assert (decision.action, decision.target) == ("noop", "m1")
     assert decide(Candidate(text="Lena is Omar's manager.", type="fact"), [old]).action != "noop"
+
+
+@pytest.mark.parametrize(("old", "new", "same"), [
+    ("Tom is Ann's son.", "Tom is Ann's daughter.", False),  # a correction: one person a man, then a woman
+    ("Ines is Hugo's wife", "Ines is Hugo's husband", False),
+    ("美玲是老周的妻子", "美玲是老周的丈夫", False),
+    ("Ines is Hugo's wife", "Hugo is Ines's husband", True),  # each names another person's sex
+    ("Paul is the father of Mina", "Mina is Paul's daughter", True),
+])
+def test_one_person_a_woman_in_one_text_and_a_man_in_the_other_is_no_repeat(old: str, new: str, same: bool) -> None:
+    assert same_relation(old, new) is same
