@@ -572,15 +572,17 @@ def _attribute_swapped(old: str, new: str) -> bool:
 
 
 def _thing_swapped(old: str, new: str) -> bool:
-    """The Chinese run swapped is the thing after a possessor on both sides ("我的身份证2029年到期" /
-    "我的护照2029年到期"; "我的车是..." / "我开..." is none), or the thing the texts open with, its
-    value right after it ("身份证2029年到期" / "护照2029年到期"; "宇航开小鹏P7" / "我的车是小鹏的P7" opens
-    with two people)."""
+    """The Chinese run swapped is the thing after a possessor on both sides, a pronoun or a name with
+    的 ("我的身份证2029年到期" / "我的护照2029年到期", "李明的..." / "李明的...", "韩雪家的冰箱" /
+    "韩雪家的洗衣机"; "我的车是..." / "我开..." is none), or the thing the texts open with, its value
+    right after it ("身份证2029年到期" / "护照2029年到期"; "宇航开小鹏P7" / "我的车是小鹏的P7" opens with
+    two people)."""
     old_t, new_t = tokens(old), tokens(new)
     [(_, i1, i2, _, j2)] = _diff_ops(old_t, new_t)
     if i1 == 0:
         return any(map(_is_number, old_t[i2:i2 + 1])) and any(map(_is_number, new_t[j2:j2 + 1]))
-    return i1 == 1 and all(re.match(rf"{re.escape(t[0])}的", text) for t, text in ((old_t, old), (new_t, new)))
+    owner = re.escape("".join(old_t[:i1]))
+    return i1 <= 4 and all(re.match(rf"(?i){owner}的", text) for text in (old, new))
 def _add_reason(related: list[str], conflicts: list[str]) -> str:
     if conflicts:
         return f"new fact; possibly conflicts with {', '.join(conflicts)}"

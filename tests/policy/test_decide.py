@@ -494,6 +494,9 @@ def test_one_english_word_swapped_with_the_same_values_is_never_the_model_s_repe
     # two things with the same value are two facts: the thing after a possessor, or the one opened with
     ("我的驾驶证2031年过期", "我的医保卡2031年过期", "add"),
     ("工牌2030年底到期", "门禁卡2030年底到期", "add"),
+    ("周宁的医保卡2031年过期", "周宁的驾驶证2031年过期", "add"),  # a name as the possessor
+    ("韩雪家的冰箱2030年过保", "韩雪家的洗衣机2030年过保", "add"),
+    ("小李的爱奇艺会员每月5号续费", "小李的网盘会员每月5号续费", "add"),
     # one run swapped elsewhere is as often the same thing said another way, a possessor on one side only too
     ("我开比亚迪汉", "我的车是比亚迪的汉", "noop"),
     ("我的车是比亚迪汉", "我开比亚迪的汉", "noop"),
