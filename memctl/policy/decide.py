@@ -576,11 +576,14 @@ def _thing_swapped(old: str, new: str) -> bool:
     的 ("我的身份证2029年到期" / "我的护照2029年到期", "李明的..." / "李明的...", "韩雪家的冰箱" /
     "韩雪家的洗衣机"; "我的车是..." / "我开..." is none), or the thing the texts open with, its value
     right after it ("身份证2029年到期" / "护照2029年到期"; "宇航开小鹏P7" / "我的车是小鹏的P7" opens with
-    two people)."""
+    two people), or a word of two characters or more for another, the same number after it on both
+    sides ("张伟每月房租3000" / "张伟每月车贷3000"; "开" / "车是" is a verb said another way)."""
     old_t, new_t = tokens(old), tokens(new)
-    [(_, i1, i2, _, j2)] = _diff_ops(old_t, new_t)
+    [(_, i1, i2, j1, j2)] = _diff_ops(old_t, new_t)
     if i1 == 0:
         return any(map(_is_number, old_t[i2:i2 + 1])) and any(map(_is_number, new_t[j2:j2 + 1]))
+    if min(i2 - i1, j2 - j1) >= 2 and any(map(_is_number, old_t[i2:])):
+        return True
     owner = re.escape("".join(old_t[:i1]))
     return i1 <= 4 and all(re.match(rf"(?i){owner}的", text) for text in (old, new))
 def _add_reason(related: list[str], conflicts: list[str]) -> str:

@@ -497,6 +497,8 @@ def test_one_english_word_swapped_with_the_same_values_is_never_the_model_s_repe
     ("周宁的医保卡2031年过期", "周宁的驾驶证2031年过期", "add"),  # a name as the possessor
     ("韩雪家的冰箱2030年过保", "韩雪家的洗衣机2030年过保", "add"),
     ("小李的爱奇艺会员每月5号续费", "小李的网盘会员每月5号续费", "add"),
+    ("老钱每月物业费480", "老钱每月停车费480", "add"),  # one thing for another, the same amount after it
+    ("小李爱奇艺会员每月5号续费", "小李网盘会员每月5号续费", "add"),
     # one run swapped elsewhere is as often the same thing said another way, a possessor on one side only too
     ("我开比亚迪汉", "我的车是比亚迪的汉", "noop"),
     ("我的车是比亚迪汉", "我开比亚迪的汉", "noop"),
