@@ -8,6 +8,7 @@ Emails and URLs are masked first so their parts are never extracted.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from memctl.core.patterns import lazy_pattern
@@ -35,7 +36,9 @@ _AUX_VERBS = frozenset(
 
 _A = r"(?<![A-Za-z0-9_])"  # ASCII-only word boundaries: \b fails beside CJK text
 _Z = r"(?![A-Za-z0-9_])"
-_MASK_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?|ftp)://\S+|\bwww\.\S+")
+# An address starts where its run of address characters does: tried from inside a long run (a 30 KB
+# number in a hostile file) it failed once per character, each time after scanning the rest of the run.
+_MASK_RE = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?|ftp)://\S+|\bwww\.\S+")
 _CODE_RE = re.compile(r"`([^`\n]{1,60})`")
 _cjk_char = lazy_pattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # only quotes need it
 _CJK_QUOTE_RE = re.compile(r"[「『《【“〈]([^」』》】”〉\n]{1,20})[」』》】”〉]")
@@ -64,6 +67,7 @@ _NAME_RE = re.compile(
 )
 _SENTENCE_START_RE = re.compile(r"(?:^\s*|[.!?:;]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s+)?)$")
 _NEXT_WORD_RE = re.compile(r"\s+([A-Za-z']+)")
+_CAPITAL_RE = re.compile(rf"{_A}[A-Z][A-Za-z0-9]*{_Z}")  # a capitalised word (up to an apostrophe)
 
 _Span = tuple[int, int, str]
 
@@ -85,6 +89,7 @@ def query_entities(query: str) -> list[str]:
 def _extract(text: str, query: bool) -> list[str]:
     masked = _MASK_RE.sub(lambda m: " " * len(m.group()), text)
     spans: list[_Span] = []
+    taken = bytearray(len(masked))  # 1 where a span already kept lies: each overlap test costs its length
     for found in (
         _code_spans(masked),
         _cjk_quoted(masked),
@@ -92,12 +97,11 @@ def _extract(text: str, query: bool) -> list[str]:
         _names(masked, query),
         _acronyms(masked),
     ):
-        spans.extend(s for s in found if not _overlaps(s, spans))
+        for span in found:
+            if 1 not in taken[span[0]:span[1]]:
+                taken[span[0]:span[1]] = b"\x01" * (span[1] - span[0])
+                spans.append(span)
     return _dedupe(sorted(spans))
-
-
-def _overlaps(span: _Span, taken: list[_Span]) -> bool:
-    return any(span[0] < end and start < span[1] for start, end, _ in taken)
 
 
 def _dedupe(spans: list[_Span]) -> list[str]:
@@ -145,20 +149,34 @@ def _acronyms(text: str) -> Iterator[_Span]:
 
 def _names(text: str, query: bool) -> Iterator[_Span]:
     """Runs of capitalised words, skipping grammatical capitals at sentence start."""
+    mid: dict[str, list[int]] | None = None
     for m in _NAME_RE.finditer(text):
         words = m.group().split(" ")
-        start = m.start()
-        while words and _is_function_word(words[0]):
-            start += len(words.pop(0)) + 1
+        start, lead = m.start(), 0
+        while lead < len(words) and _is_function_word(words[lead]):
+            start, lead = start + len(words[lead]) + 1, lead + 1
+        words = words[lead:]
         while words and words[-1].lower() in _NAME_PARTICLES:
             words.pop()
         if not words:
             continue
         value = _strip_possessive(" ".join(words))
         ambiguous = start == m.start() and len(words) == 1 and _at_sentence_start(text, start)
-        if ambiguous and not query and not _clear_name(text, m, value):
-            continue
+        if ambiguous and not query:
+            mid = _mid_sentence(text) if mid is None else mid
+            if not _clear_name(text, m, value, mid):
+                continue
         yield start, start + len(value), value
+
+
+def _mid_sentence(text: str) -> dict[str, list[int]]:
+    """Where each capitalised run of letters and digits starts away from a sentence start, in order:
+    read in one pass, so a text of many sentence-initial words costs no pass over it per word."""
+    where: dict[str, list[int]] = {}
+    for m in _CAPITAL_RE.finditer(text):
+        if not _at_sentence_start(text, m.start()):
+            where.setdefault(m.group(), []).append(m.start())
+    return where
 
 
 def _at_sentence_start(text: str, pos: int) -> bool:
@@ -174,7 +192,7 @@ def _strip_possessive(value: str) -> str:
     return re.sub(r"['\u2019]s$", "", value)
 
 
-def _clear_name(text: str, match: re.Match[str], value: str) -> bool:
+def _clear_name(text: str, match: re.Match[str], value: str, mid: dict[str, list[int]]) -> bool:
     """Whether a lone capitalised word at sentence start is a name, not grammar.
 
     It is when its shape says so (iOS, R2D2), it is possessive, it is
@@ -183,11 +201,17 @@ def _clear_name(text: str, match: re.Match[str], value: str) -> bool:
     word = match.group()
     if any(c.isupper() or c.isdigit() for c in word[1:]) or word != value:
         return True
-    again = re.compile(rf"{_A}{re.escape(value)}{_Z}")
-    if any(not _at_sentence_start(text, m.start()) for m in again.finditer(text, match.end())):
+    if _again_mid_sentence(text, match.end(), value, mid):
         return True
     following = _NEXT_WORD_RE.match(text, match.end())
     return following is not None and _looks_like_verb(following.group(1))
+
+
+def _again_mid_sentence(text: str, after: int, value: str, mid: dict[str, list[int]]) -> bool:
+    """Whether `value` occurs again after `after`, as a word, away from a sentence start."""
+    places = mid.get(re.split("['\u2019]", value, maxsplit=1)[0], [])
+    whole = re.compile(rf"{re.escape(value)}{_Z}")
+    return any(whole.match(text, places[i]) for i in range(bisect_left(places, after), len(places)))
 
 
 def _looks_like_verb(word: str) -> bool:

@@ -1,5 +1,7 @@
 """Entity extraction: a table of memory sentences and the entities they name."""
 
+import time
+
 import pytest
 
 from memctl.search.entities import MAX_ENTITIES, extract_entities, query_entities
@@ -73,3 +75,14 @@ def test_caps_the_number_of_entities() -> None:
 def test_empty_text() -> None:
     assert extract_entities("") == []
     assert query_entities("   ") == []
+
+
+@pytest.mark.parametrize("unit", ["Ann. ", "7", "A of ", "v1.", "Ann. Ann x "])
+def test_a_long_hostile_text_is_read_in_time(unit):
+    # A memory file may hold 256 KB: a run of digits, or many sentences opening on one word, took a
+    # pass over the rest of the text per character or per sentence (minutes for 40 KB).
+    text = unit * (40_000 // len(unit))
+    began = time.perf_counter()
+    extract_entities(text)
+    query_entities(text)
+    assert time.perf_counter() - began < 10
