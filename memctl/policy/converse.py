@@ -42,19 +42,22 @@ _ROLES: dict[str, tuple[str, bool | None]] = {
     **dict.fromkeys(("儿子", "女儿", "孩子"), ("parent", False)),
     **dict.fromkeys(("师父", "师傅", "导师"), ("mentor", True)),
     **dict.fromkeys(("徒弟",), ("mentor", False)),
+    **dict.fromkeys(("girlfriend", "boyfriend", "男朋友", "女朋友", "男友", "女友", "对象"), ("dating", None)),
 }
 # a verb between two people -> (relation, whether its subject is the relation's first person)
 _VERBS: dict[str, tuple[str, bool | None]] = {
     "reports to": ("manages", False), "report to": ("manages", False),
     "works for": ("manages", False), "work for": ("manages", False),
     "is married to": ("married", None), "am married to": ("married", None),
+    "is dating": ("dating", None), "am dating": ("dating", None),
     "汇报": ("manages", False),  # 向...汇报: reports to
+    "谈恋爱": ("dating", None), "男女朋友": ("dating", None), "情侣": ("dating", None), "夫妻": ("married", None),
 }
 _GENDERED = (
-    ("f", frozenset("wife sister mother mom mum daughter grandmother granddaughter aunt niece 妻子 老婆 太太 姐姐 妹妹 表姐"
-                    " 表妹 堂姐 堂妹 妈妈 母亲 女儿".split())),
-    ("m", frozenset("husband brother father dad son grandfather grandson uncle nephew 丈夫 老公 哥哥 弟弟 表哥 表弟 堂哥"
-                    " 堂弟 爸爸 父亲 儿子".split())),
+    ("f", frozenset("wife sister mother mom mum daughter grandmother granddaughter aunt niece girlfriend 妻子 老婆 太太"
+                    " 姐姐 妹妹 表姐 表妹 堂姐 堂妹 妈妈 母亲 女儿 女朋友 女友".split())),
+    ("m", frozenset("husband brother father dad son grandfather grandson uncle nephew boyfriend 丈夫 老公 哥哥 弟弟 表哥"
+                    " 表弟 堂哥 堂弟 爸爸 父亲 儿子 男朋友 男友".split())),
 )
 _ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if r.isascii())), key=len, reverse=True))
 _ZH_ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if not r.isascii())), key=len, reverse=True))
@@ -70,6 +73,8 @@ _PATTERNS = [re.compile(p) for p in (
     rf"(?P<a>{_ZH_NAME})是(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})",
     rf"(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})是(?P<a>{_ZH_NAME})",
     rf"(?P<a>{_ZH_NAME})向(?P<b>{_ZH_NAME})(?P<verb>汇报)(?:工作)?",
+    rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)(?:在|正在)?(?P<verb>谈恋爱)",
+    rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)是(?:一对)?(?P<verb>男女朋友|情侣|夫妻)",
 )]
 _END = re.compile(r"[\s.!。！]+$")
 

@@ -21,6 +21,10 @@ from memctl.policy.decide import Candidate, Neighbor, decide
     ("阿强的上级是刘总", "阿强向刘总汇报"),
     ("晓雯是小峰的表姐", "小峰是晓雯的表弟"),
     ("老周是美玲的丈夫", "美玲是老周的妻子"),
+    ("晓雯和阿凯在谈恋爱", "阿凯是晓雯的男朋友"),  # a relation that holds both ways
+    ("晓雯和阿凯在谈恋爱", "晓雯跟阿凯是男女朋友"),
+    ("Maya is dating Leo.", "Leo is Maya's boyfriend."),
+    ("晓雯和阿凯是夫妻", "阿凯是晓雯的丈夫"),
 ])
 def test_one_relation_said_from_the_other_side_is_the_same(old: str, new: str) -> None:
     assert same_relation(old, new)
@@ -35,6 +39,8 @@ def test_one_relation_said_from_the_other_side_is_the_same(old: str, new: str) -
     ("Lena reports to Omar.", "Omar is Tessa's manager."),  # another person
     ("晓雯是小峰的表姐", "小峰是晓雯的堂弟"),
     ("晓雯是小峰的表姐", "小峰是晓雯的表姐"),
+    ("晓雯和阿凯在谈恋爱", "晓雯和阿凯是夫妻"),  # dating, then married: a change
+    ("Maya is dating Leo.", "Maya is married to Leo."),
 ])
 def test_another_relation_or_more_than_it_is_not_the_same(old: str, new: str) -> None:
     assert not same_relation(old, new)
