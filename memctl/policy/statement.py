@@ -285,16 +285,27 @@ def measures_another_attribute(old: str, new: str, owner: str | None = None) -> 
     left, right = _kinds(a.values, old), _kinds(b.values, new)
     if a.values.negated != b.values.negated or any(x - y and y - x for x, y in _pairs_of_kinds(left, right)):
         return False
-    return _lone_kind(left, right) and _lone_kind(right, left)
+    return _lone_kind(left, right, recurring(old)) and _lone_kind(right, left, recurring(new))
 
 
-def _lone_kind(one: dict[str, frozenset[str]], other: dict[str, frozenset[str]]) -> bool:
+def _lone_kind(one: dict[str, frozenset[str]], other: dict[str, frozenset[str]], schedule: bool = False) -> bool:
     """`one` names a number or an identifier of a kind `other` names nothing comparable to (a name may
-    be the subject, a date when something happened: "sold it last week")."""
+    be the subject, a date when something happened: "sold it last week"; a day said as a habit, "on
+    Thursdays", is the thing's schedule, a value of its own)."""
     if other.get(COUNT):
         return False
-    return any(values and not comparable(other, kind) for kind, values in one.items()
-               if kind not in ("names", "dates", COUNT))
+    skipped = ("names", COUNT) if schedule else ("names", "dates", COUNT)
+    return any(values and not comparable(other, kind) for kind, values in one.items() if kind not in skipped)
+
+
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_RECURRING = re.compile(rf"\b(?:every\s+{_DAY}|{_DAY}s)\b|每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+
+
+def recurring(text: str) -> bool:
+    """Whether a text names a day of the week as a habit ("on Thursdays", "every Monday", 每周三): a
+    schedule, not the day something happened."""
+    return bool(_RECURRING.search(text))
 
 
 OTHER_WORDING = 0.5  # the share of words two statements say in one order, below which the wording is another

@@ -85,3 +85,30 @@ def test_the_pair_model_never_reads_two_measures_of_other_kinds_as_a_change(monk
 def test_a_day_of_the_month_is_compared_with_days_only(old: str, new: str, linked: bool) -> None:
     decision = decide(Candidate(text=new, type="fact"), [Neighbor(id="m1", text=old, type="fact", cosine=0.75)])
     assert ("m1" in decision.conflicts_with) is linked
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Kofi's climbing session is on Wednesdays", "Kofi's climbing session costs $25 a visit"),
+    ("Sana goes to the swim club every Sunday", "The swim club charges Sana $60 a month"),
+    ("阿明的吉他课每周二", "阿明的吉他课一节150块"),
+])
+def test_a_day_said_as_a_habit_is_a_schedule_apart_from_a_price(old: str, new: str) -> None:
+    assert measures_another_attribute(old, new)
+
+
+def test_the_pair_model_never_reads_a_schedule_and_a_price_as_a_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the fitted model says, the weekday a class meets on and its price are two attributes;
+    the weekday moved, or a price said on the day it changed, may still be a change."""
+    monkeypatch.setattr(pairs, "probabilities", lambda features: {"change": 0.95, "distinct": 0.03, "duplicate": 0.02})
+    old = "Kofi's climbing session is on Wednesdays"
+    assert pairs.reading(old, "Kofi's climbing session costs $25 a visit", None, 0.7, 0.8) is None
+    assert pairs.reading(old, "Kofi's climbing session moved to Fridays", None, 0.7, 0.8) == "change"
+    assert pairs.reading("The gym costs $40 a month", "Since Monday the gym costs $55 a month", None, 0.7, 0.8) == "change"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Zara sold her Polo last Tuesday", "Zara's Polo was a 2015 model"),  # one day something happened
+    ("The gym costs $40 a month", "Since Monday the gym costs $55 a month"),
+])
+def test_a_day_something_happened_is_no_schedule(old: str, new: str) -> None:
+    assert not measures_another_attribute(old, new)
