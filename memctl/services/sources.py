@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from memctl.core import jsonsafe
 from memctl.core.models import Memory
 from memctl.services.imports import CandidateIn, candidate_from
 
@@ -41,14 +42,14 @@ def _candidate(ref: str, raw: dict[str, Any]) -> Entry:
 def parse_json_or_lines(text: str) -> Any:
     """A JSON document, else JSON Lines (a list of what each non-blank line holds); ValueError otherwise."""
     try:
-        return json.loads(text)
+        return jsonsafe.loads(text)
     except ValueError:  # not one document (or a number int() refuses: each line says which)
         pass
     items = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                items.append(json.loads(line))
+                items.append(jsonsafe.loads(line))
             except json.JSONDecodeError as exc:
                 raise ValueError(f"line {number}: not JSON ({exc.msg})") from None
             except ValueError as exc:  # int() refuses a number of thousands of digits
@@ -97,7 +98,7 @@ def mem0_candidates(data: Any) -> list[Entry]:
 def _metadata(value: Any) -> Any:
     if isinstance(value, str) and value.strip():
         try:
-            return json.loads(value)
+            return jsonsafe.loads(value)
         except ValueError:
             return value
     return value or None

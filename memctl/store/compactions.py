@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memctl.core import jsonsafe
 from memctl.store.files import write_atomic
 
 
@@ -24,7 +25,7 @@ class CompactionRecords:
         records = sorted(self.folder.glob("*.json")) if self.folder.exists() else []
         for path in reversed(records):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = jsonsafe.loads(path.read_text(encoding="utf-8"))  # the folder's: bounded nesting
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict):

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memctl.core import jsonsafe
 from memctl.errors import InvalidMemory, StoreError
 from memctl.store.files import append_line, read_bounded, write_atomic
 from memctl.store.layout import TRANSCRIPTS_DIR
@@ -59,7 +60,7 @@ class TranscriptStore:
         """The watermark record: {"last_id": ..., "count": ...}; empty when nothing was extracted yet."""
         path = self.state_path(user, session)
         try:
-            data = json.loads(read_bounded(path, 64 * 1024).decode("utf-8"))
+            data = jsonsafe.loads(read_bounded(path, 64 * 1024).decode("utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:

@@ -194,3 +194,15 @@ def test_an_llm_summary_that_drops_a_value_is_not_used(synthetic, tmp_path: Path
     summaries = [MemoryStore(root).get(i) for i in result["created"]]
     assert summaries and not any(s.body.startswith("LLM summary") for s in summaries)  # it named no one
     assert sorted(sorted(s.merged_from) for s in summaries) == sorted(sorted(c) for c in expected.consolidate)
+
+
+@pytest.mark.files_only
+def test_a_deeply_nested_compaction_record_is_skipped(samples: Path) -> None:
+    # .memctl/compactions is shared with the folder: a record nested past Python's recursion limit
+    # stopped compact and doctor (a RecursionError traceback).
+    (samples / ".memctl" / "compactions").mkdir(parents=True, exist_ok=True)
+    (samples / ".memctl" / "compactions" / "zz-deep.json").write_text("[" * 5000 + "]" * 5000)
+    code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "compact", "--dry-run")
+    assert code == 0 and out["data"]["dry_run"]
+    code, out = cli_json(samples, "doctor")
+    assert code in (0, 1) and out["ok"] is not None

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api import MemoryStore
+from memctl.services.sources import _metadata
 from memctl.store.directory import init_directory
 from tests.helpers import TESTS, claude_folder, cli, cli_json, memory_texts, tree_bytes
 
@@ -222,3 +223,15 @@ def test_bad_files_are_one_line_errors(memdir: Path, tmp_path: Path) -> None:
     (tmp_path / "full" / "x.txt").write_text("x")
     refused = cli(memdir, "export", "--to", "folder", str(tmp_path / "full"))
     assert refused.exit_code == 2 and "not an empty folder" in refused.stderr
+
+
+DEEP = "[" * 5000 + "]" * 5000  # a document Python's decoder would recurse into until a RecursionError
+
+
+def test_deeply_nested_json_is_a_one_line_error(memdir: Path, tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(DEEP)
+    (tmp_path / "deep.jsonl").write_text('{"text": "Ada drinks her tea without sugar", "n": ' + DEEP + "}\n")
+    for source, name in [("mem0", "deep.json"), ("jsonl", "deep.jsonl"), ("mem0", "deep.jsonl")]:
+        result = cli(memdir, "import", "--from", source, str(tmp_path / name))
+        assert result.exit_code == 2 and "nested deeper" in result.stderr, result.stderr
+    assert _metadata(DEEP) == DEEP  # a memoryservice row's metadata that does not read stays text

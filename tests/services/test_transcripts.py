@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api import MemoryStore
+from memctl.errors import MemctlError
 from memctl.services.transcripts import (
     ExtractionError,
     Message,
@@ -229,3 +230,13 @@ def test_concurrent_extracts_of_one_session_call_the_model_once(store: MemorySto
     assert calls(counter) == 1
     assert sorted(m.body for m in MemoryStore(store.root).active()) == ["Alice lives in Lisbon",
                                                                       "Alice rides a blue bicycle"]
+
+
+@pytest.mark.files_only
+def test_a_deeply_nested_extraction_state_is_a_bad_state(store: MemoryStore) -> None:
+    store.log("alice", "s1", "I moved to Lisbon last spring")
+    path = store.repo.transcripts.state_path("alice", "s1")
+    path.write_text("[" * 5000 + "]" * 5000)
+    with pytest.raises(MemctlError) as raised:
+        store.repo.transcripts.read_state("alice", "s1")
+    assert raised.value.code == "bad_state"
