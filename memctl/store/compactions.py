@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.core import jsonsafe
-from memctl.store.files import write_atomic
+from memctl.store.files import read_text_nofollow, write_atomic
 
 
 class CompactionRecords:
@@ -22,10 +22,11 @@ class CompactionRecords:
 
     def last(self) -> dict[str, Any] | None:
         """The newest readable record, or None."""
-        records = sorted(self.folder.glob("*.json")) if self.folder.exists() else []
+        shared = self.folder.is_dir() and not self.folder.is_symlink()  # a link would lead out of the folder
+        records = sorted(self.folder.glob("*.json")) if shared else []
         for path in reversed(records):
             try:
-                data = jsonsafe.loads(path.read_text(encoding="utf-8"))  # the folder's: bounded nesting
+                data = jsonsafe.loads(read_text_nofollow(path))  # the folder's: no link, no FIFO, bounded
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict):

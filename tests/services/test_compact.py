@@ -206,3 +206,24 @@ def test_a_deeply_nested_compaction_record_is_skipped(samples: Path) -> None:
     assert code == 0 and out["data"]["dry_run"]
     code, out = cli_json(samples, "doctor")
     assert code in (0, 1) and out["ok"] is not None
+
+
+@pytest.mark.files_only
+def test_a_compaction_record_that_is_a_fifo_or_a_link_is_never_opened(samples: Path, tmp_path: Path) -> None:
+    # README: the compaction records are read bounded, never through a link, never a FIFO (a FIFO
+    # hung compact and doctor for good).
+    records = samples / ".memctl" / "compactions"
+    records.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(records / "zz-pipe.json")
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"plan_id": "elsewhere", "status": "applied"}))
+    (records / "zz-link.json").symlink_to(tmp_path / "elsewhere.json")
+    assert MemoryStore(samples).repo.compactions.last() is None
+
+
+@pytest.mark.files_only
+def test_a_compactions_folder_that_is_a_link_is_never_read(samples: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "plan.json").write_text(json.dumps({"plan_id": "outside", "status": "applied"}))
+    (samples / ".memctl").mkdir(exist_ok=True)
+    (samples / ".memctl" / "compactions").symlink_to(tmp_path / "outside")
+    assert MemoryStore(samples).repo.compactions.last() is None
