@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.core import jsonsafe
+from memctl.errors import StoreError
 from memctl.store.files import read_text_nofollow, write_atomic
 
 
@@ -17,7 +18,11 @@ class CompactionRecords:
         self.folder = folder
 
     def save(self, record: dict[str, Any]) -> None:
-        """Write a record atomically (a crash leaves the previous or the new version)."""
+        """Write a record atomically (a crash leaves the previous or the new version); never through
+        a link, which would put every touched memory's bytes outside the folder."""
+        if self.folder.is_symlink():
+            raise StoreError(f"{self.folder} is a link: memctl writes no compaction record through one "
+                             "(remove it)", code="linked_state")
         write_atomic(self.folder / f"{record['plan_id']}.json", json.dumps(record, ensure_ascii=False, indent=1))
 
     def last(self) -> dict[str, Any] | None:

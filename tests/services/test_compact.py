@@ -227,3 +227,15 @@ def test_a_compactions_folder_that_is_a_link_is_never_read(samples: Path, tmp_pa
     (samples / ".memctl").mkdir(exist_ok=True)
     (samples / ".memctl" / "compactions").symlink_to(tmp_path / "outside")
     assert MemoryStore(samples).repo.compactions.last() is None
+
+
+@pytest.mark.files_only
+def test_compact_never_writes_its_record_through_a_linked_compactions_folder(samples: Path, tmp_path: Path) -> None:
+    # The record holds every touched memory's bytes: through a link they would land outside the folder.
+    (tmp_path / "outside").mkdir()
+    (samples / ".memctl").mkdir(exist_ok=True)
+    (samples / ".memctl" / "compactions").symlink_to(tmp_path / "outside")
+    before = memory_files(samples)
+    code, out = cli_json(samples, "--now", "2026-11-30T12:00:00Z", "compact")
+    assert code == 1 and out["errors"][0]["code"] == "linked_state"
+    assert list((tmp_path / "outside").iterdir()) == [] and memory_files(samples) == before
