@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from memctl._version import __version__
 from memctl.core.kindwords import check_words
-from memctl.store.files import write_atomic
+from memctl.store.files import read_bounded, write_atomic
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,9 +38,9 @@ def declared_words(root: Path | None, schemas: dict[str, Any]) -> Words:
     out: Words = {}
     for path in [SHIPPED, *_schema_files(root)]:
         with contextlib.suppress(OSError, ValueError):  # ValueError: bad TOML, or a number int() refuses
-            if path is not SHIPPED and (path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES):
-                continue
-            _merge(out, tomllib.loads(path.read_text(encoding="utf-8")))
+            shipped = path is SHIPPED  # the folder's files: no link, no FIFO (it would block), bounded
+            text = path.read_text(encoding="utf-8") if shipped else read_bounded(path, MAX_FILE_BYTES).decode("utf-8")
+            _merge(out, tomllib.loads(text))
     _merge(out, schemas)
     return out
 

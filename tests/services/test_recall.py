@@ -289,3 +289,13 @@ def test_a_newer_conflicting_memory_the_query_finds_ranks_first(store: MemorySto
     clock.set_now(clock.now() + clock.parse_duration("1d"))
     new = store.add_raw("Hank lives in Shanghai now", type="fact", user="hank", conflicts_with=[old.id])
     assert ids(store, "Hank lives in Beijing near the lake", mode="keyword")[:2] == [new.id, old.id]
+
+
+@pytest.mark.files_only
+def test_a_fifo_among_the_schemas_never_stops_recall(filled: MemoryStore) -> None:
+    # schemas/*.toml give the kinds' words: a FIFO there (size 0, not a link) was opened and read,
+    # and recall and context waited on it for good.
+    (filled.root / "schemas").mkdir(exist_ok=True)
+    os.mkfifo(filled.root / "schemas" / "zz-pipe.toml")
+    fresh = MemoryStore(filled.root)
+    assert fresh.recall("when is the birthday", record_usage=False) is not None
