@@ -206,7 +206,7 @@ _ZH_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+|
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
 _CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上|凌晨)?\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
-_CURRENCY_AFTER = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
+_CURRENCY_AFTER = re.compile(r"(?i)(?<!\d)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
 _DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d,:]|\.\d)")  # a stop may end it
@@ -303,7 +303,7 @@ def _street_short(m: re.Match[str]) -> str:
     return _STREET_SHORT[m.group(3).casefold()] if m.group(3) else m.group(1) + _STREET_SHORT[m.group(2).casefold()]
 
 
-_PERCENT_EN = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*(?:percent|per cent)\b")
+_PERCENT_EN = re.compile(r"(?i)(?<!\d)(\d+(?:\.\d+)?)\s*(?:percent|per cent)\b")
 _HOUR_WORD = r"\d{1,2}|" + "|".join(list(_NUMBER_WORDS)[1:])
 _PAST_EN = re.compile(rf"(?i)\b(half|quarter)\s+past\s+({_HOUR_WORD})\b")
 _OCLOCK_EN = re.compile(rf"(?i)\b({_HOUR_WORD})\s+o'?clock\b")

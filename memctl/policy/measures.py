@@ -41,6 +41,7 @@ _ZH_UNITS = (("公里", "distance"), ("千米", "distance"), ("公斤", "weight"
 _AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*-?\s*([A-Za-z]+)(?:-([A-Za-z]+))?|([{CJK_RANGES}]{{1,2}})")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAMED_BEFORE = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![A-Za-z])[A-Za-z]*[A-Z][A-Za-z]*\s*$")  # "Mazda 3", "iPhone 13", not "In 2020"
+_NAME_REACH = 64  # how far before a number its name is looked for: the search stays linear in the text
 
 
 def _unit(text: str, end: int) -> str | None:
@@ -70,7 +71,7 @@ def _kind(number: str, text: str, start: int, end: int) -> str:
         return unit
     if _YEAR.fullmatch(number):
         return "year"
-    return "model" if _NAMED_BEFORE.search(text[:start]) else COUNT
+    return "model" if _NAMED_BEFORE.search(text, max(0, start - _NAME_REACH), start) else COUNT
 
 
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add

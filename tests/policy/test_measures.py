@@ -3,10 +3,13 @@ attributes of one thing, never as a new value of one (statement.measures_another
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from memctl.policy import pairs
 from memctl.policy.decide import Candidate, Neighbor, decide
+from memctl.policy.distinct import canonical_values
 from memctl.policy.measures import number_kinds
 from memctl.policy.statement import measures_another_attribute, swaps_a_value
 
@@ -112,3 +115,15 @@ def test_the_pair_model_never_reads_a_schedule_and_a_price_as_a_change(monkeypat
 ])
 def test_a_day_something_happened_is_no_schedule(old: str, new: str) -> None:
     assert not measures_another_attribute(old, new)
+
+
+@pytest.mark.parametrize("unit", ["7", "a1b ", "Mazda 3 ", "5 dollars ", "5.5 percent "])
+def test_a_long_hostile_text_is_read_in_time(unit):
+    # A planted memory file may hold 256 KB, and the write decision reads its neighbours' values: a
+    # run of digits was matched for an amount or a share from each digit in turn, and each number's
+    # name looked for over the whole text before it (minutes for 40 KB of digits).
+    text = unit * (40_000 // len(unit))
+    began = time.perf_counter()
+    canonical_values(text)
+    number_kinds.__wrapped__(text)
+    assert time.perf_counter() - began < 10
