@@ -155,6 +155,8 @@ def run_memctl(root: Path | None, *args: str, input: bytes | None = None, env: d
     argv = [sys.executable, "-m", "memctl", *(["-d", str(root)] if root is not None else []), *args]
     return subprocess.run(argv, input=input if input is not None else b"", capture_output=True, timeout=120,
                           env={**os.environ, **(env or {})}, cwd=cwd)
+
+
 CLAUDE_FIXTURE = TESTS / "fixtures" / "claude"  # a hand-written Claude Code memory folder
 
 

@@ -63,6 +63,7 @@ class Tool:
     idempotent: bool = False
     request: type[BaseModel] | None = None  # the capability's request model its arguments derive from
     typed_default: bool = False  # `type` takes the preset's default type (a filter's takes none)
+
     def argument_model(self, config: Any) -> type[BaseModel]:
         """The argument model for a directory's settings (its types as the `memory_type` enum)."""
         return _bound(self.arguments, tuple(config.types), config.default_type if self.typed_default else None)

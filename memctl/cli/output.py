@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # typing takes ~6 ms to import; a command forwarded to a warm
 
 __all__ = ["envelope", "to_jsonable"]  # re-exported: commands render through this module
 
+
 def print_json(payload: dict[str, Any]) -> None:
     """One JSON document on stdout."""
     sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=False) + "\n")

@@ -111,7 +111,6 @@ class RecallRequest(Request):
         description="Count the hits as used (importance, compaction).")] = True
 
 
-
 LIBRARY_AND_CLI = frozenset({"cli"})  # not offered by the servers (the library takes every field)
 VISIBILITIES = ("public", "members", "owner_only")
 STATES = ("active", "inactive", "planned", "done", "cancelled")

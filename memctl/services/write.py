@@ -576,8 +576,6 @@ def _after_linked(repo: Memories, candidate: Memory) -> None:
         candidate.created = candidate.updated = latest + timedelta(seconds=1)
 
 
-
-
 def configured_llm() -> str | None:
     """The LLM command the person configured for write decisions (MEMCTL_LLM), or None: the rules
     alone, the default. Never read from the memory folder: a shared folder's memctl.toml is

@@ -88,7 +88,6 @@ class ClaudeRepository(FileRepository):
         write_atomic(own_folder(self.state) / INDEX_RECORD, json.dumps({"lines": generated}, ensure_ascii=False) + "\n",
                      durable=False)
 
-
     def missing(self, targets: Iterable[str]) -> list[str]:
         """The folder-relative paths among `targets` no file answers to (one outside the folder, or
         through `..`, counts as missing: Claude Code reads only the folder)."""

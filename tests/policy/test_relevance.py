@@ -223,7 +223,6 @@ def test_a_margin_one_model_sees_and_another_contradicts_lifts_nothing() -> None
     assert margin(HitSignals(gaps={E5: 0.05, MINILM: 0.01}), EN)
 
 
-
 def test_a_hit_on_the_querys_everyday_topic_near_its_best_cosine_is_not_held_back() -> None:
     from memctl.policy.relevance import MARGINS, TOPIC_FLOOR, TOPIC_REACH
 

@@ -358,7 +358,6 @@ def test_a_long_query_is_read_from_its_end(tmp_path: Path) -> None:
     assert np.allclose(both[0], embedder.embed_query(tail), atol=1e-6)
 
 
-
 @pytest.mark.model
 @multilingual
 def test_a_long_memory_is_read_from_its_start(tmp_path: Path) -> None:
@@ -368,6 +367,7 @@ def test_a_long_memory_is_read_from_its_start(tmp_path: Path) -> None:
     head = ("The team dinner is on Friday at the Thai place. " * (embed.PASSAGE_CHARS // 48 + 1))[:embed.PASSAGE_CHARS]
     rows = embedder.embed([head + "An unrelated later paragraph about tax forms. " * 100, head, "window seats"])
     assert np.allclose(rows[0], rows[1], atol=1e-6) and not np.allclose(rows[1], rows[2], atol=1e-2)
+
 
 @pytest.mark.model
 def test_model_vectors_come_back_in_the_texts_order(model: FastEmbedder) -> None:

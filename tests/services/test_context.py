@@ -78,7 +78,6 @@ def test_a_passport_number_stays_out_of_a_request_that_is_not_about_it(store: Me
     assert "X1234567" in store.context("what is my passport number", user="dana")["text"]
 
 
-
 @pytest.mark.parametrize("request_text", ["Recommend a Thai restaurant", "Can you find us a Thai restaurant for Friday?",
                                           "Where should we eat tonight?", "帮我订个泰国餐厅"])
 def test_a_request_about_food_brings_the_allergy(store: MemoryStore, request_text: str) -> None:

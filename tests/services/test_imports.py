@@ -258,6 +258,7 @@ def test_a_second_run_restores_the_links_a_killed_run_left_one_way(store, tmp_pa
     text = "\n".join(json.dumps({"content": t, "user": "alice"}) for t in (
         "Alice works at Siemens as an engineer", "Alice works at Bosch as an engineer",
         "Alice lives in Berlin", "Alice works at SAP as an engineer"))
+
     def run() -> None:
         store.import_text(text) if how == "import" else store.import_from("jsonl", None, text=text)
 

@@ -206,6 +206,8 @@ def test_a_rescan_that_finds_nothing_changed_keeps_the_snapshot(memdir: Path) ->
     path.write_text(path.read_text().replace("green", "jasmine"))
     changed = store.repo.snapshot(refresh=True)
     assert changed is not first and [m.body for m in changed.memories] == ["Alice likes jasmine tea"]
+
+
 LOOP = """
 import sys, time
 from memctl.api import MemoryStore
