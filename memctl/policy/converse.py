@@ -4,8 +4,9 @@
 is Emily's younger brother", "小雨是阿杰的表姐" / "阿杰是小雨的表弟" share their names and no
 predicate word, so neither the token rules nor the values read them as one fact. Each is read as a
 relation with its two people in order (who manages whom, who is the elder); a relation that holds both
-ways (spouses, friends) keeps its people sorted. Only a text that is nothing but the relation is read:
-"Priya reports to Daniel since May" says more, and is left to the other rules.
+ways (spouses, friends) keeps its people sorted. A relative named ("Rosa's son is named Milo",
+"秀兰的女儿叫甜甜") is the same relation as "Milo is Rosa's son". Only a text that is nothing but the
+relation is read: "Priya reports to Daniel since May" says more, and is left to the other rules.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ _ROLES: dict[str, tuple[str, bool | None]] = {
     **dict.fromkeys(("mentee", "protege", "protégé"), ("mentor", False)),
     **dict.fromkeys(("上司", "顶头上司", "上级", "直属上级", "领导", "直属领导", "老板", "主管"), ("manages", True)),
     **dict.fromkeys(("下属", "手下"), ("manages", False)),
-    **dict.fromkeys(("妻子", "老婆", "太太", "丈夫", "老公", "爱人"), ("married", None)),
+    **dict.fromkeys(("妻子", "老婆", "太太", "媳妇", "丈夫", "老公", "爱人"), ("married", None)),
     **dict.fromkeys(("姐姐", "哥哥"), ("elder sibling", True)),
     **dict.fromkeys(("妹妹", "弟弟"), ("elder sibling", False)),
     **dict.fromkeys(("表姐", "表哥"), ("elder cousin 表", True)),
@@ -39,7 +40,7 @@ _ROLES: dict[str, tuple[str, bool | None]] = {
     **dict.fromkeys(("堂姐", "堂哥"), ("elder cousin 堂", True)),
     **dict.fromkeys(("堂妹", "堂弟"), ("elder cousin 堂", False)),
     **dict.fromkeys(("妈妈", "母亲", "爸爸", "父亲"), ("parent", True)),
-    **dict.fromkeys(("儿子", "女儿", "孩子"), ("parent", False)),
+    **dict.fromkeys(("儿子", "女儿", "闺女", "孩子"), ("parent", False)),
     **dict.fromkeys(("师父", "师傅", "导师"), ("mentor", True)),
     **dict.fromkeys(("徒弟",), ("mentor", False)),
     **dict.fromkeys(("girlfriend", "boyfriend", "男朋友", "女朋友", "男友", "女友", "对象"), ("dating", None)),
@@ -55,7 +56,7 @@ _VERBS: dict[str, tuple[str, bool | None]] = {
 }
 _GENDERED = (
     ("f", frozenset("wife sister mother mom mum daughter grandmother granddaughter aunt niece girlfriend 妻子 老婆 太太"
-                    " 姐姐 妹妹 表姐 表妹 堂姐 堂妹 妈妈 母亲 女儿 女朋友 女友".split())),
+                    " 姐姐 妹妹 表姐 表妹 堂姐 堂妹 妈妈 母亲 女儿 闺女 媳妇 女朋友 女友".split())),
     ("m", frozenset("husband brother father dad son grandfather grandson uncle nephew boyfriend 丈夫 老公 哥哥 弟弟 表哥"
                     " 表弟 堂哥 堂弟 爸爸 父亲 儿子 男朋友 男友".split())),
 )
@@ -63,15 +64,15 @@ _ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if r.isascii())), key=
 _ZH_ROLE = "|".join(sorted(map(re.escape, (r for r in _ROLES if not r.isascii())), key=len, reverse=True))
 _VERB = "|".join(map(re.escape, (v for v in _VERBS if v.isascii())))
 _NAME = r"[A-Z][^\W\d_]*(?:[ -][A-Z][^\W\d_]*)?"
-_ZH_NAME = r"[^\W\d_的是向和与跟]{1,5}"
+_ZH_NAME = r"[^\W\d_的是向和与跟叫]{1,5}"
 # a is the one the role names (or the verb's subject), b the other
 _PATTERNS = [re.compile(p) for p in (
     rf"(?P<a>{_NAME}|I) (?:is|am) (?:(?P<b>{_NAME})'s|my) (?P<role>{_ROLE})",
     rf"(?P<a>{_NAME}|I) (?:is|am) the (?P<role>{_ROLE}) of (?P<b>{_NAME}|me)",
-    rf"(?:(?P<b>{_NAME})'s|[Mm]y) (?P<role>{_ROLE}) is (?P<a>{_NAME})",
+    rf"(?:(?P<b>{_NAME})'s|[Mm]y) (?P<role>{_ROLE})(?: is| is named| is called|'s name is) (?P<a>{_NAME})",
     rf"(?P<a>{_NAME}|I) (?P<verb>{_VERB}) (?P<b>{_NAME}|me)",
     rf"(?P<a>{_ZH_NAME})是(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})",
-    rf"(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})是(?P<a>{_ZH_NAME})",
+    rf"(?P<b>{_ZH_NAME})的(?P<role>{_ZH_ROLE})(?:是|叫|名叫|叫做)(?P<a>{_ZH_NAME})",
     rf"(?P<a>{_ZH_NAME})向(?P<b>{_ZH_NAME})(?P<verb>汇报)(?:工作)?",
     rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)(?:在|正在)?(?P<verb>谈恋爱)",
     rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)是(?:一对)?(?P<verb>男女朋友|情侣|夫妻)",

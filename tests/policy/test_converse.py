@@ -25,6 +25,12 @@ from memctl.policy.decide import Candidate, Neighbor, decide
     ("晓雯和阿凯在谈恋爱", "晓雯跟阿凯是男女朋友"),
     ("Maya is dating Leo.", "Leo is Maya's boyfriend."),
     ("晓雯和阿凯是夫妻", "阿凯是晓雯的丈夫"),
+    ("Rosa's son is named Milo.", "Milo is Rosa's son."),  # a relative's name said as a naming
+    ("My wife is called Ines", "Ines is my wife."),
+    ("Milo is Rosa's son", "Rosa's son's name is Milo"),
+    ("秀兰的儿子叫小宝。", "小宝是秀兰的儿子。"),
+    ("秀兰的女儿名叫甜甜", "甜甜是秀兰的闺女"),  # 闺女 is 女儿
+    ("老周的媳妇叫美玲", "美玲是老周的妻子"),
 ])
 def test_one_relation_said_from_the_other_side_is_the_same(old: str, new: str) -> None:
     assert same_relation(old, new)
@@ -41,6 +47,9 @@ def test_one_relation_said_from_the_other_side_is_the_same(old: str, new: str) -
     ("晓雯是小峰的表姐", "小峰是晓雯的表姐"),
     ("晓雯和阿凯在谈恋爱", "晓雯和阿凯是夫妻"),  # dating, then married: a change
     ("Maya is dating Leo.", "Maya is married to Leo."),
+    ("Rosa's son is named Milo.", "Rosa's daughter is named Milo."),
+    ("秀兰的女儿叫甜甜", "甜甜是秀兰的儿子"),  # a daughter in one, a son in the other
+    ("秀兰的闺女叫甜甜", "秀兰的女儿叫甜甜，今年六岁"),  # more than the relation
 ])
 def test_another_relation_or_more_than_it_is_not_the_same(old: str, new: str) -> None:
     assert not same_relation(old, new)
