@@ -210,6 +210,8 @@ _CURRENCY_AFTER = re.compile(r"(?i)(?<!\d)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|buck
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
 _DIGIT_GROUPS = re.compile(r"(?<![\d.,:])\d{3,4}(?:[ -]\d{3,4}){1,3}(?![\d,:]|\.\d)")  # a stop may end it
+# A phone number's area code in brackets ("(415) 555 0142", "(020) 8765-4321"): one number with the rest.
+_AREA_CODE = re.compile(r"(?<![\w(])\((\d{2,4})\)[ -]?(\d{3,4}(?:[ -]\d{3,4}){0,2})(?![\d,:]|\.\d)")
 # Street words of an address written one way ("220 Burnside Avenue" is "220 Burnside Ave").
 _STREET_SHORT = {"avenue": "Ave", "street": "St", "road": "Rd", "boulevard": "Blvd", "apartment": "Apt",
                  "lane": "Ln", "place": "Pl", "square": "Sq", "ave.": "Ave", "st.": "St", "rd.": "Rd",
@@ -296,6 +298,13 @@ def _joined_groups(m: re.Match[str]) -> str:
     """Digit groups of one number joined ("139 1122 3344"), but not years ("2019-2021" is a range)."""
     groups = re.split(r"[ -]", m.group())
     return m.group() if all(_YEAR.fullmatch(g) for g in groups) else "".join(groups)
+
+
+def _area_code(m: re.Match[str]) -> str:
+    """An area code in brackets joined to the number after it, when the two are a phone number's
+    length (nine digits or more: "(415) 555 0142"; "(2019) 300" stays)."""
+    digits = m.group(1) + re.sub(r"[ -]", "", m.group(2))
+    return digits if len(digits) >= 9 else m.group()
 
 
 def _street_short(m: re.Match[str]) -> str:
@@ -508,7 +517,7 @@ def canonical_values(text: str) -> str:
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))
-    text = _DIGIT_GROUPS.sub(_joined_groups, text)
+    text = _DIGIT_GROUPS.sub(_joined_groups, _AREA_CODE.sub(_area_code, text))
     text = _STREET.sub(_street_short, text)
     text = _ZH_WEEK_OF.sub(lambda m: f" {_WEEK_OF[m.group(1)]} {_zh_weekday(m.group(2))} ", text)
     return _ZH_WEEKDAY.sub(lambda m: f" {_zh_weekday(m.group(1))} ", text)

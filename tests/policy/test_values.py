@@ -329,3 +329,20 @@ def test_an_amount_said_without_its_currency_in_a_text_of_money_is_the_amount_wi
     left, right = read_alike(values_of(old), values_of(new), old, new)
     assert (left.numbers == right.numbers) is alike
     assert (distinct_reason(old, new) is None) is alike
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Call the office on (312) 555 0176.", "The office line is 312-555-0176"),
+    ("诊所电话 (021) 6432-8890", "诊所电话021-6432-8890"),
+    ("Her number: (646) 555-0113", "her number is 6465550113"),
+])
+def test_an_area_code_in_brackets_is_part_of_the_phone_number(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("Ward (12) has 345 beds", {"12", "345"}),  # too short for a phone number
+    ("paid (2019) 300", {"2019", "300"}),
+])
+def test_a_short_number_in_brackets_is_no_area_code(text: str, numbers: set[str]) -> None:
+    assert values_of(text).numbers == numbers
