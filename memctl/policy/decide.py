@@ -34,7 +34,7 @@ from memctl.policy.facts import (
 )
 from memctl.policy.pairs import reading
 from memctl.policy.restate import restates
-from memctl.policy.statement import shares_slot, slot_relation, swaps_a_value
+from memctl.policy.statement import moves_the_value, shares_slot, slot_relation, swaps_a_value
 from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
 
@@ -532,6 +532,7 @@ def _weak_conflict(candidate: Candidate, n: Neighbor, related: bool) -> bool:
     related texts, a change announced, or the same slot with another value."""
     return ((related and looks_conflicting(n.text, candidate.text, candidate.owner) and not _other_thing(n.text, candidate.text))
             or announces_change_of(n.text, candidate.text)
+            or (n.type == candidate.type and moves_the_value(n.text, candidate.text, candidate.owner))
             or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change")
             or (n.type == candidate.type and swaps_a_value(n.text, candidate.text, candidate.owner)
                 and subject_relations(n.text, candidate.owner) == subject_relations(candidate.text, candidate.owner)

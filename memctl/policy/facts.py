@@ -46,6 +46,12 @@ CHANGE_PHRASES = re.compile(
     r"migrated (?:to|from)|upgraded to|downgraded to|handed in (?:my|his|her|their) notice|transferred to|went (?:up|down) to)\b"
     r"|搬到|搬去|搬离|搬回|不再|改用|换成|现在在|已经离职|辞职|加入了|开始在|升任|取消了|退了|卖了|转让|分手了|退休了|跳槽|改喝|改吃|改到|改成")
 
+# A verb of change with the new value after "to" / "into" / "onto", a few words between ("migrated all
+# their tickets over to Linear", "moved every login into 1Password", "bumped his dose up to 20 mg").
+_MOVED_TO = re.compile(
+    r"(?i)\b(?:moved|migrated|switched|transferred|rebooked|reassigned|pushed|bumped|raised|lowered|cut|"
+    r"reduced|increased|upgraded|downgraded|changed|shifted|promoted|converted)\b(?:\s+[\w'’-]+){0,4}?"
+    r"\s+(?:(?:up|down|over|back)\s+)?(?:to|into|onto)\s+(?P<target>[^.;,!?]+)")
 # Identifiers: a different one means a different thing (a second flight, order, ticket, room).
 # Things told apart by a number they carry: "locker 12" and "locker 14" are two lockers, not two values.
 _ID_WORDS = (r"flight|order|ticket|item|room|booking|reservation|confirmation|invoice|case|issue|table|seat|gate|"
@@ -192,7 +198,13 @@ def is_occurrence(text: str) -> bool:
 @text_cache(short=16384, long=512)  # asked of one candidate against each of its owner's memories
 def announces_change(text: str) -> bool:
     """True when a text says a value changed ("moved to", "switched to", "no longer", "搬到", ...)."""
-    return bool(CHANGE_PHRASES.search(text))
+    return bool(CHANGE_PHRASES.search(text)) or moved_to(text) is not None
+
+
+def moved_to(text: str) -> str | None:
+    """The new value a verb of change moves something to ("switched her plan to Family" Family), or None."""
+    found = _MOVED_TO.search(text)
+    return found.group("target").strip() if found else None
 
 
 def hedged(text: str) -> bool:

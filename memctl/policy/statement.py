@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
-from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, relations
+from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, moved_to, relations
 from memctl.policy.measures import COUNT, comparable, number_kinds
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -387,3 +387,45 @@ def shares_slot(old: str, new: str, owner: str | None = None) -> bool:
     a, b = read_statement(old, owner), read_statement(new, owner)
     shared = a.slot & b.slot
     return bool(shared) and len(shared) >= SLOT_SHARE * len(a.slot | b.slot)
+
+
+# A word written with a capital, inside or after a digit too ("LastPass", "1Password", "Linear"): a name.
+_CAPITALISED = re.compile(r"\b[\w-]*[A-Z][\w-]*")
+
+
+def _capitalised(text: str, opening: bool = False) -> set[str]:
+    """The words of a text written with a capital (`opening`: the one that opens a sentence too)."""
+    found = {m.group() for m in _CAPITALISED.finditer(text)
+             if opening or not (m.start() == 0 or re.search(r"[.!?]\s+$", text[:m.start()]))}
+    return {word for word in found if not values_of(word).dates}  # "Friday", "May": a day, not a name
+
+
+def moves_the_value(old: str, new: str, owner: str | None = None) -> bool:
+    """The newer English text moves something of the same subject to a new value of the kind the older
+    one states, in place of the older's ("tracks tasks in Jira" / "migrated all their tickets over to
+    Linear", "takes 10 mg" / "bumped his dose up to 20 mg", "is a senior engineer" / "got promoted to
+    staff engineer"): a change of the older's slot said with a verb of change, not another fact."""
+    plain_old, plain_new = owner_free(old, owner), owner_free(new, owner)
+    target = moved_to(plain_new)
+    if target is None or re.search(f"[{CJK_RANGES}]", old + new):
+        return False
+    if _people_in(plain_old) - _FIRST_PERSON != _people_in(plain_new) - _FIRST_PERSON:
+        return False  # "Eli moved out" after "Max shares his apartment with Eli": another person moved
+    return _value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)
+
+
+def _value_moved(old: str, new: str, target: str) -> bool:
+    """The target names a value of a kind the older text names, and the older's value of it is gone."""
+    a, b, moved = values_of(old), values_of(new), values_of(target)
+    for kind in ("identifiers", "numbers", "dates"):
+        if getattr(moved, kind) - getattr(a, kind) and getattr(a, kind) - getattr(b, kind):
+            return True
+    names_old, names_new = _capitalised(old), _capitalised(new)
+    return bool(_capitalised(target, opening=True) - names_old and names_old - names_new)
+
+
+def _qualifier_moved(old: str, new: str, target: str) -> bool:
+    """The target says the older text's thing with another word beside it ("senior software engineer"
+    / "staff engineer"), the older's word for it gone from the newer text."""
+    moved, said, now = set(_content(target)), set(_content(old)), set(_content(new))
+    return bool(moved & said and moved - said and said - now)

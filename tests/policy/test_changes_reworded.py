@@ -67,3 +67,28 @@ def test_a_role_said_by_another_word_is_one_attribute(old: str, new: str) -> Non
 ])
 def test_another_role_stays_apart(old: str, new: str) -> None:
     assert not _linked(old, new)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Nadia keeps her recipes in Evernote.", "Nadia moved all of her recipes over to Notion.", "Nadia"),
+    ("Our family photos live in Google Photos.", "We migrated every album into iCloud last spring.", None),
+    ("Omar's dentist visit is on June 4 at 9am.", "Omar pushed his dentist visit to June 18.", "Omar"),
+    ("Ivo is a junior designer at Figma.", "Ivo got promoted to lead designer at Figma.", "Ivo"),
+    ("Bea parks in bay P7 at work.", "The office reassigned Bea to bay R2.", "Bea"),
+])
+def test_a_verb_of_change_moving_to_a_new_value_is_a_change(old: str, new: str, owner: str | None) -> None:
+    """"moved ... over to X", "bumped ... up to X", "got promoted to X": the new value after "to" /
+    "into" takes the place of the older text's value of that kind, for the same subject."""
+    assert _linked(old, new, owner, cosine=0.3)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Hugo lives in Porto.", "Hugo moved his meeting to Friday.", "Hugo"),
+    ("Mara's brother Tim lives in Oslo.", "Tim moved to Bergen.", "Mara"),
+    ("Kai stores his notes in Obsidian.", "Kai moved his notes into a new folder.", "Kai"),
+])
+def test_a_verb_of_change_with_no_value_of_the_older_kind_moved_is_no_change(old: str, new: str, owner: str | None) -> None:
+    """A day where the older text names a city, another person who moved, a target with no value of
+    the older kind: nothing the older text states is moved."""
+    from memctl.policy.statement import moves_the_value
+    assert not moves_the_value(old, new, owner)
