@@ -49,9 +49,10 @@ CHANGE_PHRASES = re.compile(
 # A verb of change with the new value after "to" / "into" / "onto", a few words between ("migrated all
 # their tickets over to Linear", "moved every login into 1Password", "bumped his dose up to 20 mg").
 _MOVED_TO = re.compile(
-    r"(?i)\b(?:moved|migrated|switched|transferred|rebooked|reassigned|pushed|bumped|raised|lowered|cut|"
-    r"reduced|increased|upgraded|downgraded|changed|shifted|promoted|converted)\b(?:\s+[\w'’-]+){0,4}?"
-    r"\s+(?:(?:up|down|over|back)\s+)?(?:to|into|onto)\s+(?P<target>[^.;,!?]+)")
+    r"(?i)\b(?:(?:moved|migrated|switched|transferred|rebooked|reassigned|pushed|bumped|upped|hiked|raised|lowered|"
+    r"cut|reduced|increased|upgraded|downgraded|changed|shifted|promoted|converted)\b(?:\s+[\w'’-]+){0,4}?"
+    r"\s+(?:(?:up|down|over|back)\s+)?(?:to|into|onto)|(?:is|are|was|went|got|['’]s)\s+(?:now\s+)?(?:up|down)\s+to)"
+    r"\s+(?P<target>[^.;,!?]+)")
 # Identifiers: a different one means a different thing (a second flight, order, ticket, room).
 # Things told apart by a number they carry: "locker 12" and "locker 14" are two lockers, not two values.
 _ID_WORDS = (r"flight|order|ticket|item|room|booking|reservation|confirmation|invoice|case|issue|table|seat|gate|"

@@ -409,9 +409,16 @@ def moves_the_value(old: str, new: str, owner: str | None = None) -> bool:
     target = moved_to(plain_new)
     if target is None or re.search(f"[{CJK_RANGES}]", old + new):
         return False
-    if _people_in(plain_old) - _FIRST_PERSON != _people_in(plain_new) - _FIRST_PERSON:
-        return False  # "Eli moved out" after "Max shares his apartment with Eli": another person moved
+    if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
+        return False  # "Tim moved to Bergen" after "I live in Oslo": another person moved
     return _value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)
+
+
+def _another_person(text: str, other: str) -> bool:
+    """The text is about a named person the other never names (no pronoun, "We moved", nor relation,
+    "Doctor upped"; "Dr. Kim's office moved my cleaning" after "... with Dr. Kim" names no other)."""
+    named = {word.casefold() for word in _capitalised(other, opening=True)}
+    return any(not relations(name) and name not in named for name in _people_in(text) - _FIRST_PERSON)
 
 
 def _value_moved(old: str, new: str, target: str) -> bool:

@@ -84,7 +84,7 @@ def test_a_verb_of_change_moving_to_a_new_value_is_a_change(old: str, new: str, 
 
 @pytest.mark.parametrize("old, new, owner", [
     ("Hugo lives in Porto.", "Hugo moved his meeting to Friday.", "Hugo"),
-    ("Mara's brother Tim lives in Oslo.", "Tim moved to Bergen.", "Mara"),
+    ("Mara lives in Oslo.", "Tim moved to Bergen.", "Mara"),
     ("Kai stores his notes in Obsidian.", "Kai moved his notes into a new folder.", "Kai"),
 ])
 def test_a_verb_of_change_with_no_value_of_the_older_kind_moved_is_no_change(old: str, new: str, owner: str | None) -> None:
@@ -92,3 +92,23 @@ def test_a_verb_of_change_with_no_value_of_the_older_kind_moved_is_no_change(old
     the older kind: nothing the older text states is moved."""
     from memctl.policy.statement import moves_the_value
     assert not moves_the_value(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Rosa pays $50 a month for the gym.", "Rosa's gym hiked her fee to $65.", "Rosa"),
+    ("Theo weighs 92 kg.", "Theo is down to 84 kg since he took up rowing.", "Theo"),
+])
+def test_a_value_said_to_go_up_or_down_to_another_is_a_change(old: str, new: str, owner: str) -> None:
+    """"is down to 84 kg", "hiked her fee to $65": the value after "to" takes the older's place."""
+    assert _linked(old, new, owner, cosine=0.4)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("The gym hiked her fee to $65.", "$65"),
+    ("Doctor upped my dose to 40 mg, starting today.", "40 mg"),
+    ("Theo is down to 84 kg since he took up rowing.", "84 kg since he took up rowing"),
+    ("I went to Lisbon in May.", None),  # "went to" is where someone went, no value moved
+])
+def test_the_value_a_verb_of_change_moves_something_to(text: str, value: str | None) -> None:
+    from memctl.policy.facts import moved_to
+    assert moved_to(text) == value
