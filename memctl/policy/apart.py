@@ -98,6 +98,38 @@ def subject_relations(text: str, owner: str | None = None) -> set[str]:
     return found
 
 
+# A verb right after the subject phrase, its object the owner or the owner's thing ("bumped his dose up").
+# The owner as the object: "me", "my dose" (the owner's name read as the first person), or a pronoun with
+# no noun after it ("moved her to the late shift").
+_ACTED_ON = re.compile(
+    r"^\s*[a-z]+(?:ed|s)\s+(?:(?P<owner>me\b|us\b|I\b|(?:my|our)\s+[a-z]|(?:him|her|them)"
+    r"(?=\s+(?:to|into|onto|up|down|over|off|out|back|from)\b|\s*[.,;!]|\s*$))"
+    r"|(?:my|our|his|her|their|the)\s+(?P<thing>[a-z-]+(?:\s+[a-z-]+)?))")
+
+
+def acts_on_the_owner(text: str, other: str, owner: str | None = None) -> bool:
+    """The relation an English statement opens with does something to the owner or to a thing of
+    theirs the other text speaks of ("Raj's doctor bumped his lisinopril up" after "Raj takes
+    lisinopril", "my manager moved me to the night shift"): the statement is about the owner's value,
+    not about the relative, who is only the agent of the change."""
+    plain = owner_free(text, owner).strip()
+    if _CJK.search(plain):
+        return False
+    found, after = _english_subject(plain)
+    acted = _ACTED_ON.match(after) if found else None
+    if acted is None:
+        return False
+    return bool(acted.group("owner")) or bool(set(content_words(acted.group("thing"))) & set(content_words(other)))
+
+
+def _subjects_differ(old: str, new: str, owner: str | None) -> bool:
+    """Each text is about another person: the relations they are about differ, and neither is only
+    the agent acting on the owner (`acts_on_the_owner`)."""
+    first = set() if acts_on_the_owner(old, new, owner) else subject_relations(old, owner)
+    second = set() if acts_on_the_owner(new, old, owner) else subject_relations(new, owner)
+    return first != second
+
+
 def additive(text: str) -> bool:
     """Whether a statement adds a value beside another ("too", "also", "还会", "也"); in Chinese, in its
     first clause ("我还养了一只仓鼠"), not in a later one that tells what else followed a change
@@ -111,7 +143,7 @@ def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = 
     "stopped drinking" / "drinks")."""
     a, b = owner_free(old, owner), owner_free(new, owner)
     flip = opposite or flips_polarity(a, b)
-    if subject_relations(old, owner) != subject_relations(new, owner) and relations(a) != relations(b):
+    if _subjects_differ(old, new, owner) and relations(a) != relations(b):
         return "another person is the subject"
     if flip or announces_change(new):
         return None

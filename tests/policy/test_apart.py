@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.policy.apart import apart_reason, subject_relations
+from memctl.policy.apart import acts_on_the_owner, apart_reason, subject_relations
 from memctl.policy.decide import Candidate, Neighbor, decide
 from memctl.policy.distinct import values_of
 
@@ -146,3 +146,30 @@ def test_the_subject_of_two_relations_of_one_length_does_not_depend_on_set_order
     seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Lena takes 25 mg of sertraline each night.", "Lena's doctor bumped her sertraline up to 50 mg.", "Lena"),
+    ("Our retro is at 4pm on Fridays.", "My manager pushed the retro to 5pm.", None),
+    ("Ada works the early shift.", "Ada's boss moved her to the late shift.", "Ada"),
+    ("Jon takes 5 mg of warfarin daily.", "Doctor upped Jon's dose to 7.5.", "Jon"),
+])
+def test_a_relative_acting_on_the_owner_is_not_another_subject(old: str, new: str, owner: str | None) -> None:
+    """"Lena's doctor bumped her sertraline up", "my manager pushed the retro to 5pm": the relation
+    is the agent of a verb whose object is the owner or the owner's thing the other text speaks of,
+    so the statement is about the owner's value, not about the relative."""
+    assert acts_on_the_owner(new, old, owner)
+    assert apart_reason(old, new, owner) != "another person is the subject"
+    decision = decide(Candidate(text=new, type="fact", owner=owner), [Neighbor(id="m1", text=old, type="fact", cosine=0.8)])
+    assert decision.conflicts_with == ["m1"]  # a change of the owner's value, linked
+
+
+@pytest.mark.parametrize("text, other", [
+    ("My sister lives in Lyon.", "I live in Lyon."),
+    ("My sister drives a Civic.", "I drive a Civic."),
+    ("My brother sold his bike.", "I ride a road bike."),
+])
+def test_a_relative_doing_their_own_thing_is_still_the_subject(text: str, other: str) -> None:
+    """A verb with no object, an object with no possessor, or the relative's own thing the other text
+    does not speak of: the relative is whom the statement is about."""
+    assert not acts_on_the_owner(text, other)
