@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from memctl.core.text import stem
 from memctl.policy.distinct import flips_polarity, values_of
 from memctl.policy.facts import announces_change, attribute_of, is_occurrence, relations
 from memctl.policy.statement import content_words, owner_free
@@ -45,6 +46,7 @@ _NAME_VALUE = re.compile(r"^\s*(?:is|was|'s|’s|=|:)\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)
 # A copula stating a value ("my phone is ...", "Offsite location: ..."); "I'm learning Rust" is an
 # activity (a copula before a verb in -ing), not a state.
 _STATES = re.compile(r"(?i)(?:\b(?:is|are|am|was|were)\b|['’](?:s|re|m)\b)(?!\s+(?:still\s+|now\s+)?[a-z]+ing\b)|:")
+_COPULAS = frozenset("is are am was were be has have had".split())
 _NOW = re.compile(r"(?i)\b(?:now|instead|anymore|any more|from now on|these days)\b")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEAD = re.compile(r"^(?:我们|我|[\u4e00-\u9fff]{1,3}?的)?")
@@ -130,6 +132,23 @@ def _subjects_differ(old: str, new: str, owner: str | None) -> bool:
     return first != second
 
 
+def roles_reversed(old: str, new: str, owner: str | None = None) -> bool:
+    """One English statement's subject is a relation said after the same verb in the other, whose
+    subject is the owner ("I owe my brother $500" / "my brother owes me $200", "I text my sister every
+    day" / "my sister texts me"): the two hold their roles the other way round, two facts."""
+    if _CJK.search(old + new):
+        return False
+    first, after_first = _english_subject(owner_free(old, owner).strip())
+    second, after_second = _english_subject(owner_free(new, owner).strip())
+    if bool(first) == bool(second):
+        return False
+    verb, other_verb = (re.findall(r"^\s*([a-z]+)", after) for after in (after_first, after_second))
+    if not (verb and other_verb) or stem(verb[0]) != stem(other_verb[0]) or verb[0] in _COPULAS:
+        return False  # a copula says one role both ways: "my dentist is Dr. Patel" / "Dr. Huang is my dentist"
+    related, other_rest = (first, after_second) if first else (second, after_first)
+    return bool(related & relations(other_rest))
+
+
 def additive(text: str) -> bool:
     """Whether a statement adds a value beside another ("too", "also", "还会", "也"); in Chinese, in its
     first clause ("我还养了一只仓鼠"), not in a later one that tells what else followed a change
@@ -145,6 +164,8 @@ def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = 
     flip = opposite or flips_polarity(a, b)
     if _subjects_differ(old, new, owner) and relations(a) != relations(b):
         return "another person is the subject"
+    if roles_reversed(old, new, owner):
+        return "the roles are reversed"
     if flip or announces_change(new):
         return None
     if additive(new):

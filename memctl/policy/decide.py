@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.core.textcache import text_cache
-from memctl.policy.apart import additive, apart_reason, subject_relations
+from memctl.policy.apart import additive, apart_reason, roles_reversed, subject_relations
 from memctl.policy.converse import same_relation
 from memctl.policy.facts import (
     NAMED_VALUES,
@@ -453,12 +453,9 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     if old.type != candidate.type:
         return None, ""
     relation = compare_texts(old.text, candidate.text)
-    if relation == "same":
-        return "noop", f"same content as {old.id} after normalisation"
-    if _restated(candidate, old):
-        return "noop", f"says the values of {old.id} again, of the same predicate, in other words"
-    if not (candidate.key or old.key) and same_relation(old.text, candidate.text):
-        return "noop", f"says the relation of two people in {old.id} again, from the other side"
+    repeat = _said_again(candidate, old, relation)
+    if repeat:
+        return "noop", repeat
     if relations(old.text) != relations(candidate.text):
         return None, ""  # "Mona flies to Cairo" / "Mona's sister flies to Cairo": another person
     same_key = _same_key(candidate.key, old.key)
@@ -468,6 +465,24 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
         return None, ""  # a history key keeps every version: the new one is added beside the old
     if relation == "changed" and candidate.type == "event" and not (same_key or announces_change(candidate.text)):
         return None, ""  # an event is its own occurrence unless it says it moved
+    return _by_relation(candidate, old, relation, same_key)
+
+
+def _said_again(candidate: Candidate, old: Neighbor, relation: Relation) -> str:
+    """Why the candidate is a repeat of the old memory whatever its key or cosine, or "": the same
+    content, its values said again in other words, or one relation of two people from the other side."""
+    if relation == "same":
+        return f"same content as {old.id} after normalisation"
+    if _restated(candidate, old):
+        return f"says the values of {old.id} again, of the same predicate, in other words"
+    if not (candidate.key or old.key) and same_relation(old.text, candidate.text):
+        return f"says the relation of two people in {old.id} again, from the other side"
+    return ""
+
+
+def _by_relation(candidate: Candidate, old: Neighbor, relation: Relation, same_key: bool) -> tuple[Action | None, str]:
+    """The action the texts' relation tells, for a neighbour of the candidate's subject close enough
+    (or of its key)."""
     if relation == "less":
         return "noop", f"says nothing that {old.id} does not already say"
     if relation == "more" and additive(candidate.text):
@@ -481,7 +496,7 @@ def _judge(candidate: Candidate, old: Neighbor, threshold: float) -> tuple[Actio
     if same_key:
         return "supersede", f"same key {candidate.key!r} as {old.id} with a different value"
     if (slot_relation(old.text, candidate.text, candidate.owner) == "same" and old.cosine >= SAME_SLOT_COSINE
-            and not one_word_swapped(old.text, candidate.text)):
+            and not one_word_swapped(old.text, candidate.text) and not roles_reversed(old.text, candidate.text, candidate.owner)):
         return "noop", f"states the same values of the same subject and attribute as {old.id}"
     return None, ""
 
@@ -553,7 +568,8 @@ def _by_model(candidate: Candidate, ordered: list[Neighbor], related: list[str],
     readings = [(n, reading(n.text, candidate.text, candidate.owner, n.cosine, n.frame_cosine, n.ml_cosines))
                 for n in ordered if n.frame_cosine is not None and n.type == candidate.type and not n.key]
     repeat = next((n for n, r in readings if r == "duplicate" and n.id not in conflicts
-                   and not _attribute_swapped(n.text, candidate.text)), None)
+                   and not _attribute_swapped(n.text, candidate.text)
+                   and not roles_reversed(n.text, candidate.text, candidate.owner)), None)
     if repeat is not None and not candidate.key:
         return Decision(action="noop", target=repeat.id, similar=[i for i in related if i != repeat.id],
                         conflicts_with=conflicts, reason=f"says what {repeat.id} says in other words (pair model)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.policy.apart import acts_on_the_owner, apart_reason, subject_relations
+from memctl.policy.apart import acts_on_the_owner, apart_reason, roles_reversed, subject_relations
 from memctl.policy.decide import Candidate, Neighbor, decide
 from memctl.policy.distinct import values_of
 
@@ -173,3 +173,31 @@ def test_a_relative_doing_their_own_thing_is_still_the_subject(text: str, other:
     """A verb with no object, an object with no possessor, or the relative's own thing the other text
     does not speak of: the relative is whom the statement is about."""
     assert not acts_on_the_owner(text, other)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Tom owes his sister $300.", "Tom's sister owes him $120 for the train tickets.", "Tom"),
+    ("I text my mom every Sunday.", "My mom texts me on Wednesdays.", None),
+])
+def test_roles_reversed_across_the_same_verb_are_two_facts(old: str, new: str, owner: str | None) -> None:
+    """The relation after the verb in one text is its subject in the other: each holds the other's
+    role, so two facts, never a new value of one."""
+    assert apart_reason(old, new, owner) == "the roles are reversed"
+    decision = decide(Candidate(text=new, type="fact", owner=owner), [Neighbor(id="m1", text=old, type="fact", cosine=0.8)])
+    assert decision.action == "add" and decision.conflicts_with == []
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My lawyer is Ms. Ortiz", "Mr. Bell is my lawyer"),  # a copula says one role from either side
+    ("My sister lives in Lyon", "My sister moved to Nice"),
+])
+def test_one_role_said_both_ways_is_no_reversal(old: str, new: str) -> None:
+    assert not roles_reversed(old, new)
+
+
+def test_the_same_amount_owed_the_other_way_is_no_repeat() -> None:
+    """"Ana owes her cousin $80" / "Ana's cousin owes her $80": the same values of one slot, but the
+    roles reversed, so two debts, not one said again."""
+    old = Neighbor(id="m1", text="Ana owes her cousin $80.", type="fact", cosine=0.97)
+    decision = decide(Candidate(text="Ana's cousin owes her $80.", type="fact", owner="Ana"), [old])
+    assert decision.action == "add" and decision.conflicts_with == []
