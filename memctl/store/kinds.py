@@ -4,7 +4,8 @@ Kinds come from the shipped memctl/data/kinds.toml, then `schemas/*.toml` in the
 then `[schemas.NAME]` in memctl.toml; checks from memctl/data/checks.toml, `checks/*.toml`, then
 `[checks.NAME]` (a later declaration of a name replaces an earlier one). These files are data: they
 are parsed as TOML, never imported or run. A file that does not read is reported with its file and
-line, and skipped; so is a symlink or an oversized file (nothing outside the directory is read).
+line, and skipped; so is a symlink, a folder that is one, or an oversized file (nothing outside
+the directory is read).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from memctl.config import Config
 from memctl.core.recognisers import Common, Lexicon, Recogniser, merge_lexicon, parse_recogniser
 from memctl.core.schemas import Schema, parse_schema
+from memctl.store.files import read_bounded
 from memctl.store.layout import CONFIG_NAME
 
 if sys.version_info >= (3, 11):
@@ -125,6 +127,8 @@ class KindFiles:
                                             f"(shipped) {name}")
             out += tables
             self.problems += problems
+        if self.root is not None and (self.root / folder).is_symlink():
+            self.problems.append(f"{folder}:1: skipped: a symbolic link (nothing outside the directory is read)")
         for path in self._files(folder):
             text = self._read(path, f"{folder}/{path.name}")
             if text is not None:
@@ -139,9 +143,10 @@ class KindFiles:
         return out
 
     def _files(self, folder: str) -> list[Path]:
-        """The TOML files of one of the directory's folders (none without a directory)."""
+        """The TOML files of one of the directory's folders (none without a directory, or when the
+        folder is a link: it would lead outside the directory)."""
         path = self.root / folder if self.root else None
-        return sorted(path.glob("*.toml")) if path is not None and path.is_dir() else []
+        return sorted(path.glob("*.toml")) if path is not None and path.is_dir() and not path.is_symlink() else []
 
     def _read(self, path: Path, shown: str) -> str | None:
         try:
@@ -151,7 +156,7 @@ class KindFiles:
             if path.stat().st_size > MAX_FILE_BYTES:
                 self.problems.append(f"{shown}:1: skipped: larger than {MAX_FILE_BYTES // 1024} KiB")
                 return None
-            return path.read_text(encoding="utf-8")
+            return read_bounded(path, MAX_FILE_BYTES).decode("utf-8")  # no link, no FIFO even if swapped since
         except (OSError, UnicodeDecodeError) as exc:
             self.problems.append(f"{shown}:1: cannot read it as UTF-8 text ({exc.__class__.__name__})")
             return None

@@ -57,7 +57,9 @@ def _merge(out: Words, tables: dict[str, Any]) -> None:
 
 def _schema_files(root: Path | None) -> list[Path]:
     folder = root / "schemas" if root is not None else None
-    return sorted(folder.glob("*.toml")) if folder is not None and folder.is_dir() else []
+    if folder is None or folder.is_symlink() or not folder.is_dir():  # a link would lead outside the folder
+        return []
+    return sorted(folder.glob("*.toml"))
 
 
 def signature(root: Path | None, schemas: dict[str, Any]) -> str:

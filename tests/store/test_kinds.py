@@ -98,3 +98,19 @@ def test_the_kinds_filter_picks_typed_memories_from_the_catalog(store):
     assert pick(kinds=("trip",)) == {trip.id}
     assert pick(kinds=("trip", "passport")) == {trip.id, passport.id}
     assert pick(kinds=("passport",), users=("alice",)) == set()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+@pytest.mark.parametrize("folder", ["schemas", "checks", "recognisers"])
+def test_a_rule_folder_that_is_a_link_is_skipped_and_reported(tmp_path: Path, folder: str):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.toml").write_text('[kite]\nfields = { name = "text" }\n'
+                                    '[kite_soon]\nkinds = ["trip"]\nwhen = "true"\nmessage = "read from outside"\n')
+    root = tmp_path / "mem"
+    root.mkdir()
+    (root / folder).symlink_to(outside, target_is_directory=True)
+    files = KindFiles(root, Config())
+    assert "kite" not in files.schemas and "kite_soon" not in {r.name for r in files.rules}
+    files.typing  # noqa: B018 - the recognisers are read on first use
+    assert any(p.startswith(f"{folder}:1: skipped: a symbolic link") for p in files.drain_problems())

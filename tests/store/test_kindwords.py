@@ -45,3 +45,14 @@ def test_the_cache_is_used_refreshed_and_rebuilt_when_it_does_not_read(tmp_path:
     assert "boat" in cached(cache, tmp_path, {}, build, checked_lexicon) and len(built) == 3
     (cache / CACHE_NAME).write_text("{ not json")
     assert "boat" in cached(cache, tmp_path, {}, build, checked_lexicon) and len(built) == 4
+
+
+def test_a_schemas_folder_that_is_a_link_is_not_read(tmp_path: Path) -> None:
+    # A shared folder's schemas/ may not lead outside it: its files are never read through a link.
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "kite.toml").write_text('[kite]\nfields = { name = "text" }\nwords = { en = ["kite"] }\n')
+    root = tmp_path / "mem"
+    root.mkdir()
+    (root / "schemas").symlink_to(outside, target_is_directory=True)
+    assert "kite" not in declared_words(root, {})
