@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_DEPTH = 64
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)  # each step eats a run or an escape: no backtracking
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def loads(text: str | bytes) -> Any:
@@ -23,20 +26,14 @@ def too_deep(text: str | bytes) -> bool:
 
 
 def _depth(text: str | bytes) -> int:
-    """The deepest bracket nesting outside strings (a linear scan; brackets in strings don't count)."""
+    """The deepest bracket nesting outside strings (brackets in strings don't count): the strings,
+    then all but the brackets, are cut out by two linear patterns (an unclosed string runs to the
+    end), so only the brackets are walked in Python."""
     data = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     if "[" not in data and "{" not in data:
         return 0
     depth = deepest = 0
-    in_string = escaped = False
-    for ch in data:
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
+    for ch in _NOT_BRACKET.sub("", _STRING.sub("", data)):
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
     return deepest
