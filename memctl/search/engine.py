@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
+from memctl.core import jsonsafe
 from memctl.core.knownvectors import Ahead, KnownVectors
 from memctl.core.models import Memory
 from memctl.store.files import file_lock, write_atomic
@@ -126,7 +127,7 @@ class Engine:
 
     def _read_state(self) -> dict:
         try:
-            data = json.loads(self._state_path().read_text(encoding="utf-8"))
+            data = jsonsafe.loads(self._state_path().read_text(encoding="utf-8"))
             return data if isinstance(data, dict) and isinstance(data.get("docs"), dict) else {}
         except (OSError, ValueError):
             return {}

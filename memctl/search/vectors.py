@@ -17,6 +17,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
+from memctl.core import jsonsafe
 from memctl.search.embedders import Embedder, normalise_rows
 from memctl.store.files import temp_beside
 
@@ -98,7 +99,7 @@ class VectorStore:
         if not meta_path.exists():
             return None
         self._seen = self._signature()  # before reading: a write racing the read is seen next time
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = jsonsafe.loads(meta_path.read_text(encoding="utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("meta.json is not an object")
         if meta.get("identity") != self.identity or meta.get("dim") != self.dim:

@@ -10,7 +10,6 @@ who removes it (`memctl edit ID --set kind=`) leaves `typed: none`, and `structu
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -18,6 +17,7 @@ from pydantic import BaseModel
 
 from memctl import clock
 from memctl.config import Config
+from memctl.core import jsonsafe
 from memctl.core.access import Access, access_view, write_refusal
 from memctl.core.models import Memory
 from memctl.core.schemas import Schema, read_field
@@ -161,7 +161,7 @@ def parse_structure_answer(answer: str, count: int, schemas: Mapping[str, Schema
     out: dict[int, Proposal] = {}
     for line in answer.splitlines()[:count * 4]:
         try:
-            item = json.loads(line.strip())
+            item = jsonsafe.loads(line.strip())
         except ValueError:
             continue
         if not isinstance(item, dict) or not isinstance(item.get("n"), int) or not 1 <= item["n"] <= count:

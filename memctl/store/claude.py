@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memctl.core import jsonsafe
 from memctl.core.claudefile import (
     TopicDefaults,
     derive_description,
@@ -77,7 +78,7 @@ class ClaudeRepository(FileRepository):
     def index_lines(self) -> set[str]:
         """The MEMORY.md lines memctl wrote last time (every other line is someone else's)."""
         try:
-            data = json.loads(read_text_nofollow(own_folder(self.state, create=False) / INDEX_RECORD, MAX_RECORD_BYTES))
+            data = jsonsafe.loads(read_text_nofollow(own_folder(self.state, create=False) / INDEX_RECORD, MAX_RECORD_BYTES))
         except (OSError, ValueError, StoreError):
             return set()
         return {line for line in data.get("lines", []) if isinstance(line, str)} if isinstance(data, dict) else set()

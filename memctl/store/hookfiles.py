@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memctl.core import jsonsafe
 from memctl.errors import UsageError
 from memctl.store.cachedir import cache_base
 from memctl.store.files import append_line, read_bounded, write_atomic
@@ -29,7 +30,7 @@ def read_settings(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="bad_settings") from None
     try:
-        settings = json.loads(data.decode("utf-8")) if data.strip() else {}
+        settings = jsonsafe.loads(data.decode("utf-8")) if data.strip() else {}
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{path} is not JSON ({exc}); fix or move it first", code="bad_settings") from None
     if not isinstance(settings, dict):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memctl._version import __version__
+from memctl.core import jsonsafe
 from memctl.core.kindwords import check_words
 from memctl.store.files import read_bounded, write_atomic
 
@@ -89,7 +90,7 @@ def kept(path: Path | None, key: str, make: Callable[[], Any], check: Callable[[
     if path is not None:
         with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
             if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_CACHE_BYTES:
-                held = json.loads(path.read_text(encoding="utf-8"))
+                held = jsonsafe.loads(path.read_text(encoding="utf-8"))
                 if held["signature"] == key:
                     return check(held["value"])
     value = make()

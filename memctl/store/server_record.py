@@ -18,6 +18,7 @@ import os
 import time
 from pathlib import Path
 
+from memctl.core import jsonsafe
 from memctl.store.cachedir import folder_cache, private_folder, why_not_private
 from memctl.store.locate import CONFIG_NAME
 
@@ -69,7 +70,7 @@ def read_record(root: Path) -> dict[str, Any] | None:
         return None
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.loads(handle.read(MAX_RECORD_BYTES))
+            data = jsonsafe.loads(handle.read(MAX_RECORD_BYTES))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("url"), str) or not isinstance(data.get("pid"), int):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memctl.clock import format_timestamp
+from memctl.core import jsonsafe
 from memctl.store.files import append_line, file_lock, read_text_nofollow, write_atomic
 
 FOLD_BYTES = 256 * 1024  # the log is folded into usage.json once it is this long
@@ -50,7 +51,7 @@ class UsageLog:
 
     def _base(self) -> dict[str, dict[str, Any]]:
         try:
-            data = json.loads(read_text_nofollow(self.path))
+            data = jsonsafe.loads(read_text_nofollow(self.path))
             return data if isinstance(data, dict) else {}
         except (OSError, ValueError):
             return {}
@@ -64,7 +65,7 @@ class UsageLog:
             lines = []
         for line in lines:
             with contextlib.suppress(ValueError, TypeError, AttributeError):
-                use = json.loads(line)
+                use = jsonsafe.loads(line)
                 _apply(data, [str(i) for i in use["ids"]], str(use["at"]), use.get("session"))
         return data
 

@@ -203,3 +203,12 @@ def test_a_batch_embedded_ahead_while_the_main_thread_embeds_gets_the_same_vecto
         (worker_start, worker_end), (main_start, main_end) = spans["memctl-embed-ahead"], spans["MainThread"]
         overlapped += main_start < worker_end and worker_start < main_end
     assert overlapped, spans
+
+
+def test_a_deep_keyword_state_is_made_again(tmp_path: Path) -> None:
+    init_directory(tmp_path)
+    MemoryStore(tmp_path).add_raw("Alice lives in Lisbon", user="alice")
+    state = folder_cache(tmp_path) / "keyword-state.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"docs": ' + "[" * 20_000 + "]" * 20_000 + "}")  # past Python's recursion limit
+    assert [h.content for h in MemoryStore(tmp_path).recall("Lisbon", mode="keyword").hits] == ["Alice lives in Lisbon"]

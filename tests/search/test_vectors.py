@@ -187,6 +187,10 @@ def _meta_is_a_list(path: Path) -> None:
     (path / META_FILE).write_text("[]")
 
 
+def _deep_meta(path: Path) -> None:
+    (path / META_FILE).write_text('{"ids": ' + "[" * 20_000 + "]" * 20_000 + "}")  # past the recursion limit
+
+
 def _torn_same_shape(path: Path) -> None:
     """A crash between the matrix and meta replaces: new matrix, old meta, same row count."""
     old_meta = (path / META_FILE).read_bytes()
@@ -199,7 +203,7 @@ def _torn_same_shape(path: Path) -> None:
 @pytest.mark.parametrize(
     "damage",
     [_garbage_meta, _truncated_meta, _no_matrix, _truncated_matrix, _float64_matrix,
-     _pickled_matrix, _hashes_short, _meta_is_a_list, _torn_same_shape],
+     _pickled_matrix, _hashes_short, _meta_is_a_list, _deep_meta, _torn_same_shape],
 )
 def test_damaged_store_loads_empty_and_heals(
     synced: VectorStore, damage: Callable[[Path], None]

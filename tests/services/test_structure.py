@@ -117,3 +117,10 @@ def test_seed_level_3_in_plain_language(store, passport: str, trip: str) -> None
     assert finding.rule == "passport_before_trip" and set(finding.memories) == {p.id, t.id}
     block = store.context("book the flight", user="alice")
     assert block["text"].index("Passport (US) expires 2026-04-02") < block["text"].index(trip[:8])
+
+
+def test_an_answer_line_nested_too_deep_is_skipped() -> None:
+    from memctl.services.structure import parse_structure_answer
+
+    deep = '{"n": 1, "kind": "passport", "fields": ' + "[" * 20_000 + "]" * 20_000 + "}"  # a RecursionError before
+    assert parse_structure_answer(deep + "\nnot json\n", 1, {}) == {}
