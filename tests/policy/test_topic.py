@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from memctl.core.text import text_language
@@ -77,3 +79,19 @@ def test_dialogue_lines_are_the_last_lines_of_several() -> None:
     assert dialogue_lines("User: hi\n\n  Assistant: hello  \nUser: where?") == ["User: hi", "Assistant: hello", "User: where?"]
     assert dialogue_lines("Where does Hank live?") == []
     assert len(dialogue_lines("\n".join(f"line {n}" for n in range(20)))) == 8
+
+
+@pytest.mark.parametrize("lines, shape", [
+    (["Mara: where did I park", "Assistant: level 3"], "dialogue"),
+    (["   : ok", "\t: ok"], "question"),  # a space may stand for the name, a tab may not (as before)
+    (["x" * 31 + ": too long for a name", "Ben: hi"], "question"),
+])
+def test_a_speaker_is_a_short_name_before_a_colon(lines: list[str], shape: str) -> None:
+    assert query_shape("\n".join(lines) + "?") == shape
+
+
+def test_a_query_of_long_blank_runs_is_shaped_in_linear_time() -> None:
+    query = "\n".join([" " * 6_000 + "x", " " * 6_000 + "y"])  # about 40 s before
+    start = time.perf_counter()
+    query_shape(query)
+    assert time.perf_counter() - start < 2.0
