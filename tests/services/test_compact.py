@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 import signal
@@ -15,10 +17,13 @@ import pytest
 from memctl import clock
 from memctl.api import MemoryStore
 from memctl.config import Config
+from memctl.core.fileformat import serialise_memory
+from memctl.core.models import Memory
 from memctl.store.directory import read_config
+from memctl.store.layout import MemctlLayout
 from tests.helpers import ROOT, cli_json
 from tests.postgres import load_rows
-from tests.synthetic import NOW, make_memories, synthetic_settings, write_directory
+from tests.synthetic import NOW, Expected, make_memories, synthetic_settings
 
 
 def memory_files(root: Path) -> dict[str, bytes]:
@@ -35,17 +40,31 @@ def synthetic_config(root: Path) -> Config:
     return read_config(root).model_copy(update={"lifecycle": synthetic_settings()})
 
 
-def build(root: Path):
+@functools.cache
+def _planted() -> tuple[list[Memory], dict[str, dict], dict[tuple[str, str], float], Expected, dict[str, str]]:
+    """The planted set (memories, usage records, similarities, what compact must do) and the files a
+    folder holds for it, made once per process: serialising 1,000 memories was most of each set-up
+    (PostgreSQL gets copies: storing a memory sets its path)."""
     memories, usage, similarity, expected = make_memories(1000, seed=0, now=NOW)
     records = {i: {"count": u.count, "last_used": clock.format_timestamp(u.last_used) if u.last_used else None,
                    "sessions": u.sessions} for i, u in usage.items()}
+    layout = MemctlLayout(Path("."))
+    files = {layout.relative(p): serialise_memory(m) for m, p in
+             ((m, layout.new_path(m, archived=m.status != "active")) for m in memories)}
+    return memories, records, similarity, expected, files
+
+
+def build(root: Path):
+    memories, records, similarity, expected, files = _planted()
     if MemoryStore(root).repo.kind == "files":
-        write_directory(root, memories)
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
         (MemoryStore(root).repo.cache / "usage.json").write_text(json.dumps(records))
     else:
-        load_rows(MemoryStore(root), memories, records)
+        load_rows(MemoryStore(root), [m.model_copy() for m in memories], copy.deepcopy(records))
     clock.set_now(NOW)
-    return MemoryStore(root, config=synthetic_config(root)), similarity, expected
+    return MemoryStore(root, config=synthetic_config(root)), dict(similarity), copy.deepcopy(expected)
 
 
 @pytest.fixture
