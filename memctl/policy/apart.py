@@ -40,7 +40,7 @@ _ADDITIVE_ZH = re.compile(r"也|另外|又|还(?=[会有养买学要在做喜爱
 _ZH_CLAUSE = re.compile(r"[，,；;。！!？?]")
 # A relative who does something for someone else ("医生给梁爽加量了", "女儿给我买了个智能手机"): the
 # statement is about the one it is done for, not about the relative.
-_FOR_SOMEONE = re.compile(r"^(?:给|帮|替)")
+_FOR_SOMEONE = re.compile(r"^(?:给|帮|替|让|把|通知)")
 _LEAD_WORDS = frozenset("my our his her their the a an and older younger elder eldest little big new".split())
 _NAME_VALUE = re.compile(r"^\s*(?:is|was|'s|’s|=|:)\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z]")
 # A copula stating a value ("my phone is ...", "Offsite location: ..."); "I'm learning Rust" is an

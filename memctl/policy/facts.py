@@ -202,9 +202,13 @@ def announces_change(text: str) -> bool:
     return bool(CHANGE_PHRASES.search(text)) or moved_to(text) is not None
 
 
+# Chinese: a verb of change and 到 / 成 / 为, the new value after it ("减到了一百零五斤", "改成了maomao888").
+_ZH_MOVED_TO = re.compile(r"(?:减|加|涨|降|调|推迟|提前|挪|改|换|转|升级|降级|搬|延)了?(?:到|成|为)了?(?P<target>[^，。,；;！!？?]+)")
+
+
 def moved_to(text: str) -> str | None:
     """The new value a verb of change moves something to ("switched her plan to Family" Family), or None."""
-    found = _MOVED_TO.search(text)
+    found = _MOVED_TO.search(text) or _ZH_MOVED_TO.search(text)
     return found.group("target").strip() if found else None
 
 

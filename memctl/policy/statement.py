@@ -407,8 +407,10 @@ def moves_the_value(old: str, new: str, owner: str | None = None) -> bool:
     staff engineer"): a change of the older's slot said with a verb of change, not another fact."""
     plain_old, plain_new = owner_free(old, owner), owner_free(new, owner)
     target = moved_to(plain_new)
-    if target is None or re.search(f"[{CJK_RANGES}]", old + new):
+    if target is None:
         return False
+    if re.search(f"[{CJK_RANGES}]", old + new):
+        return _value_moved(plain_old, plain_new, target)  # Chinese: a value only, its words are character pairs
     if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
         return False  # "Tim moved to Bergen" after "I live in Oslo": another person moved
     return _value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)

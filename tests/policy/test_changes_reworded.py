@@ -112,3 +112,15 @@ def test_a_value_said_to_go_up_or_down_to_another_is_a_change(old: str, new: str
 def test_the_value_a_verb_of_change_moves_something_to(text: str, value: str | None) -> None:
     from memctl.policy.facts import moved_to
     assert moved_to(text) == value
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("小敏体重一百三十斤。", "小敏这一年减到了一百一十斤。", "小敏"),
+    ("婚礼定在10月8号。", "酒店满了，婚礼挪到10月20号。", None),
+    ("老周每天吃一片阿司匹林，100毫克。", "医生让老周把阿司匹林加到200毫克。", "老周"),
+    ("周会每周一上午十点开。", "主管把周会改到了下午三点。", None),
+])
+def test_a_chinese_verb_of_change_moving_to_a_new_value_is_a_change(old: str, new: str, owner: str | None) -> None:
+    """减到 / 挪到 / 加到 / 改到 and the new value after it, in place of the older's value of that kind;
+    a relative who has it done (医生让..., 主管把...) is the agent, not whom the statement is about."""
+    assert _linked(old, new, owner, cosine=0.6)
