@@ -300,6 +300,36 @@ def _joined_groups(m: re.Match[str]) -> str:
     return m.group() if all(_YEAR.fullmatch(g) for g in groups) else "".join(groups)
 
 
+# A duration in hours is the same duration in minutes ("an hour" / "sixty minutes", "一个半小时" / "90分钟"),
+# but not a rate ("$25 an hour", "一小时50块"): no number or amount before an English one, none after a Chinese one.
+_HOURS_EN = re.compile(r"(?i)\b(?:(an?|one|\d+(?:\.\d+)?)\s+hours?(\s+and\s+a\s+half)?|(half)\s+an\s+hour)\b(?!['’-])")
+_HOURS_ZH = re.compile(r"(?<!每)(一|两|半|\d+(?:\.\d+)?)个?(半)?(?:小时|钟头)(?!\s?[\d¥$])")
+_RATE_BEFORE = re.compile(r"(?i)(?:\d|\bdollars?|\bbucks|\beuros?|\bpounds?|\btimes|\bonce|\btwice)\s*$")
+
+
+def _minutes(count: str, half: bool) -> str | None:
+    hours = (0.0 if count == "半" else 1.0 if count.lower() in {"a", "an", "one", "一"} else 2.0 if count == "两"
+             else float(count)) + (0.5 if half else 0.0)
+    return f"{hours * 60:g}" if 0 < hours <= 12 else None
+
+
+def _hours_en(m: re.Match[str]) -> str:
+    if _RATE_BEFORE.search(m.string[:m.start()]):
+        return m.group()
+    minutes = "30" if m.group(3) else _minutes(m.group(1), bool(m.group(2)))
+    return f"{minutes} minutes" if minutes else m.group()
+
+
+def _hours_zh(m: re.Match[str]) -> str:
+    minutes = _minutes(m.group(1), bool(m.group(2)) or m.group(1) == "半")
+    return f"{minutes}分钟" if minutes else m.group()
+
+
+def _durations(text: str) -> str:
+    """Hours said as minutes, the one way a duration is written here."""
+    return _HOURS_ZH.sub(_hours_zh, _HOURS_EN.sub(_hours_en, text))
+
+
 def _area_code(m: re.Match[str]) -> str:
     """An area code in brackets joined to the number after it, when the two are a phone number's
     length (nine digits or more: "(415) 555 0142"; "(2019) 300" stays)."""
@@ -513,7 +543,7 @@ def canonical_values(text: str) -> str:
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
     text = _ZH_DAY_SPAN.sub(lambda m: f"{m.group(1)}月{m.group(2)}日{m.group(3)}{m.group(1)}月{m.group(4)}日", text)
     text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(_said_dates(plain_addresses(_weights(text))))))
-    text = _evening_clock(text, said)
+    text = _durations(_evening_clock(text, said))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))

@@ -346,3 +346,26 @@ def test_an_area_code_in_brackets_is_part_of_the_phone_number(a: str, b: str) ->
 ])
 def test_a_short_number_in_brackets_is_no_area_code(text: str, numbers: set[str]) -> None:
     assert values_of(text).numbers == numbers
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Theo walks the dog for an hour", "Theo walks the dog for sixty minutes"),
+    ("The drive takes 2 hours", "The drive takes 120 minutes"),
+    ("Yoga lasts an hour and a half", "Yoga lasts 90 minutes"),
+    ("The break is half an hour", "The break is 30 min"),
+    ("每天跑步一个小时", "每天跑步六十分钟"),
+    ("会开了一个半小时", "会开了90分钟"),
+    ("午休半小时", "午休30分钟"),
+])
+def test_a_duration_in_hours_is_the_same_duration_in_minutes(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("Tutoring pays $25 an hour", {"$25"}),  # a rate, not a duration
+    ("She earns 30 dollars an hour", {"$30"}),
+    ("停车一小时10块", {"¥10"}),
+    ("每小时走5公里", {"5"}),
+])
+def test_an_hour_in_a_rate_is_no_duration(text: str, numbers: set[str]) -> None:
+    assert values_of(text).numbers == numbers
