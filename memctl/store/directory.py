@@ -15,6 +15,7 @@ from memctl.store.layout import (
     CACHE_DIR,
     CONFIG_NAME,
     PROMPT_NAME,
+    RULE_DIRS,
     TEMPLATE_NAME,
     TRANSCRIPTS_DIR,
 )
@@ -166,9 +167,13 @@ def read_text_file(root: Path, name: str) -> str:
 
 def linked_files(root: Path) -> list[str]:
     """The folder's own files and folders (config, template, prompt, `.memctl/` and its journal,
-    transcript folders and files) that are symbolic links: memctl never reads or writes through
+    transcript folders and files, the rule folders and their files) that are symbolic links: memctl never reads or writes through
     them, so the commands that need them refuse; doctor says which."""
     names = [CONFIG_NAME, TEMPLATE_NAME, PROMPT_NAME, CACHE_DIR, f"{CACHE_DIR}/journal.jsonl", TRANSCRIPTS_DIR]
+    for rules in RULE_DIRS:  # a link there is skipped (store/kinds.py): doctor says which
+        names.append(rules)
+        if (root / rules).is_dir() and not (root / rules).is_symlink():
+            names += [f"{rules}/{f.name}" for f in sorted((root / rules).glob("*.toml"))[:10_000]]
     transcripts = root / TRANSCRIPTS_DIR
     if transcripts.is_dir() and not transcripts.is_symlink():
         for folder in sorted(transcripts.iterdir())[:10_000]:

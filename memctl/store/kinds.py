@@ -23,14 +23,14 @@ from memctl.config import Config
 from memctl.core.recognisers import Common, Lexicon, Recogniser, merge_lexicon, parse_recogniser
 from memctl.core.schemas import Schema, parse_schema
 from memctl.store.files import read_bounded
-from memctl.store.layout import CONFIG_NAME
+from memctl.store.layout import CONFIG_NAME, RULE_DIRS
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR = "schemas", "checks", "recognisers"
+SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR = RULE_DIRS
 MAX_FILE_BYTES = 256 * 1024  # a rule file is a page of rules, not a data set
 MAX_RECOGNISERS = 200  # every add runs each one: a folder may not make that slow
 _KEY = re.compile(r"^\s*\"?([A-Za-z0-9_-]+)\"?\s*=")
@@ -106,7 +106,7 @@ class KindFiles:
     def _signature(self) -> tuple[tuple[str, str, int, int], ...]:
         """Name, mtime and size of every file in the folders: a change means reading them again."""
         out = []
-        for folder in (SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR):
+        for folder in RULE_DIRS:
             for item in self._files(folder):
                 with contextlib.suppress(OSError):
                     stat = item.lstat()

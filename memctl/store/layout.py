@@ -16,6 +16,7 @@ INDEX_FILE = "MEMORY.md"
 TEMPLATE_NAME = "MEMORY.md.template"
 PROMPT_NAME = "extract_prompt.md"
 TRANSCRIPTS_DIR = "transcripts"
+RULE_DIRS = ("schemas", "checks", "recognisers")  # kinds, checks, recognisers: TOML, read as data
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _RECORD_PATH = re.compile(r"(archive/)?(users|projects)/[A-Za-z0-9][A-Za-z0-9._@-]*/[A-Za-z0-9][A-Za-z0-9._@-]*\.md")
 

@@ -114,3 +114,20 @@ def test_a_rule_folder_that_is_a_link_is_skipped_and_reported(tmp_path: Path, fo
     assert "kite" not in files.schemas and "kite_soon" not in {r.name for r in files.rules}
     files.typing  # noqa: B018 - the recognisers are read on first use
     assert any(p.startswith(f"{folder}:1: skipped: a symbolic link") for p in files.drain_problems())
+
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_doctor_names_a_linked_rule_folder_and_a_linked_rule_file(tmp_path: Path):
+    from memctl.api import MemoryStore
+    from memctl.store.directory import init_directory
+
+    root = tmp_path / "mem"
+    init_directory(root)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "x.toml").write_text("")
+    (root / "schemas").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (root / "checks").mkdir()
+    (root / "checks" / "x.toml").symlink_to(tmp_path / "outside" / "x.toml")
+    found = {(p["kind"], p["path"]) for p in MemoryStore(root).doctor()["problems"]}
+    assert {("symlink", "schemas"), ("symlink", "checks/x.toml")} <= found
