@@ -38,6 +38,7 @@ from langgraph.store.base import (
 )
 
 from memctl.api import MemoryStore
+from memctl.core import jsonsafe
 from memctl.core.models import Memory
 
 KINDS = {"users": "user", "projects": "project"}  # a namespace's first label -> the owner it names
@@ -196,7 +197,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None
     try:
-        data = json.loads(text)
+        data = jsonsafe.loads(text)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None

@@ -24,6 +24,7 @@ from agents import FunctionTool
 from agents.exceptions import UserError
 
 from memctl.agents.tools import TOOLS, Caller, Defaults, call_tool
+from memctl.core import jsonsafe
 from memctl.errors import MemctlError
 
 
@@ -42,7 +43,7 @@ def _tool(memory: Any, name: str, caller: Caller, lock: threading.Lock) -> Funct
     def run(arguments: str) -> str:
         try:
             with lock:
-                data = call_tool(memory, name, json.loads(arguments or "{}"), caller)
+                data = call_tool(memory, name, jsonsafe.loads(arguments or "{}"), caller)
         except MemctlError as exc:
             return f"{exc.code}: {exc.message}"
         except ValueError as exc:

@@ -178,3 +178,10 @@ def test_a_json_value_is_canonical_json_in_the_file(graph_store: MemctlStore, st
     graph_store.put(ALICE, "prefs", {"b": 1, "a": "x"})
     memory = store.by_key("prefs", user="alice")
     assert memory is not None and json.loads(memory.body) == {"a": "x", "b": 1} and memory.body.index('"a"') < 5
+
+
+def test_a_stored_body_nested_too_deep_is_read_as_text() -> None:
+    from memctl.integrations.langgraph import _json_object
+
+    assert _json_object('{"a": ' + "[" * 20_000 + "]" * 20_000 + "}") is None  # a RecursionError before
+    assert _json_object('{"a": 1}') == {"a": 1}

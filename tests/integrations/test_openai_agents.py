@@ -71,3 +71,10 @@ def test_an_agent_adds_and_searches_memories_through_the_tools(store: MemoryStor
     assert refused.startswith("sensitive: ")  # the model reads why, and nothing was stored
     assert invalid.startswith("invalid_arguments: ")
     assert [m.body for m in store.list()] == ["Alice prefers window seats on flights"]
+
+
+def test_arguments_nested_too_deep_are_an_error_the_model_reads(store: MemoryStore) -> None:
+    tool = memory_tools(store, user="alice")[0]
+    deep = '{"query": ' + "[" * 20_000 + "]" * 20_000 + "}"  # past Python's recursion limit
+    out = asyncio.run(tool.on_invoke_tool(None, deep))  # type: ignore[arg-type]
+    assert out.startswith("invalid_arguments: not JSON: JSON nested deeper")
