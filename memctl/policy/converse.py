@@ -77,7 +77,7 @@ _PATTERNS = [re.compile(p) for p in (
     rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)(?:在|正在)?(?P<verb>谈恋爱)",
     rf"(?P<a>{_ZH_NAME})[和跟与](?P<b>{_ZH_NAME}?)是(?:一对)?(?P<verb>男女朋友|情侣|夫妻)",
 )]
-_END = re.compile(r"[\s.!。！]+$")
+_END = ".!。！"  # what may close a text besides whitespace
 
 
 def _person(name: str | None) -> str:
@@ -99,9 +99,18 @@ def relation_of(text: str) -> Relation | None:
     return read[0] if read else None
 
 
+def _closed(text: str) -> str:
+    """The text without the whitespace and stops it ends with (a loop from the end, not a pattern
+    retried from every stop inside the text: linear however many it holds)."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _END):
+        end -= 1
+    return text[:end]
+
+
 def _read(text: str) -> tuple[Relation, tuple[str, str] | None] | None:
     """The relation, and the person its role word says is a woman or a man ("wife", "哥哥")."""
-    text = _END.sub("", text.strip())
+    text = _closed(text.strip())
     match = next(filter(None, (p.fullmatch(text) for p in _PATTERNS)), None)
     if match is None:
         return None

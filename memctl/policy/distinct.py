@@ -205,7 +205,9 @@ _NOT_NUMBERS = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)一(?=
 _ZH_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
-_CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上|凌晨)?\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
+# A match starts where its run of spaces starts (from inside one it would have matched from its start):
+# tried from every space of a long run, each try scanned the run again.
+_CLOCK_ZH = re.compile(r"(?:(上午|早上|中午|下午|晚上|凌晨)|(?<!\s))\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
 _CURRENCY_AFTER = re.compile(r"(?i)(?<!\d)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
@@ -303,7 +305,7 @@ def _joined_groups(m: re.Match[str]) -> str:
 # A duration in hours is the same duration in minutes ("an hour" / "sixty minutes", "一个半小时" / "90分钟"),
 # but not a rate ("$25 an hour", "一小时50块"): no number or amount before an English one, none after a Chinese one.
 _HOURS_EN = re.compile(r"(?i)\b(?:(an?|one|\d+(?:\.\d+)?)\s+hours?(\s+and\s+a\s+half)?|(half)\s+an\s+hour)\b(?!['’-])")
-_HOURS_ZH = re.compile(r"(?<!每)(一|两|半|\d+(?:\.\d+)?)个?(半)?(?:小时|钟头)(?!\s?[\d¥$])")
+_HOURS_ZH = re.compile(r"(?<!每)(一|两|半|(?<!\d)\d+(?:\.\d+)?)个?(半)?(?:小时|钟头)(?!\s?[\d¥$])")
 _RATE_BEFORE = re.compile(r"(?i)(?:\d|\bdollars?|\bbucks|\beuros?|\bpounds?|\btimes|\bonce|\btwice)\s*$")
 
 
@@ -415,7 +417,7 @@ _DIGIT_NAME = r"(?:oh|o|zero|one|two|three|four|five|six|seven|eight|nine)"
 # number or a code is read out; fewer are words ("one or two").
 _SPOKEN_DIGITS = re.compile(rf"(?i)\b{_DIGIT_NAME}(?:[\s,-]+{_DIGIT_NAME}){{4,}}\b")
 # An address written so that no program reads it: "adam [at] reyes [dot] dev", "ana (at) mail (dot) com".
-_HIDDEN_AT = re.compile(r"(?i)\s*[\[(]\s*at\s*[\])]\s*")
+_HIDDEN_AT = re.compile(r"(?i)(?<!\s)\s*[\[(]\s*at\s*[\])]\s*")  # from where its spaces start, as _CLOCK_ZH
 _HIDDEN_DOT = re.compile(r"(?i)(?<=\w)\s*[\[(]\s*dot\s*[\])]\s*(?=\w)")
 # A year cut to two digits before what it dates ("a '15 Civic", "the ’98 Corolla") is that year.
 _SHORT_YEAR = re.compile(r"(?<![\w'’])['’](\d\d)(?=\s+[A-Z])")

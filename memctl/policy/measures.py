@@ -38,7 +38,7 @@ _ZH_UNITS = (("公里", "distance"), ("千米", "distance"), ("公斤", "weight"
              ("里", "distance"), ("斤", "weight"), ("克", "weight"), ("片", "dose"), ("粒", "dose"), ("天", "duration"),
              ("年", "duration"), ("岁", "age"), ("兆", "speed"), ("楼", "floor"), ("层", "floor"), ("次", "frequency"),
              ("度", "temperature"), ("号", "day"), ("日", "day"))  # 8号: a day of the month said alone
-_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*-?\s*([A-Za-z]+)(?:-([A-Za-z]+))?|([{CJK_RANGES}]{{1,2}})")
+_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*(?:-\s*)?([A-Za-z]+)(?:-([A-Za-z]+))?|([{CJK_RANGES}]{{1,2}})")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAMED_BEFORE = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![A-Za-z])[A-Za-z]*[A-Z][A-Za-z]*\s*$")  # "Mazda 3", "iPhone 13", not "In 2020"
 _NAME_REACH = 64  # how far before a number its name is looked for: the search stays linear in the text

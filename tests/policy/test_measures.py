@@ -127,3 +127,21 @@ def test_a_long_hostile_text_is_read_in_time(unit):
     canonical_values(text)
     number_kinds.__wrapped__(text)
     assert time.perf_counter() - began < 10
+
+
+@pytest.mark.parametrize("text", ["5" + " " * 40_000 + "1", "下午" + " " * 40_000 + "3点", "ana" + " " * 40_000 + "(at)"])
+def test_a_long_run_of_spaces_is_read_in_time(text: str) -> None:
+    # The unit after a number, a Chinese clock time and an address's hidden "(at)" were each tried
+    # from every space of a run, and each try scanned the rest of the run (a minute for 40 KB).
+    began = time.perf_counter()
+    canonical_values(text)
+    number_kinds.__wrapped__(text)
+    assert time.perf_counter() - began < 10
+    assert canonical_values("下午 3点") == canonical_values("下午3点")
+
+
+def test_a_number_of_hours_is_read_from_its_first_digit() -> None:
+    # Tried from each digit, 40 KB of digits took minutes, and "每12小时" (every 12 hours, a rate) was
+    # read from its second digit as a duration: "每1" and 120 minutes.
+    assert canonical_values("每12小时吃一次") == "每12小时吃1次"
+    assert canonical_values("开会12小时") == "开会720分钟"
