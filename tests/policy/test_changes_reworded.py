@@ -124,3 +124,16 @@ def test_a_chinese_verb_of_change_moving_to_a_new_value_is_a_change(old: str, ne
     """减到 / 挪到 / 加到 / 改到 and the new value after it, in place of the older's value of that kind;
     a relative who has it done (医生让..., 主管把...) is the agent, not whom the statement is about."""
     assert _linked(old, new, owner, cosine=0.6)
+
+
+def test_a_text_of_many_capitalised_words_is_read_in_time() -> None:
+    # Each capitalised word looked back over the whole text before it for a sentence's end, so one
+    # stored memory of 80 KB of "A " cost seconds in every decision that read it.
+    import time
+
+    from memctl.policy.statement import _capitalised
+
+    began = time.perf_counter()
+    assert _capitalised("A " * 40_000) == {"A"}
+    assert time.perf_counter() - began < 5
+    assert _capitalised("Tom moved. Then Linear won! Jira") == {"Linear"}  # no word that opens a sentence
