@@ -30,7 +30,7 @@ import re
 
 from memctl.core.text import stem
 from memctl.policy.distinct import flips_polarity, values_of
-from memctl.policy.facts import announces_change, attribute_of, is_occurrence, relations
+from memctl.policy.facts import announces_change, attribute_of, is_occurrence, moved_thing, relations
 from memctl.policy.statement import content_words, owner_free
 
 _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b")
@@ -118,9 +118,12 @@ def acts_on_the_owner(text: str, other: str, owner: str | None = None) -> bool:
     if _CJK.search(plain):
         return False
     found, after = _english_subject(plain)
-    acted = _ACTED_ON.match(after) if found else None
-    if acted is None:
+    if not found:
         return False
+    acted = _ACTED_ON.match(after)
+    if acted is None:  # a verb of change moving a thing the other names ("the teacher moved piano lessons to ...")
+        moved = moved_thing(after, opening=True)
+        return moved is not None and bool(set(content_words(moved)) & set(content_words(other)))
     return bool(acted.group("owner")) or bool(set(content_words(acted.group("thing"))) & set(content_words(other)))
 
 

@@ -212,6 +212,26 @@ def moved_to(text: str) -> str | None:
     return found.group("target").strip() if found else None
 
 
+# The thing a verb of change moves, said as its object: English right after the verb ("switched Biscuit
+# to ...", "moved piano lessons to ..."), Chinese after 把 ("把爱奇艺改成了年卡", "把二甲双胍加到...").
+_MOVED_THING = re.compile(
+    r"(?i)\b(?:moved|switched|transferred|rebooked|reassigned|pushed|bumped|upped|raised|lowered|cut|reduced|"
+    r"increased|upgraded|downgraded|changed|shifted|converted)\s+(?P<thing>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)"
+    r"\s+(?:(?:up|down|over|back)\s+)?to\s+\S")  # "into" / "onto" say where it is kept, as often as its value
+_ZH_MOVED_THING = re.compile(
+    r"把(?P<thing>[^，。,；;！!？?把]{1,12}?)(?:减|加|涨|降|调|推迟|提前|挪|改|换|转|升级|降级|延)了?(?:到|成|为)")
+
+
+def moved_thing(text: str, opening: bool = False) -> str | None:
+    """The thing a verb of change moves to a new value ("switched Biscuit to a salmon formula" Biscuit,
+    "把爱奇艺改成了年卡" 爱奇艺), or None (`opening`: only a verb the text opens with)."""
+    if opening:
+        found = _MOVED_THING.match(text.lstrip())
+        return found.group("thing") if found else None
+    found = _MOVED_THING.search(text) or _ZH_MOVED_THING.search(text)
+    return found.group("thing").strip() if found else None
+
+
 def hedged(text: str) -> bool:
     """True for a guess ("maybe", "not sure", "might", "可能", ...)."""
     return bool(HEDGES.search(text))

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
-from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, moved_to, relations
+from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, moved_thing, moved_to, relations
 from memctl.policy.measures import COUNT, comparable, number_kinds
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -410,11 +410,12 @@ def moves_the_value(old: str, new: str, owner: str | None = None) -> bool:
     target = moved_to(plain_new)
     if target is None:
         return False
-    if re.search(f"[{CJK_RANGES}]", old + new):
-        return _value_moved(plain_old, plain_new, target)  # Chinese: a value only, its words are character pairs
+    if re.search(f"[{CJK_RANGES}]", old + new):  # Chinese: a value, or the older's thing after 把
+        return _value_moved(plain_old, plain_new, target) or _thing_moved(plain_old, plain_new, target)
     if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
         return False  # "Tim moved to Bergen" after "I live in Oslo": another person moved
-    return _value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)
+    return (_value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)
+            or _thing_moved(plain_old, plain_new, target))
 
 
 def _another_person(text: str, other: str) -> bool:
@@ -439,3 +440,16 @@ def _qualifier_moved(old: str, new: str, target: str) -> bool:
     / "staff engineer"), the older's word for it gone from the newer text."""
     moved, said, now = set(_content(target)), set(_content(old)), set(_content(new))
     return bool(moved & said and moved - said and said - now)
+
+
+def _thing_moved(old: str, new: str, target: str) -> bool:
+    """The verb of change moves the older text's thing, each of its words one the older says, to a
+    value the older does not say ("eats Hill's kibble" / "the vet switched Biscuit to a salmon formula",
+    "piano lesson is Thursdays" / "moved piano lessons to Mondays", "爱奇艺会员是连续包月" / "把爱奇艺改成了年卡")."""
+    thing = moved_thing(new)
+    if thing is None:
+        return False
+    moved, said, to = set(_content(thing)), set(_content(old)), set(_content(target))
+    if re.search(f"[{CJK_RANGES}]", thing):
+        return bool(moved & said) and target not in old  # character pairs: one the older says
+    return bool(moved) and moved <= said and bool(to - said)

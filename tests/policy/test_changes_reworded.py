@@ -137,3 +137,23 @@ def test_a_text_of_many_capitalised_words_is_read_in_time() -> None:
     assert _capitalised("A " * 40_000) == {"A"}
     assert time.perf_counter() - began < 5
     assert _capitalised("Tom moved. Then Linear won! Jira") == {"Linear"}  # no word that opens a sentence
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Nina's parrot Kiwi eats Harrison's pellets", "The vet switched Kiwi to a seed and fruit mix", "nina"),
+    ("My weekly cello lesson is Tuesdays at 6 pm", "The teacher moved cello lessons to Fridays at 5 pm", None),
+    ("用户的网易云会员是连续包季", "用户把网易云改成了年费", None),
+    ("我每天晚上吃一粒阿托伐他汀，20毫克。", "医生让我把阿托伐他汀减到隔天一粒", None),
+])
+def test_a_verb_of_change_moving_the_older_thing_is_a_change(old: str, new: str, owner: str | None) -> None:
+    """The thing moved ("switched Kiwi to", "把网易云改成了") is the older text's thing; the target is new."""
+    assert _linked(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My weekly cello lesson is Tuesdays at 6 pm", "The teacher moved the choir rehearsal to Fridays"),
+    ("Nina's parrot Kiwi eats Harrison's pellets", "Nina switched her phone plan to a cheaper one"),
+    ("用户的网易云会员是连续包季", "用户把客厅的灯换成了暖光"),
+])
+def test_a_verb_of_change_moving_another_thing_is_no_change(old: str, new: str) -> None:
+    assert not _linked(old, new, "nina")
