@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from memctl.core.models import Memory
 from memctl.store.directory import read_config
 from memctl.store.layout import MemctlLayout
 from tests.helpers import ROOT, cli_json
-from tests.postgres import load_rows
+from tests.postgres import load_rows, store_config
 from tests.synthetic import NOW, Expected, make_memories, synthetic_settings
 
 
@@ -54,22 +55,33 @@ def _planted() -> tuple[list[Memory], dict[str, dict], dict[tuple[str, str], flo
     return memories, records, similarity, expected, files
 
 
-def build(root: Path):
-    memories, records, similarity, expected, files = _planted()
+def _fill(url: str) -> None:
+    """Store the planted set in the empty PostgreSQL store at `url` (a folder holding only its config)."""
+    memories, records, *_ = _planted()
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "memctl.toml").write_text(store_config(url))
+        load_rows(MemoryStore(folder), [m.model_copy() for m in memories], copy.deepcopy(records))
+
+
+def build(root: Path, request: pytest.FixtureRequest):
+    _, records, similarity, expected, files = _planted()
     if MemoryStore(root).repo.kind == "files":
         for rel, text in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
         (MemoryStore(root).repo.cache / "usage.json").write_text(json.dumps(records))
-    else:
-        load_rows(MemoryStore(root), [m.model_copy() for m in memories], copy.deepcopy(records))
+    else:  # a copy of a database the planted set was stored in once (per worker)
+        server = request.getfixturevalue("pg_server")
+        url = server.copy_of("planted", _fill)
+        request.addfinalizer(lambda: server.drop_database(url))
+        (root / "memctl.toml").write_text(store_config(url))
     clock.set_now(NOW)
     return MemoryStore(root, config=synthetic_config(root)), dict(similarity), copy.deepcopy(expected)
 
 
 @pytest.fixture
-def synthetic(memdir: Path):
-    return (memdir, *build(memdir))
+def synthetic(memdir: Path, request: pytest.FixtureRequest):
+    return (memdir, *build(memdir, request))
 
 
 def test_plan_archives_exactly_the_expected_sets(synthetic) -> None:
