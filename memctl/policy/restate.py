@@ -16,16 +16,22 @@ from __future__ import annotations
 
 import re
 
+from memctl.core.text import CJK_RANGES
 from memctl.policy.apart import additive, subject_relations
 from memctl.policy.distinct import Values, canonical_values, lower_words, plain_addresses, values_of
 from memctl.policy.facts import announces_change
-from memctl.policy.statement import attribute_words, content_words, owner_free
+from memctl.policy.statement import ZH_STOP, attribute_words, content_words, owner_free
 
 _KINDS = ("identifiers", "numbers", "dates", "names")
 _FREQUENCY = re.compile(r"(?i)\b(?:a|per|each|every|an|one|times\s+a)\s+(day|week|month|year|hour)\b"
                         r"|\b(dai|week|month|year|hour)ly\b|\b(annual)ly\b|/\s?(mo|month|wk|week|yr|year|day|hr|hour)\b")
 _FREQUENCY_UNIT = {"dai": "day", "annual": "year", "mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
-_VALUE_RUN = re.compile(r"\S*\d\S*")
+_CJK = re.compile(f"[{CJK_RANGES}]")
+# A Chinese value's unit right after it ("5号", "3月", "58元"), and how often ("每个月", "每年").
+_ZH_UNIT = r"(?:[年月日号时点分秒元块岁次个天周层楼度斤]|公里|公斤|毫克|毫升|分钟|小时)*"
+_ZH_FREQUENCY = re.compile(r"每个?(月|年|天|日|(?:周|星期|礼拜)(?![一二三四五六日天]))")  # 每周二 is a weekday
+_ZH_FREQUENCY_UNIT = {"月": "month", "年": "year", "天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}
+_VALUE_RUN = re.compile(rf"[^\s{CJK_RANGES}，。：；！？、（）]*\d[^\s{CJK_RANGES}，。：；！？、（）]*{_ZH_UNIT}")
 _PHONE = re.compile(r"\d{7,}")
 _PAST = re.compile(r"(?i)\b(?:was|were|used to|had been|no longer)\b")  # "my rent was $900" no longer holds
 
@@ -40,7 +46,7 @@ def _frequencies(text: str) -> set[tuple[str, str]]:
     for m in _FREQUENCY.finditer(text):
         unit = next(g for g in m.groups() if g).casefold()
         found.add(("per", _FREQUENCY_UNIT.get(unit, unit)))
-    return found
+    return found | {("per", _ZH_FREQUENCY_UNIT[m.group(1)]) for m in _ZH_FREQUENCY.finditer(text)}
 
 
 def _values(v: Values, text: str) -> set[tuple[str, str]]:
@@ -71,10 +77,19 @@ def _said_by_values(values: set[tuple[str, str]]) -> frozenset[str]:
 
 
 def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
-    """The content words of a statement that are no value: what it says of its values."""
-    plain = _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text)))
+    """The content words of a statement that are no value: what it says of its values. Chinese is
+    read by character ("每月5号交房租" / "每个月五号交的房租" say 房 租 交), not by pair: a sentence
+    said in another order has other pairs."""
+    plain = _ZH_FREQUENCY.sub(" ", _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text))))
     named = {x for kind, x in values if kind == "names"}
-    return {w for w in content_words(plain) if w not in named and not named & {w, w + "s"}}
+    words = {w for w in content_words(plain) if not _CJK.match(w)}
+    chinese = {c for c in plain if _CJK.match(c) and c not in ZH_STOP}
+    return {w for w in words if w not in named and not named & {w, w + "s"}} | chinese
+
+
+def _by_character(words: set[str]) -> set[str]:
+    """Chinese words as their characters, grammar characters left out; other words as they are."""
+    return {part for w in words for part in (set(w) - ZH_STOP if _CJK.match(w) else {w})}
 
 
 def restates(old: str, new: str, owner: str | None = None) -> bool:
@@ -93,6 +108,6 @@ def restates(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if _contact(right):
         return True
-    said, implied = attribute_words(old, owner) | _predicate(a, left), _said_by_values(right)
+    said, implied = _by_character(attribute_words(old, owner)) | _predicate(a, left), _said_by_values(right)
     own = _predicate(b, right) - implied  # "I pay $5000 a month" alone says not what for
     return bool(own or (_predicate(b, right) and any(kind == "names" for kind, _ in right))) and own <= said

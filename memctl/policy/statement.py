@@ -36,7 +36,7 @@ _STOP = frozenset(stem(w) for w in """a an the and or but of to in on at by for 
     like likes thing things lot lots bit way ways time times day days week weeks month months year years
     please okay ok yes yeah actually basically mr mrs ms dr pm""".split()) | _FIRST_PERSON
 # Chinese: characters that carry grammar, not a slot (pronouns, particles, copulas, measure words).
-_ZH_STOP = frozenset("我你他她它们的了是在和与也都还就又很再不没把被给让从到对向跟叫有个一这那每上下里现改成")
+ZH_STOP = frozenset("我你他她它们的了是在和与也都还就又很再不没把被给让从到对向跟叫有个一这那每上下里现改成")
 
 
 SLOT_SHARE = 0.2  # the share of their content words two statements of one slot have in common
@@ -68,9 +68,9 @@ def _content(text: str, lead: bool = False) -> list[str]:
     english = [w for w in words if len(w) > 1 and w not in _STOP and not w.isdigit()]
     pairs = []
     for n, run in enumerate(_CJK_RUN.findall(text)):
-        kept = "".join(ch for ch in run if ch not in _ZH_STOP)
+        kept = "".join(ch for ch in run if ch not in ZH_STOP)
         # a leading pair is the subject (`lead`: only when the text opens with it, not after grammar words)
-        subject = n == 0 and not (lead and set(run[:2]) & _ZH_STOP)
+        subject = n == 0 and not (lead and set(run[:2]) & ZH_STOP)
         pairs += [kept[i:i + 2] for i in range(len(kept) - 1) if i or not subject]
     return english + pairs
 
@@ -125,7 +125,7 @@ def opening_pair(text: str) -> str | None:
     character ("小新摔坏了" 小新; "我的..." none)."""
     run = _CJK_RUN.match(text)
     head = run.group()[:2] if run else ""
-    return head if len(head) == 2 and not set(head) & _ZH_STOP else None
+    return head if len(head) == 2 and not set(head) & ZH_STOP else None
 
 
 @lru_cache(maxsize=16384)  # a pure reading of the text: the write decision reads the same neighbours add after add

@@ -51,3 +51,28 @@ def test_a_word_the_value_says_by_itself_is_no_other_predicate(old: str, new: st
 ])
 def test_paying_alone_is_no_repeat_of_what_was_paid_for(old: str, new: str) -> None:
     assert not restates(old, new)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("秋月的面试在6月18日", "秋月6月18号面试", "秋月"),  # the same predicate, the value written another way
+    ("秋月的生日是九月二号", "我是9月2号生的", "秋月"),
+    ("车位费每个月三百", "每月车位费300", None),
+    ("老周每月8号交物业费", "老周每个月八号交的物业费", "老周"),
+])
+def test_a_chinese_text_with_the_same_values_and_predicate_in_another_order_is_a_repeat(
+        old: str, new: str, owner: str | None) -> None:
+    assert restates(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("秋月的面试在6月18日", "秋月的体检在6月18日"),  # another predicate
+    ("秋月的面试在6月18日", "秋月6月18号去报到"),
+    ("老周每月8号交物业费", "老周每月8号交停车费"),
+    ("老周每月8号交物业费", "老周每年8号交物业费"),  # how often is a value
+    ("老周每月8号交物业费", "老周的女儿每月8号交物业费"),  # another person
+    ("老周每月8号交物业费", "老周每月8号不交物业费了"),
+    ("秋月的驾照2030年到期", "秋月的护照2030年到期"),
+])
+def test_a_chinese_text_with_the_same_values_and_another_predicate_is_no_repeat(old: str, new: str) -> None:
+    assert not restates(old, new, "老周")
+

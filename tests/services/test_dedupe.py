@@ -17,9 +17,10 @@ T2 = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
 # sample_memories/README.md: repeats the rules can prove (merged with no model), and paraphrases
 PROVABLE_REPEATS = [("909fb443", "5e1c0a7b"), ("7a1157f7", "2b7d9e31"), ("0cb59915", "6c0f2d94"),
-                    ("cd6e1a1d", "9a4e7c15"), ("faf6643f", "a51e384d")]
+                    ("cd6e1a1d", "9a4e7c15"), ("faf6643f", "a51e384d"),
+                    ("b626853a", "b32d2af2")]  # the newer says nothing the older does not: no model needed
 PARAPHRASES = [("cdb5877f", "44c20b69"), ("a1bff12e", "f28a88b6"), ("d697f1a3", "69d435b7"),
-               ("8f695771", "63a8fc79"), ("0b3a879f", "5db01356"), ("b626853a", "b32d2af2")]
+               ("8f695771", "63a8fc79"), ("0b3a879f", "5db01356")]
 PLANTED_REPEATS = PROVABLE_REPEATS + PARAPHRASES
 PLANTED_CONFLICTS = [("a2e969b4", "e3e2c360"), ("2c2deba6", "eb3385ae"), ("a62d0e43", "1d486409"),
                      ("becbd10b", "4eef6365")]
