@@ -68,12 +68,20 @@ _AMOUNT_WORDS = frozenset(content_words("pay pays paying cost costs charge charg
 _DAY_PART_WORDS = frozenset(content_words("morning mornings evening evenings afternoon afternoons night nights"))
 _AMOUNT = re.compile(r"^[$€£¥₹]")
 _CLOCK = re.compile(r"^\d{1,2}:\d\d$")
+# That a date or a clock time is a time is said by the value itself ("约的时间：四月十五日" / "4月15号约了").
+_WHEN_WORDS = frozenset(content_words("time date"))
+_ZH_WHEN = re.compile(r"时间|日期")
+
+
+def _when(values: set[tuple[str, str]]) -> bool:
+    return any(kind == "dates" or (kind == "numbers" and _CLOCK.match(x)) for kind, x in values)
 
 
 def _said_by_values(values: set[tuple[str, str]]) -> frozenset[str]:
     numbers = [x for kind, x in values if kind == "numbers"]
     money = _AMOUNT_WORDS if any(_AMOUNT.match(x) for x in numbers) else frozenset()
-    return money | (_DAY_PART_WORDS if any(_CLOCK.match(x) for x in numbers) else frozenset())
+    when = _WHEN_WORDS if _when(values) else frozenset()
+    return money | when | (_DAY_PART_WORDS if any(_CLOCK.match(x) for x in numbers) else frozenset())
 
 
 def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
@@ -81,6 +89,7 @@ def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
     read by character ("每月5号交房租" / "每个月五号交的房租" say 房 租 交), not by pair: a sentence
     said in another order has other pairs."""
     plain = _ZH_FREQUENCY.sub(" ", _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text))))
+    plain = _ZH_WHEN.sub(" ", plain) if _when(values) else plain
     named = {x for kind, x in values if kind == "names"}
     words = {w for w in content_words(plain) if not _CJK.match(w)}
     chinese = {c for c in plain if _CJK.match(c) and c not in ZH_STOP}

@@ -76,3 +76,16 @@ def test_a_chinese_text_with_the_same_values_and_predicate_in_another_order_is_a
 def test_a_chinese_text_with_the_same_values_and_another_predicate_is_no_repeat(old: str, new: str) -> None:
     assert not restates(old, new, "老周")
 
+
+@pytest.mark.parametrize("old, new", [
+    ("小林6月2号下午3点约了牙医", "小林和牙医约的时间：六月二日下午三点"),  # a date is a time by itself
+    ("The board meeting is on May 3 at 9:00.", "Date and time of the board meeting: May 3, 9:00."),
+])
+def test_a_time_or_date_named_as_such_is_no_other_predicate(old: str, new: str) -> None:
+    assert restates(old, new)
+
+
+def test_time_said_of_another_predicate_is_still_no_repeat() -> None:
+    assert not restates("小林6月2号下午3点约了牙医", "小林体检的时间：六月二日下午三点")
+    assert not restates("小林的牙医预约在6月2日", "小林搬家的日期是6月2日")
+    assert not restates("The board meeting is on May 3.", "Date of the board vote: May 3.")
