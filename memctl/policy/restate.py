@@ -23,7 +23,7 @@ from memctl.policy.facts import announces_change
 from memctl.policy.statement import ZH_STOP, attribute_words, content_words, owner_free
 
 _KINDS = ("identifiers", "numbers", "dates", "names")
-_FREQUENCY = re.compile(r"(?i)\b(?:a|per|each|every|an|one|times\s+a)\s+(day|week|month|year|hour)\b"
+_FREQUENCY = re.compile(r"(?i)(?<!\bfor\s)\b(?:a|per|each|every|an|one|times\s+a)\s+(day|week|month|year|hour)\b"
                         r"|\b(dai|week|month|year|hour)ly\b|\b(annual)ly\b|/\s?(mo|month|wk|week|yr|year|day|hr|hour)\b")
 _FREQUENCY_UNIT = {"dai": "day", "annual": "year", "mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
 _CJK = re.compile(f"[{CJK_RANGES}]")
@@ -54,6 +54,21 @@ def _values(v: Values, text: str) -> set[tuple[str, str]]:
     lower = lower_words(text)
     named = {(kind, x) for kind in _KINDS for x in getattr(v, kind) if not (kind == "names" and x in lower)}
     return named | _frequencies(text)
+
+
+def _sort(value: tuple[str, str]) -> str:
+    """A value's sort: a clock time, an amount of money and a count are no one sort of number."""
+    kind, x = value
+    if kind != "numbers":
+        return kind
+    return "clock" if _CLOCK.match(x) else "money" if _AMOUNT.match(x) else "count"
+
+
+def _picks_one(left: set[tuple[str, str]], right: set[tuple[str, str]]) -> bool:
+    """Whether the stored text holds another value of a sort the new text says one of ("pills at 7 am,
+    bed at 9 pm" / "pills at 9 pm"): which of its words goes with the value is then not told."""
+    said = {_sort(v) for v in right}
+    return any(_sort(v) in said for v in left - right if v[0] != "names")
 
 
 def _contact(values: set[tuple[str, str]]) -> bool:
@@ -109,6 +124,8 @@ def restates(old: str, new: str, owner: str | None = None) -> bool:
     left, right = _values(va, a), _values(vb, b)
     if not right or not right <= left or not any(kind != "names" or "@" in x for kind, x in right):
         return False  # a name alone names the thing, not what is said of it
+    if _picks_one(left, right):
+        return False
     if va.negated != vb.negated or va.relations - vb.relations or additive(new) or _past(a) != _past(b):
         return False
     if vb.relations - va.relations - attribute_words(old, owner):

@@ -89,3 +89,28 @@ def test_time_said_of_another_predicate_is_still_no_repeat() -> None:
     assert not restates("小林6月2号下午3点约了牙医", "小林体检的时间：六月二日下午三点")
     assert not restates("小林的牙医预约在6月2日", "小林搬家的日期是6月2日")
     assert not restates("The board meeting is on May 3.", "Date of the board vote: May 3.")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Grandpa takes his heart pills at 8 am and walks the dog at 6 pm.", "Grandpa takes his heart pills at 6 pm."),
+    ("Nina pays the rent on the 1st and the water bill on the 20th.", "Nina pays the rent on the 20th."),
+    ("I spend $12 a month on Tidal and $8 on Deezer.", "I spend $8 a month on Tidal."),
+    ("The lease starts on 2 June and ends on 1 December.", "The lease ends on 2 June."),
+    ("外婆每天早上8点量血压，晚上6点遛狗", "外婆每天晚上6点量血压"),
+    ("小周每月1号还房贷，20号交电费", "小周每月20号还房贷"),
+])
+def test_one_of_two_values_of_a_sort_said_with_a_word_of_the_other_is_no_repeat(old: str, new: str) -> None:
+    assert not restates(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Tidal costs me $12 a month.", "I pay $12 for Tidal."),  # the other value is how often, not an amount
+    ("每天早上7点之前要把前一天的报表发给老板", "报表要在早上七点前发给老板"),  # a count beside a clock time
+])
+def test_a_value_of_another_sort_left_out_still_lets_the_rest_be_a_repeat(old: str, new: str) -> None:
+    assert restates(old, new)
+
+
+def test_for_an_hour_is_how_long_not_how_often() -> None:
+    assert restates("Omar swims for an hour every day at 6:30.", "Omar swims sixty minutes daily at 6:30.")
+    assert not restates("Omar swims for an hour every morning.", "Omar swims for an hour every week.")
