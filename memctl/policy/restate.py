@@ -33,7 +33,7 @@ _ZH_FREQUENCY = re.compile(r"每个?(月|年|天|日|(?:周|星期|礼拜)(?![�
 _ZH_FREQUENCY_UNIT = {"月": "month", "年": "year", "天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}
 _VALUE_RUN = re.compile(rf"[^\s{CJK_RANGES}，。：；！？、（）]*\d[^\s{CJK_RANGES}，。：；！？、（）]*{_ZH_UNIT}")
 _PHONE = re.compile(r"\d{7,}")
-_PAST = re.compile(r"(?i)\b(?:was|were|used to|had been|no longer)\b")  # "my rent was $900" no longer holds
+_PAST = re.compile(r"(?i)\b(?:was|were|used to|had been|no longer)\b(?!\s+born\b)")  # "my rent was $900" no longer holds
 
 
 def _past(text: str) -> bool:
@@ -88,6 +88,29 @@ _WHEN_WORDS = frozenset(content_words("time date"))
 _ZH_WHEN = re.compile(r"时间|日期")
 
 
+# One attribute said by other words ("born" / "date of birth", "expires" / "valid until", 交 / 付):
+# each is written as the first before the predicates are compared.
+_SAME_ATTRIBUTE = tuple((re.compile(pattern), word) for pattern, word in (
+    (r"(?i)\bdate of birth\b|\bbirth ?(?:day|date)s?\b", "born"),
+    (r"(?i)\b(?:valid|good) (?:until|through|till)\b|\bexpir(?:y|ation)(?: date)?\b", "expires"),
+    (r"(?i)\bemployed (?:at|by)\b|\bemployee (?:of|at)\b|\bemployee\b", "works"),
+    (r"(?i)\bflights?\b", "flies"),
+    (r"(?i)\bsubscription\b", "subscribes"),
+    (r"(?i)\bcell(?:phone)?\b|\bmobile\b", "phone"),
+    (r"有效期至|有效期到|有效至|到期日", "到期"),
+    (r"航班|班机|坐飞机|飞机", "飞"),
+    (r"付", "交"),
+))
+_MONTHS = frozenset(content_words("january february march april may june july august september october november "
+                                  "december jan feb mar apr jun jul aug sep sept oct nov dec"))
+
+
+def _same_attribute(text: str) -> str:
+    for pattern, word in _SAME_ATTRIBUTE:
+        text = pattern.sub(word, text)
+    return text
+
+
 def _when(values: set[tuple[str, str]]) -> bool:
     return any(kind == "dates" or (kind == "numbers" and _CLOCK.match(x)) for kind, x in values)
 
@@ -104,9 +127,10 @@ def _predicate(text: str, values: set[tuple[str, str]]) -> set[str]:
     read by character ("每月5号交房租" / "每个月五号交的房租" say 房 租 交), not by pair: a sentence
     said in another order has other pairs."""
     plain = _ZH_FREQUENCY.sub(" ", _FREQUENCY.sub(" ", _VALUE_RUN.sub(" ", canonical_values(text))))
-    plain = _ZH_WHEN.sub(" ", plain) if _when(values) else plain
+    plain = _same_attribute(_ZH_WHEN.sub(" ", plain) if _when(values) else plain)
     named = {x for kind, x in values if kind == "names"}
-    words = {w for w in content_words(plain) if not _CJK.match(w)}
+    months = _MONTHS if any(kind == "dates" for kind, _ in values) else frozenset()  # "9 Jan" is the date
+    words = {w for w in content_words(plain) if not _CJK.match(w) and w not in months}
     chinese = {c for c in plain if _CJK.match(c) and c not in ZH_STOP}
     return {w for w in words if w not in named and not named & {w, w + "s"}} | chinese
 

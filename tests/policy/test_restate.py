@@ -111,6 +111,45 @@ def test_a_value_of_another_sort_left_out_still_lets_the_rest_be_a_repeat(old: s
     assert restates(old, new)
 
 
+@pytest.mark.parametrize("old, new", [
+    ("Wen was born on 2 March 1988.", "Wen's date of birth is 1988-03-02."),
+    ("Wen's birthday is March 2.", "Wen was born on 2 March."),
+    ("Joe's visa expires on 30 June 2029.", "Joe's visa is valid until 2029-06-30."),
+    ("Joe's visa expires on 30 June 2029.", "Expiry date of Joe's visa: 30/06/2029."),
+    ("Mira flies to Oslo on 12 May.", "Mira's Oslo flight is on May 12."),
+    ("Since 2019 Ivo works at Siemens.", "Since 2019 Ivo is a Siemens employee."),
+    ("Kai's mobile plan costs $20 a month.", "Kai pays $20 monthly for his phone plan."),
+    ("老周的驾照有效期至2030年8月1日", "老周驾照到期日：2030.08.01"),
+    ("小梅6月8号飞成都", "小梅的成都航班是六月八号"),
+    ("阿强每月10号交物业费", "阿强每个月十号付物业费"),
+])
+def test_one_attribute_said_by_another_word_is_a_repeat(old: str, new: str) -> None:
+    assert restates(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Wen was born on 2 March 1988.", "Wen got married on 2 March 1988."),
+    ("Joe's visa expires on 30 June 2029.", "Joe's visa was issued on 30 June 2029."),
+    ("Mira flies to Oslo on 12 May.", "Mira's Oslo flight lands on 12 May."),
+    ("Mira flies to Oslo on 12 May.", "Mira drives to Oslo on 12 May."),
+    ("Since 2019 Ivo works at Siemens.", "Since 2019 Ivo is a Siemens customer."),
+    ("Kai's phone plan costs $20 a month.", "Kai's internet plan costs $20 a month."),
+    ("老周的驾照有效期至2030年8月1日", "老周的驾照2030年8月1日补办"),
+    ("小梅6月8号飞成都", "小梅6月8号坐高铁去成都"),
+    ("阿强每月10号交物业费", "阿强每月10号收物业费"),
+])
+def test_another_attribute_beside_the_same_values_is_still_no_repeat(old: str, new: str) -> None:
+    assert not restates(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("The gym pass renews on January 9.", "The gym pass renews 9 Jan."),
+    ("The lease renewal is due on 7/1.", "The lease renewal is due on July 1st."),
+])
+def test_a_month_named_in_one_text_and_written_in_digits_in_the_other_is_the_date(old: str, new: str) -> None:
+    assert restates(old, new)
+
+
 def test_for_an_hour_is_how_long_not_how_often() -> None:
     assert restates("Omar swims for an hour every day at 6:30.", "Omar swims sixty minutes daily at 6:30.")
     assert not restates("Omar swims for an hour every morning.", "Omar swims for an hour every week.")
