@@ -207,7 +207,8 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK_EN = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
 # A match starts where its run of spaces starts (from inside one it would have matched from its start):
 # tried from every space of a long run, each try scanned the run again.
-_CLOCK_ZH = re.compile(r"(?:(上午|早上|中午|下午|晚上|凌晨)|(?<!\s))\s*(\d{1,2})\s*点(半|(\d{1,2})分?)?")
+_CLOCK_ZH = re.compile(r"(?:(上午|早上|中午|下午|晚上|凌晨)|(?<!\s))\s*(\d{1,2})\s*点(半|(\d{1,2})分?|([一三])刻)?")
+_DIGITAL_CLOCK_ZH = re.compile(r"(上午|早上|中午|下午|晚上|凌晨)\s*(\d{1,2}):(\d\d)(?!\d)")  # 下午3:45 is 15:45
 _CURRENCY_AFTER = re.compile(r"(?i)(?<!\d)(\d+(?:[.,]\d+)?)\s*(dollars?|usd|bucks|euros?|eur|pounds?|gbp|元|块钱|块|rmb)(?![a-z])")
 _CURRENCY_SIGN = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
                   "元": "¥", "块钱": "¥", "块": "¥", "rmb": "¥"}
@@ -250,11 +251,16 @@ def _clock_en(m: re.Match[str]) -> str:
 
 
 def _clock_zh(m: re.Match[str]) -> str:
-    hour = int(m.group(2))
-    minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
-    if m.group(1) in ("下午", "晚上") and hour < 12:
+    quarters = m.group(5) and (1 if m.group(5) == "一" else 3)  # 三点一刻 3:15, 三点三刻 3:45
+    minute = 30 if m.group(3) == "半" else 15 * quarters if quarters else int(m.group(4) or 0)
+    return _day_clock(m.group(1), int(m.group(2)), minute)
+
+
+def _day_clock(part: str | None, hour: int, minute: int) -> str:
+    """A clock time on 24 hours from the part of the day said before it (下午 3 is 15)."""
+    if part in ("下午", "晚上") and hour < 12:
         hour += 12
-    elif m.group(1) in ("晚上", "凌晨") and hour == 12:
+    elif part in ("晚上", "凌晨") and hour == 12:
         hour = 0  # 晚上十二点 is midnight, not noon
     return f" {hour}:{minute:02d} "  # apart from the digits around it: 10/14上午11点 is not 10/1411:00
 
@@ -547,6 +553,7 @@ def canonical_values(text: str) -> str:
     text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(_said_dates(plain_addresses(_weights(text))))))
     text = _durations(_evening_clock(text, said))
     text = _CLOCK_ZH.sub(_clock_zh, text)
+    text = _DIGITAL_CLOCK_ZH.sub(lambda m: _day_clock(m.group(1), int(m.group(2)), int(m.group(3))), text)
     text = _CURRENCY_AFTER.sub(lambda m: _CURRENCY_SIGN[m.group(2).lower().rstrip("s")] + m.group(1), text)
     text = _CENTS_EN.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d}", _PERCENT_EN.sub(r"\1%", text))
     text = _DIGIT_GROUPS.sub(_joined_groups, _AREA_CODE.sub(_area_code, text))

@@ -137,6 +137,28 @@ def test_a_spoken_clock_time_of_another_hour_is_another_value() -> None:
 
 
 @pytest.mark.parametrize("a, b", [
+    ("周五的飞机下午4:15到虹桥", "周五的飞机下午四点一刻到虹桥"),
+    ("牙医约在晚上7:45", "牙医约在晚上七点三刻"),
+    ("早上9:15开早会", "早上九点一刻开早会"),
+])
+def test_a_chinese_clock_time_with_its_part_of_the_day_or_its_quarters_is_the_same_value(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers and distinct_reason(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("周五的飞机下午4:15到虹桥", "周五的飞机下午四点三刻到虹桥"),
+    ("周五的飞机下午4:15到虹桥", "周五的飞机上午4:15到虹桥"),
+    ("牙医约在晚上7:45", "牙医约在早上7:45"),
+])
+def test_another_quarter_or_another_part_of_the_day_is_another_chinese_clock_time(a: str, b: str) -> None:
+    assert values_of(a).numbers != values_of(b).numbers
+
+
+def test_quarters_of_an_hour_alone_are_no_clock_time() -> None:
+    assert not any(":" in x for x in values_of("每天练琴三刻钟").numbers)
+
+
+@pytest.mark.parametrize("a, b", [
     ("My phone bill is $38.40 a month.", "My phone bill is thirty-eight dollars and forty cents a month."),
     ("The commute takes 45 minutes.", "The commute takes forty-five minutes."),
     ("The deposit is $1,250.", "The deposit is twelve hundred fifty dollars."),
