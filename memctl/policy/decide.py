@@ -33,7 +33,7 @@ from memctl.policy.facts import (
     same_subject,
 )
 from memctl.policy.pairs import reading
-from memctl.policy.restate import restates
+from memctl.policy.restate import picks_one, restates
 from memctl.policy.statement import moves_the_value, shares_slot, slot_relation, swaps_a_value
 from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
@@ -483,6 +483,8 @@ def _said_again(candidate: Candidate, old: Neighbor, relation: Relation) -> str:
 def _by_relation(candidate: Candidate, old: Neighbor, relation: Relation, same_key: bool) -> tuple[Action | None, str]:
     """The action the texts' relation tells, for a neighbour of the candidate's subject close enough
     (or of its key)."""
+    if relation == "less" and picks_one(old.text, candidate.text, candidate.owner):
+        return None, ""  # "pills at 7 am, bed at 9 pm" / "pills at 9 pm": which word goes with the value is not told
     if relation == "less":
         return "noop", f"says nothing that {old.id} does not already say"
     if relation == "more" and additive(candidate.text):

@@ -140,6 +140,12 @@ def _by_character(words: set[str]) -> set[str]:
     return {part for w in words for part in (set(w) - ZH_STOP if _CJK.match(w) else {w})}
 
 
+def picks_one(old: str, new: str, owner: str | None = None) -> bool:
+    """Whether `old` holds another value of a sort `new` says one of (see _picks_one)."""
+    a, b = owner_free(plain_addresses(old), owner), owner_free(plain_addresses(new), owner)
+    return _picks_one(_values(values_of(a), a), _values(values_of(b), b))
+
+
 def restates(old: str, new: str, owner: str | None = None) -> bool:
     """Whether `new` says again values of `old` (every value of it, none new) of the same subject, with
     the same predicate, in other words."""

@@ -153,3 +153,16 @@ def test_a_month_named_in_one_text_and_written_in_digits_in_the_other_is_the_dat
 def test_for_an_hour_is_how_long_not_how_often() -> None:
     assert restates("Omar swims for an hour every day at 6:30.", "Omar swims sixty minutes daily at 6:30.")
     assert not restates("Omar swims for an hour every morning.", "Omar swims for an hour every week.")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Grandpa takes his heart pills at 8 am and walks the dog at 6 pm.", "Grandpa takes his heart pills at 6 pm."),
+    ("Nina pays the rent on the 1st and the water bill on the 20th.", "Nina pays the rent on the 20th."),
+])
+def test_one_of_two_values_with_a_word_of_the_other_is_no_repeat_however_alike(old: str, new: str) -> None:
+    assert _action(old, new, cosine=0.95) == "add"
+
+
+def test_a_text_that_says_less_with_one_value_of_each_sort_is_still_a_repeat() -> None:
+    assert _action("Grandpa takes his heart pills at 8 am with water.", "Grandpa takes his heart pills at 8 am.",
+                   cosine=0.95) == "noop"
