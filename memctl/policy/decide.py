@@ -34,7 +34,7 @@ from memctl.policy.facts import (
 )
 from memctl.policy.pairs import reading
 from memctl.policy.restate import picks_one, restates
-from memctl.policy.statement import moves_the_value, shares_slot, slot_relation, swaps_a_value
+from memctl.policy.statement import moves_the_value, says_it_now, shares_slot, slot_relation, swaps_a_value
 from memctl.policy.triple import of_two_people
 from memctl.policy.when import absolute_dates
 
@@ -550,6 +550,7 @@ def _weak_conflict(candidate: Candidate, n: Neighbor, related: bool) -> bool:
     return ((related and looks_conflicting(n.text, candidate.text, candidate.owner) and not _other_thing(n.text, candidate.text))
             or announces_change_of(n.text, candidate.text)
             or (n.type == candidate.type and moves_the_value(n.text, candidate.text, candidate.owner))
+            or (n.type == candidate.type and says_it_now(n.text, candidate.text, candidate.owner))
             or (n.type == candidate.type and slot_relation(n.text, candidate.text, candidate.owner) == "change")
             or (n.type == candidate.type and swaps_a_value(n.text, candidate.text, candidate.owner)
                 and subject_relations(n.text, candidate.owner) == subject_relations(candidate.text, candidate.owner)

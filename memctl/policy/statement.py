@@ -20,6 +20,7 @@ from functools import lru_cache
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
 from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, moved_thing, moved_to, relations
+from memctl.policy.facts import names as capitalised_names
 from memctl.policy.measures import COUNT, comparable, number_kinds
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -97,7 +98,7 @@ _ROLE_WORDS = {stem(a): stem(b) for a, b in (
     ("vet", "veterinarian"), ("boss", "manager"), ("supervisor", "manager"))}
 
 
-def _role_words(words: set[str]) -> set[str]:
+def role_words(words: set[str]) -> set[str]:
     """The roles the words name in one word each: a synonym's common word, and for an agent noun in
     -ist the field it works in ("therapist" therapy, "pianist" piano, "guitarist" guitar)."""
     out = {_ROLE_WORDS[w] for w in words if w in _ROLE_WORDS}
@@ -116,7 +117,7 @@ def attribute_words(text: str, owner: str | None = None) -> set[str]:
     said = {word for verb, words in _RELATION_VERBS if verb.search(plain) for word in words}
     if not re.search(f"[{CJK_RANGES}]", plain):
         slot = set(read_statement(text, owner).slot)
-        return slot | _role_words(slot) | said
+        return slot | role_words(slot) | said
     return set(_content(re.sub(r"[A-Z][A-Za-z0-9-]*", " ", plain), lead=True)) | said  # a Latin name is a value
 
 
@@ -422,7 +423,8 @@ def _another_person(text: str, other: str) -> bool:
     """The text is about a named person the other never names (no pronoun, "We moved", nor relation,
     "Doctor upped"; "Dr. Kim's office moved my cleaning" after "... with Dr. Kim" names no other)."""
     named = {word.casefold() for word in _capitalised(other, opening=True)}
-    return any(not relations(name) and name not in named for name in _people_in(text) - _FIRST_PERSON)
+    people = _people_in(text) & {name.casefold() for name in capitalised_names(text)}  # "The students left": none
+    return any(not relations(name) and name not in named for name in people - _FIRST_PERSON)
 
 
 def _value_moved(old: str, new: str, target: str) -> bool:
@@ -453,3 +455,28 @@ def _thing_moved(old: str, new: str, target: str) -> bool:
     if re.search(f"[{CJK_RANGES}]", thing):
         return bool(moved & said) and target not in old  # character pairs: one the older says
     return bool(moved) and moved <= said and bool(to - said)
+
+
+# "now" / "instead" / "new" said in a clause of the newer text: what holds from then on ("he lives alone now").
+_NOW_SAID = re.compile(r"(?i)\b(?:now|instead|these days|nowadays|new)\b")
+_CLAUSE_BREAK = re.compile(r"(?i)[,;:()\u2013\u2014]|\s(?:and|but|so|because)\s")
+
+
+def says_it_now(old: str, new: str, owner: str | None = None) -> bool:
+    """A clause of the newer English text says what holds now ("now", "instead", "new") with a word of
+    the older's predicate (or its role said another way, "GP" / "doctor") and words the older does not
+    say, while words of the older are gone from it ("drives a 2015 Civic" / "traded in the Civic and now
+    drives a RAV4", "lives with two roommates" / "... and he lives alone now", "Dr. Patel is my doctor" /
+    "... so my new GP is Dr. Nguyen"): the older's slot with another value, not another fact."""
+    plain_old, plain_new = owner_free(old, owner), owner_free(new, owner)
+    if re.search(f"[{CJK_RANGES}]", plain_old + plain_new) or not _NOW_SAID.search(plain_new):
+        return False
+    if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
+        return False
+    said = set(_content(plain_old))
+    for clause in _CLAUSE_BREAK.split(plain_new):
+        now = set(_content(clause))
+        one_slot = (now | role_words(now)) & (said | role_words(said))
+        if _NOW_SAID.search(clause) and one_slot and now - said and said - now:
+            return True
+    return False

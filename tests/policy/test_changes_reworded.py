@@ -157,3 +157,25 @@ def test_a_verb_of_change_moving_the_older_thing_is_a_change(old: str, new: str,
 ])
 def test_a_verb_of_change_moving_another_thing_is_no_change(old: str, new: str) -> None:
     assert not _linked(old, new, "nina")
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Pia rides a 2012 Vespa to work", "Pia sold the Vespa and now rides a 2021 Honda scooter", "pia"),
+    ("Noor shares the flat with three students", "The students all left, and Noor shares it with her cousin now", "noor"),
+    ("Bea practises French with Babbel", "Bea dropped the app; she practises French with a neighbour now", "bea"),
+    ("Dr. Varga is Otto's family doctor", "Dr. Varga moved away, so Otto's new GP is Dr. Lind", "otto"),
+])
+def test_the_older_predicate_said_now_with_another_value_is_a_change(old: str, new: str, owner: str) -> None:
+    """A clause with "now" / "instead" says a word of the older's predicate, words it does not say, and
+    leaves out some of its words: the slot has another value."""
+    assert _linked(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Pia rides a 2012 Vespa to work", "Pia now rides a 2012 Vespa to work"),
+    ("Pia rides a 2012 Vespa to work", "Pia coaches a junior chess club now"),
+    ("My sister rides a Vespa to work", "My brother now rides a Honda to work"),
+    ("Dr. Varga is my family doctor", "My new neighbour is a nurse"),
+])
+def test_now_with_the_same_value_another_predicate_or_another_person_is_no_change(old: str, new: str) -> None:
+    assert not _linked(old, new, "pia")
