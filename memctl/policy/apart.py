@@ -59,7 +59,7 @@ def _english_subject(text: str) -> tuple[set[str], str]:
     for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text):
         word = m.group().casefold()
         base = re.sub(r"['’]s?$", "", word)
-        related = bool(relations(base))
+        related = bool(relations(base) or relations(text[:m.end()]) - relations(text[:m.start()]))  # "my boy"
         if not (base in _LEAD_WORDS or related or base == "i" or m.group()[0].isupper()):
             break
         end = m.end()
@@ -132,7 +132,20 @@ def _subjects_differ(old: str, new: str, owner: str | None) -> bool:
     the agent acting on the owner (`acts_on_the_owner`)."""
     first = set() if acts_on_the_owner(old, new, owner) else subject_relations(old, owner)
     second = set() if acts_on_the_owner(new, old, owner) else subject_relations(new, owner)
+    if not (first and second) and (_named_there(old, new, owner) or _named_there(new, old, owner)):
+        return False  # "Sophie's daughter Emma attends ..." / "Emma transferred ...": Emma is the daughter
     return first != second
+
+
+def _named_there(text: str, other: str, owner: str | None) -> bool:
+    """The relation an English text is about has its name right after it ("my daughter Emma"), and the
+    other text opens with that name as its subject, no relation of its own."""
+    plain, plain_other = owner_free(text, owner).strip(), owner_free(other, owner).strip()
+    if _CJK.search(plain + plain_other) or subject_relations(other, owner):
+        return False
+    found, after = _english_subject(plain)
+    named = re.match(r"\s+([A-Z][a-z]+)\b", after) if found else None
+    return named is not None and re.match(rf"{named.group(1)}\b(?!['’])", plain_other) is not None
 
 
 def roles_reversed(old: str, new: str, owner: str | None = None) -> bool:

@@ -118,12 +118,23 @@ def relations(text: str) -> set[str]:
     return set(_relations(text))
 
 
+# One relative said by another word: "my mom" / "my mother", "his boy" / "his son" (a boy or a girl is
+# a child only after a possessive: "the boy next door" is no relative).
+_SAME_RELATIVE = {stem(a): stem(b) for a, b in (("mom", "mother"), ("mum", "mother"), ("dad", "father"),
+                                                 ("kid", "child"), ("kids", "child"), ("children", "child"),
+                                                 ("grandma", "grandmother"), ("grandpa", "grandfather"))}
+_CHILD_WORD = re.compile(r"\b(?:my|our|his|her|their|[a-z]+'s)\s+(?:(?:little|older|younger|oldest|youngest|eldest)\s+)?"
+                         r"(boy|girl)s?\b")
+
+
 @lru_cache(maxsize=16384)
 def _relations(text: str) -> frozenset[str]:
-    lower = text.lower()
+    lower = text.lower().replace("\u2019", "'")
     in_law = {f"{m}-in-law" for m in re.findall(r"([a-z]+)[- ]in[- ]law", lower)}  # "mother-in-law" is not "mother"
     words = {stem(w) for w in re.findall(r"[a-z]+", re.sub(r"[a-z]+[- ]in[- ]law", " ", lower))}
-    return frozenset((words & _RELATIONS) | in_law | {r for r in _ZH_RELATIONS if r in text})
+    children = {"son" if found == "boy" else "daughter" for found in _CHILD_WORD.findall(lower)}
+    english = {_SAME_RELATIVE.get(word, word) for word in words & _RELATIONS} | children
+    return frozenset(english | in_law | {r for r in _ZH_RELATIONS if r in text})
 
 
 def names(text: str) -> set[str]:

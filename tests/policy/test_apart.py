@@ -201,3 +201,26 @@ def test_the_same_amount_owed_the_other_way_is_no_repeat() -> None:
     old = Neighbor(id="m1", text="Ana owes her cousin $80.", type="fact", cosine=0.97)
     decision = decide(Candidate(text="Ana's cousin owes her $80.", type="fact", owner="Ana"), [old])
     assert decision.action == "add" and decision.conflicts_with == []
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Hana's son Kenji goes to Maple Grove Primary", "Kenji moved to Riverside School in January", "hana"),
+    ("My mom lives in Tucson", "My mother moved to Mesa last spring", None),
+    ("Dara's boy plays in the junior orchestra", "Dara's son switched to the youth band", "dara"),
+    ("Our girls take ballet on Fridays", "Our daughters quit ballet", None),
+])
+def test_one_relative_named_or_said_another_way_is_one_subject(old: str, new: str, owner: str | None) -> None:
+    """"my son Kenji" / "Kenji ...": the name after a relation is that relative; "mom" / "mother",
+    "my boy" / "my son" say one relative."""
+    assert apart_reason(old, new, owner) is None
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Hana's son Kenji goes to Maple Grove Primary", "Kenji's sister moved to Riverside School", "hana"),
+    ("Hana's son Kenji goes to Maple Grove Primary", "Hana's daughter moved to Riverside School", "hana"),
+    ("My mom lives in Tucson", "My dad moved to Mesa last spring", None),
+    ("My son sings in the choir", "The boy next door sings in the choir", None),
+])
+def test_another_relative_is_still_another_subject(old: str, new: str, owner: str | None) -> None:
+    assert apart_reason(old, new, owner) == "another person is the subject"
+
