@@ -31,7 +31,7 @@ import re
 from memctl.core.text import stem
 from memctl.policy.distinct import flips_polarity, values_of
 from memctl.policy.facts import announces_change, attribute_of, is_occurrence, moved_thing, relations
-from memctl.policy.statement import content_words, owner_free
+from memctl.policy.statement import content_words, owner_free, role_words
 
 _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b")
 # Chinese: 也 / 另外 / 又 add a value; 还 does when it comes before a verb of having or doing ("还会说",
@@ -192,7 +192,43 @@ def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = 
         return "another object of an activity"
     if _another_scope(a, b):
         return "another purpose or setting"
+    if _another_thing_owned(a, b):
+        return "another thing of the owner's"
+    if _another_place_of_the_thing(a, b):
+        return "another place of the thing"
     return None
+
+
+# The place a thing is of, said inside the subject, before its copula ("rental car in Lisbon is a Fiat").
+_PLACED_THING = re.compile(r"^[^.;,!?]*?\b[a-z]+\s+(?:in|at)\s+((?:[A-Z][\w-]*\s*)+?)\s*(?:is|are|was|were)\b")
+
+
+def _another_place_of_the_thing(a: str, b: str) -> bool:
+    """Both English statements say the place of the thing they are about before the copula, and the
+    places differ ("my rental car in Lisbon is a Fiat 500" / "my rental car in Porto is a Renault Clio",
+    "my hotel in Rome is booked for May 3-6" / "my hotel in Florence is ..."): one thing in each place."""
+    first, second = _PLACED_THING.match(a), _PLACED_THING.match(b)
+    if first is None or second is None:
+        return False
+    one, other = first.group(1).strip(), second.group(1).strip()
+    return one.casefold() != other.casefold() and one not in b and other not in a
+
+
+# The thing an English statement opens with, owned by the first person: "my iPad runs ..." iPad.
+_OWNED = re.compile(r"(?i)^\s*(?:my|our)\s+((?:[\w-]+\s+){0,2}?[\w-]+)(?=\s+(?:is|are|was|runs|has|have|costs|takes)\b|['’])")
+
+
+def _another_thing_owned(a: str, b: str) -> bool:
+    """Both English statements open with a thing of the owner's, and the two share no word, nor is either
+    word said in the other text, nor one role said another way ("my iPad runs iPadOS 17" / "my iPhone runs
+    iOS 17", "my GP" / "my doctor" is one role): two things, each with its own value."""
+    first, second = _OWNED.match(a), _OWNED.match(b)
+    if _CJK.search(a + b) or first is None or second is None:
+        return False
+    one, other = set(content_words(first.group(1))), set(content_words(second.group(1)))
+    if not one or not other or one & set(content_words(b)) or other & set(content_words(a)):
+        return False
+    return not (role_words(one) | one) & (role_words(other) | other)
 
 
 # What a statement is for, or where it applies ("uses Postgres for storage", "prefers window seats on

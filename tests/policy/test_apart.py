@@ -224,3 +224,35 @@ def test_one_relative_named_or_said_another_way_is_one_subject(old: str, new: st
 def test_another_relative_is_still_another_subject(old: str, new: str, owner: str | None) -> None:
     assert apart_reason(old, new, owner) == "another person is the subject"
 
+
+@pytest.mark.parametrize("old, new", [
+    ("My Kindle runs firmware 5.16", "My Kobo runs firmware 4.38"),
+    ("Our boiler is a Vaillant", "Our cooker is a Smeg"),
+])
+def test_two_things_of_the_owner_sharing_no_word_are_two_facts(old: str, new: str) -> None:
+    assert apart_reason(old, new) == "another thing of the owner's"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My phone runs Android 13", "My phone runs Android 14 now"),
+    ("My GP is Dr. Ortiz", "My doctor is Dr. Lamb"),
+    ("My Kindle runs firmware 5.16", "My Kindle and my Kobo both run firmware 5.16"),
+])
+def test_one_thing_or_one_role_said_another_way_is_no_other_thing(old: str, new: str) -> None:
+    assert apart_reason(old, new) != "another thing of the owner's"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My locker at Westside is number 4", "My locker at Eastgate is number 9"),
+    ("The flat in Leeds is let to a student", "The flat in York is let to a nurse"),
+])
+def test_one_thing_in_two_places_is_two_facts(old: str, new: str) -> None:
+    assert apart_reason(old, new) == "another place of the thing"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("I live in Leeds", "I live in York now"),
+    ("The flat in Leeds is let to a student", "The flat in Leeds is let to a nurse now"),
+])
+def test_a_place_that_is_the_value_or_the_same_place_is_no_other_place(old: str, new: str) -> None:
+    assert apart_reason(old, new) != "another place of the thing"
