@@ -411,8 +411,11 @@ def moves_the_value(old: str, new: str, owner: str | None = None) -> bool:
     target = moved_to(plain_new)
     if target is None:
         return False
-    if re.search(f"[{CJK_RANGES}]", old + new):  # Chinese: a value, or the older's thing after 把
+    chinese = [bool(re.search(f"[{CJK_RANGES}]", text)) for text in (old, new)]
+    if chinese == [True, True]:  # Chinese: a value, or the older's thing after 把
         return _value_moved(plain_old, plain_new, target) or _thing_moved(plain_old, plain_new, target)
+    if any(chinese):  # two languages: a value moved in one says nothing of what the other's value is of
+        return _thing_moved(plain_old, plain_new, target)
     if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
         return False  # "Tim moved to Bergen" after "I live in Oslo": another person moved
     return (_value_moved(plain_old, plain_new, target) or _qualifier_moved(plain_old, plain_new, target)
@@ -428,13 +431,36 @@ def _another_person(text: str, other: str) -> bool:
 
 
 def _value_moved(old: str, new: str, target: str) -> bool:
-    """The target names a value of a kind the older text names, and the older's value of it is gone."""
+    """The target names a value of a kind the older text names, and the older's value of it is gone
+    (a number of what it measures: "减到了60公斤" moves a weight, never "5公里", a distance)."""
     a, b, moved = values_of(old), values_of(new), values_of(target)
-    for kind in ("identifiers", "numbers", "dates"):
+    for kind in ("identifiers", "dates"):
         if getattr(moved, kind) - getattr(a, kind) and getattr(a, kind) - getattr(b, kind):
             return True
+    if _number_moved(_kinds(a, old), _kinds(b, new), _kinds(moved, target)):
+        return True
     names_old, names_new = _capitalised(old), _capitalised(new)
     return bool(_capitalised(target, opening=True) - names_old and names_old - names_new)
+
+
+_NOT_NUMBERS = ("identifiers", "dates", "names")  # the keys of `_kinds` that are no number
+
+
+def _number_moved(old: dict[str, frozenset[str]], new: dict[str, frozenset[str]],
+                  moved: dict[str, frozenset[str]]) -> bool:
+    """A number the target names, new to the older text, in place of the older's number of what it
+    measures, gone from the newer; a number said with no unit ("减到68了") may be of any measure."""
+    for kind, values in moved.items():
+        if kind in _NOT_NUMBERS:
+            continue
+        before = _any_number(old) if kind == COUNT else comparable(old, kind)
+        if values - before and before - (_any_number(new) if kind == COUNT else comparable(new, kind)):
+            return True
+    return False
+
+
+def _any_number(kinds: dict[str, frozenset[str]]) -> frozenset[str]:
+    return frozenset().union(*(values for kind, values in kinds.items() if kind not in _NOT_NUMBERS))
 
 
 def _qualifier_moved(old: str, new: str, target: str) -> bool:

@@ -179,3 +179,23 @@ def test_the_older_predicate_said_now_with_another_value_is_a_change(old: str, n
 ])
 def test_now_with_the_same_value_another_predicate_or_another_person_is_no_change(old: str, new: str) -> None:
     assert not _linked(old, new, "pia")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Wen cycles 12 km to the office every day.", "这个月体重减到了58公斤。"),
+    ("Wen keeps three goldfish in a tank.", "电费每月降到了两百块。"),
+    ("文文每天骑车12公里上班。", "这个月体重减到了58公斤。"),
+])
+def test_a_value_moved_of_another_measure_or_in_another_language_is_no_change(old: str, new: str) -> None:
+    """A number moved to (减到 58公斤, a weight) takes the place only of the older's number of that
+    measure, never a distance; an English text's number says nothing of what a Chinese 减到 moves."""
+    assert not _linked(old, new, "wen", cosine=0.3)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Wen weighs 63 kg.", "Wen is down to 58 kg after the summer."),
+    ("文文体重63公斤。", "减到58了！"),
+    ("电费每月三百块。", "电费每月降到了两百块。"),
+])
+def test_a_value_moved_of_the_same_measure_or_said_without_its_unit_is_a_change(old: str, new: str) -> None:
+    assert _linked(old, new, "wen", cosine=0.5)
