@@ -31,7 +31,7 @@ import re
 from memctl.core.text import stem
 from memctl.policy.distinct import flips_polarity, values_of
 from memctl.policy.facts import announces_change, attribute_of, is_occurrence, moved_thing, relations
-from memctl.policy.statement import content_words, owner_free, role_words
+from memctl.policy.statement import ZH_STOP, content_words, owner_free, role_words
 
 _ADDITIVE_EN = re.compile(r"(?i)\b(?:too|also|as well|another|a second|additionally|besides)\b")
 # Chinese: 也 / 另外 / 又 add a value; 还 does when it comes before a verb of having or doing ("还会说",
@@ -192,7 +192,7 @@ def apart_reason(old: str, new: str, owner: str | None = None, opposite: bool = 
         return "another object of an activity"
     if _another_scope(a, b):
         return "another purpose or setting"
-    if _another_thing_owned(a, b):
+    if _another_thing_owned(a, b) or _another_thing_of_theirs(a, b):
         return "another thing of the owner's"
     if _another_place_of_the_thing(a, b):
         return "another place of the thing"
@@ -229,6 +229,32 @@ def _another_thing_owned(a: str, b: str) -> bool:
     if not one or not other or one & set(content_words(b)) or other & set(content_words(a)):
         return False
     return not (role_words(one) | one) & (role_words(other) | other)
+
+
+# A Chinese statement opening with its possessor and 的 ("我的", "卢敏的", "晓峰最喜欢的"), then the thing
+# it is about, up to a grammar character (是, 有, 在 ...: statement.ZH_STOP), a digit or a Latin letter.
+_ZH_POSSESSED = re.compile(r"^([\u4e00-\u9fff]{1,6}?)的([\u4e00-\u9fff]+)")
+
+
+def _zh_thing(text: str) -> tuple[str, str] | None:
+    """The possessor and the thing a Chinese statement opens with ("我的信用卡尾号4421": 我, 信用卡尾号)."""
+    found = _ZH_POSSESSED.match(text.strip())
+    if found is None:
+        return None
+    thing = re.split(f"[{''.join(ZH_STOP)}]", found.group(2), maxsplit=1)[0]
+    return (found.group(1), thing) if len(thing) >= 2 else None
+
+
+def _another_thing_of_theirs(a: str, b: str) -> bool:
+    """Both Chinese statements open with one possessor's thing, and neither thing is said in the
+    other's and the two open with other characters ("我的信用卡尾号..." / "我的储蓄卡尾号...", "他的工作邮箱
+    是..." / "他的私人邮箱是...", "...最喜欢的水果是芒果" / "...的冰淇淋口味是芒果"; "我的领导" / "我的直属领导"
+    is one): two things."""
+    first, second = _zh_thing(a), _zh_thing(b)
+    if first is None or second is None or first[0] != second[0]:
+        return False
+    one, other = first[1], second[1]
+    return one[:2] != other[:2] and one not in other and other not in one  # "借记卡尾号" / "借记卡换了": one card
 
 
 # What a statement is for, or where it applies ("uses Postgres for storage", "prefers window seats on

@@ -256,3 +256,25 @@ def test_one_thing_in_two_places_is_two_facts(old: str, new: str) -> None:
 ])
 def test_a_place_that_is_the_value_or_the_same_place_is_no_other_place(old: str, new: str) -> None:
     assert apart_reason(old, new) != "another place of the thing"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("小吴的借记卡尾号是3105。", "小吴的信用卡尾号是8862。"),
+    ("阿梅的公司邮箱是mei@lanting.cn。", "阿梅的学校邮箱是amei77@edu.cn。"),
+    ("老周最爱吃的面条是牛肉面。", "老周最爱吃的饺子是韭菜馅的。"),
+    ("她的左耳有点耳鸣。", "她的右脚踝上周扭伤了。"),
+])
+def test_two_things_of_one_chinese_possessor_are_two_facts(old: str, new: str) -> None:
+    """"X的" then the thing the statement is about, neither thing said in the other's: two things."""
+    assert apart_reason(old, new) == "another thing of the owner's"
+    assert "m1" not in decide(Candidate(text=new, type="fact"),
+                              [Neighbor(id="m1", text=old, type="fact", cosine=0.8)]).conflicts_with
+
+
+@pytest.mark.parametrize("old, new", [
+    ("我的主治医生是张大夫。", "我的医生换成了李大夫。"),
+    ("小吴的车是一辆旧捷达。", "小吴的新车是比亚迪秦。"),
+    ("小吴的借记卡尾号是3105。", "小吴的借记卡换了，尾号是4417。"),
+])
+def test_one_chinese_thing_said_with_a_word_more_is_no_other_thing(old: str, new: str) -> None:
+    assert apart_reason(old, new) != "another thing of the owner's"
