@@ -153,7 +153,7 @@ def roles_reversed(old: str, new: str, owner: str | None = None) -> bool:
     subject is the owner ("I owe my brother $500" / "my brother owes me $200", "I text my sister every
     day" / "my sister texts me"): the two hold their roles the other way round, two facts."""
     if _CJK.search(old + new):
-        return False
+        return _zh_roles_reversed(owner_free(old, owner).strip(), owner_free(new, owner).strip())
     first, after_first = _english_subject(owner_free(old, owner).strip())
     second, after_second = _english_subject(owner_free(new, owner).strip())
     if bool(first) == bool(second):
@@ -163,6 +163,21 @@ def roles_reversed(old: str, new: str, owner: str | None = None) -> bool:
         return False  # a copula says one role both ways: "my dentist is Dr. Patel" / "Dr. Huang is my dentist"
     related, other_rest = (first, after_second) if first else (second, after_first)
     return bool(related & relations(other_rest))
+
+
+def _zh_roles_reversed(old: str, new: str) -> bool:
+    """One Chinese text opens with the owner (我), a verb of one or two characters and another person;
+    the other opens with that person, the same verb and the owner ("我欠老张..." / "老张欠我...", "我请小李
+    吃饭" / "小李请我吃饭"): the two hold their roles the other way round."""
+    for mine, theirs in ((old, new), (new, old)):
+        if not mine.startswith("我"):
+            continue
+        for at in (m.start() for m in re.finditer("我", theirs[:7]) if m.start() > 1):
+            for cut in (1, 2):
+                person, verb = theirs[:at - cut], theirs[at - cut:at]
+                if len(person) >= 1 and _CJK.match(verb) and mine.startswith(f"我{verb}{person}"):
+                    return True
+    return False
 
 
 def additive(text: str) -> bool:

@@ -66,7 +66,8 @@ IDENTIFIER = re.compile(
     r"|\b(?!v\d)[A-Za-z]+\d+[A-Za-z0-9]*\b"  # A12, QX7PLM (a version such as v2 is a value, not an id)
     r"|\b\d+-\d+(?:-\d+)*\b"  # 6-0, 6-999 (ISO dates are taken out first)
     r"|#\d+"
-    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室|学号|证号|卡号|单号)(?:号码|号)?\s*[:：]?\s*[A-Za-z]*-?\d+")
+    r"|(?:订单号?|航班|房间|座位|工单|发票|编号|车次|门牌|会议室|学号|证号|卡号|单号)(?:号码|号)?\s*[:：]?\s*[A-Za-z]*-?\d+"
+    r"|\d+号(?:发票|订单|工单|房间?|楼|线|门|柜|床|座|窗口|车厢|包厢|储物柜|展位)")  # 0231号发票, 3号楼: the thing's number
 _ID_PREFIX = re.compile(rf"(?i)^(?:{_ID_WORDS})\s*[:#]?\s*")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 

@@ -278,3 +278,39 @@ def test_two_things_of_one_chinese_possessor_are_two_facts(old: str, new: str) -
 ])
 def test_one_chinese_thing_said_with_a_word_more_is_no_other_thing(old: str, new: str) -> None:
     assert apart_reason(old, new) != "another thing of the owner's"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("我欠表哥三千块学费。", "表哥欠我三千块房租。"),
+    ("小周请我看了场电影。", "我请小周吃了顿火锅。"),
+])
+def test_chinese_roles_reversed_across_the_same_verb_are_two_facts(old: str, new: str) -> None:
+    """"我欠表哥..." / "表哥欠我...": the owner and the other person hold the verb's roles the other way round."""
+    assert roles_reversed(old, new)
+    decision = decide(Candidate(text=new, type="fact"), [Neighbor(id="m1", text=old, type="fact", cosine=0.97)])
+    assert decision.action == "add" and "m1" not in decision.conflicts_with
+
+
+@pytest.mark.parametrize("old, new", [
+    ("我欠表哥三千块学费。", "我欠表哥五千块学费了。"),
+    ("我请小周看了场电影。", "小周的电影票是我买的。"),
+])
+def test_the_same_roles_in_chinese_are_not_reversed(old: str, new: str) -> None:
+    assert not roles_reversed(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("欣然开给蓝山公司的0418号发票，五千元，月底到期。", "欣然开给蓝山公司的0419号发票，五千元，月底到期。"),
+    ("小武的车停在3号楼下面。", "小武的电动车停在7号楼下面。"),
+])
+def test_a_chinese_numbered_thing_is_its_own_thing(old: str, new: str) -> None:
+    """"0418号发票" / "0419号发票": a number before 号 and the thing it numbers is an identifier."""
+    from memctl.policy.facts import names_other_things
+    assert names_other_things(old, new)
+    decision = decide(Candidate(text=new, type="fact"), [Neighbor(id="m1", text=old, type="fact", cosine=0.97)])
+    assert decision.action == "add" and "m1" not in decision.conflicts_with
+
+
+def test_a_day_of_the_month_before_a_verb_is_no_numbered_thing() -> None:
+    from memctl.policy.facts import identifiers
+    assert identifiers("每月8号交物业费") == set()
