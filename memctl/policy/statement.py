@@ -493,9 +493,13 @@ def says_it_now(old: str, new: str, owner: str | None = None) -> bool:
     the older's predicate (or its role said another way, "GP" / "doctor") and words the older does not
     say, while words of the older are gone from it ("drives a 2015 Civic" / "traded in the Civic and now
     drives a RAV4", "lives with two roommates" / "... and he lives alone now", "Dr. Patel is my doctor" /
-    "... so my new GP is Dr. Nguyen"): the older's slot with another value, not another fact."""
+    "... so my new GP is Dr. Nguyen"): the older's slot with another value, not another fact. Two
+    Chinese texts are read by character (`_says_it_now_zh`); two languages say nothing of one slot."""
     plain_old, plain_new = owner_free(old, owner), owner_free(new, owner)
-    if re.search(f"[{CJK_RANGES}]", plain_old + plain_new) or not _NOW_SAID.search(plain_new):
+    chinese = [bool(re.search(f"[{CJK_RANGES}]", text)) for text in (plain_old, plain_new)]
+    if all(chinese):
+        return _says_it_now_zh(plain_old, plain_new)
+    if any(chinese) or not _NOW_SAID.search(plain_new):
         return False
     if _another_person(plain_old, plain_new) or _another_person(plain_new, plain_old):
         return False
@@ -506,3 +510,28 @@ def says_it_now(old: str, new: str, owner: str | None = None) -> bool:
         if _NOW_SAID.search(clause) and one_slot and now - said and said - now:
             return True
     return False
+
+
+# What holds from now on, in Chinese: 现在 (now), 以后 (from now on), 如今, 目前, 已经 (already), 不再 (no longer).
+_ZH_NOW_SAID = re.compile(r"现在|以后|如今|目前|已经|不再")
+_ZH_CLAUSE = re.compile(r"[，,；;。！!？?]")
+
+
+def _says_it_now_zh(old: str, new: str) -> bool:
+    """A clause of the newer Chinese text says what holds now (现在, 以后, 已经 ...) with a character of
+    the older's predicate, characters the older does not say, and leaves out some of the older's
+    ("高翔出差一般坐国航" / "高翔现在基本只坐东航", "德华的家庭医生是王医生" / "...现在签的是社区的李医生");
+    the name both open with is the subject, not the predicate."""
+    opening = next((n for n, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    said = _zh_chars(old[opening:])
+    for clause in _ZH_CLAUSE.split(new[opening:]):
+        if _ZH_NOW_SAID.search(clause):
+            now = _zh_chars(_ZH_NOW_SAID.sub("", clause))
+            if now & said and now - said and said - now:
+                return True
+    return False
+
+
+def _zh_chars(text: str) -> set[str]:
+    """The Chinese characters of a text that carry content (no grammar character: ZH_STOP)."""
+    return {ch for run in _CJK_RUN.findall(text) for ch in run if ch not in ZH_STOP}

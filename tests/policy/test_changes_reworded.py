@@ -199,3 +199,22 @@ def test_a_value_moved_of_another_measure_or_in_another_language_is_no_change(ol
 ])
 def test_a_value_moved_of_the_same_measure_or_said_without_its_unit_is_a_change(old: str, new: str) -> None:
     assert _linked(old, new, "wen", cosine=0.5)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("阿杰上班一般坐地铁。", "阿杰现在都骑电动车上班，地铁太挤了。"),
+    ("我们小区的物业是万科的。", "业委会换了公司，现在物业归碧桂园管。"),
+    ("小芸的吉他老师是陈老师。", "陈老师回老家了，小芸以后跟着周老师学。"),
+])
+def test_a_chinese_clause_saying_what_holds_now_with_another_value_is_a_change(old: str, new: str) -> None:
+    """现在 / 以后 / 已经 in a clause sharing a character of the older's predicate, saying characters the
+    older does not and leaving out some it says: the slot has another value."""
+    assert _linked(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("阿杰上班一般坐地铁。", "阿杰现在上班一般坐地铁。"),
+    ("阿杰上班一般坐地铁。", "阿杰现在在学做饭。"),
+])
+def test_now_in_chinese_with_the_same_value_or_another_predicate_is_no_change(old: str, new: str) -> None:
+    assert not _linked(old, new)
