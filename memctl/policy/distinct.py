@@ -505,11 +505,16 @@ _ZH_DAY_SPAN = re.compile(r"(\d{1,2})月(\d{1,2})日(\s*(?:到|至|-|~|—)\s*)(
 def _weights(text: str) -> str:
     """Weights written in kilograms (`_POUNDS`, `_JIN`), a Chinese height said short in cm, and
     distances of a thousand metres or more in km ("五千米" 5 km)."""
-    if not _MONEY_WORDS.search(text):
-        text = _POUNDS.sub(lambda m: _kilograms(float(m.group(1)), text), text)
+    text = _pounds(text)
     text = _JIN.sub(lambda m: f"{(float(m.group(1)) * 10 + _digit_of(m.group(2) or '0')) / 20:g}公斤", text)
     text = _METRE_SHORT.sub(lambda m: f"{m.group(1)}{_digit_of(m.group(2))}{_digit_of(m.group(3) or '0')}cm", text)
     return _METRES.sub(lambda m: f"{int(m.group(1)) / 1000:g} km" if int(m.group(1)) >= 1000 else m.group(), text)
+
+
+def _pounds(text: str) -> str:
+    """Pounds of weight in kg (never money: "paid 30 pounds"); read again once number words are digits
+    ("thirty pounds" is a weight as "30 pounds" is, not £30)."""
+    return text if _MONEY_WORDS.search(text) else _POUNDS.sub(lambda m: _kilograms(float(m.group(1)), text), text)
 
 
 def _kilograms(pounds: float, text: str) -> str:
@@ -550,7 +555,7 @@ def canonical_values(text: str) -> str:
     said, text = text, _zh_numerals(text)
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
     text = _ZH_DAY_SPAN.sub(lambda m: f"{m.group(1)}月{m.group(2)}日{m.group(3)}{m.group(1)}月{m.group(4)}日", text)
-    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_said_numbers(_said_dates(plain_addresses(_weights(text))))))
+    text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_pounds(_said_numbers(_said_dates(plain_addresses(_weights(text)))))))
     text = _durations(_evening_clock(text, said))
     text = _CLOCK_ZH.sub(_clock_zh, text)
     text = _DIGITAL_CLOCK_ZH.sub(lambda m: _day_clock(m.group(1), int(m.group(2)), int(m.group(3))), text)

@@ -152,11 +152,16 @@ def qualifier_differs(a: Statement, b: Statement, shared: set[str]) -> bool:
     """A shared slot word qualified differently on each side ("grocery budget" / "dining-out budget",
     "买菜预算" / "吃饭预算"): the word before it in each text, missing from the other text."""
     for word in shared:
-        before_a = {q for i, w in enumerate(a.words) if w == word and (q := _qualifier(a.words, i, shared))}
-        before_b = {q for i, w in enumerate(b.words) if w == word and (q := _qualifier(b.words, i, shared))}
+        before_a = {q for i, w in enumerate(a.words) if w == word and (q := _qualifier(a.words, i, shared)) and not _when(q)}
+        before_b = {q for i, w in enumerate(b.words) if w == word and (q := _qualifier(b.words, i, shared)) and not _when(q)}
         if before_a and before_b and not before_a & before_b and not before_a & b.slot and not before_b & a.slot:
             return True
     return False
+
+
+def _when(word: str) -> bool:
+    """A word saying when ("today", "Monday"): it tells when a statement was said, no thing it is of."""
+    return bool(values_of(word).dates)
 
 
 def _overlap(first: str, second: str) -> bool:

@@ -218,3 +218,11 @@ def test_a_chinese_clause_saying_what_holds_now_with_another_value_is_a_change(o
 ])
 def test_now_in_chinese_with_the_same_value_or_another_predicate_is_no_change(old: str, new: str) -> None:
     assert not _linked(old, new)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Milo's cat Pumpkin weighs 11 pounds.", "At the clinic on Monday Pumpkin weighed fourteen pounds.", "milo"),
+])
+def test_a_word_saying_when_qualifies_no_thing(old: str, new: str, owner: str | None) -> None:
+    """"Monday Pumpkin" / "cat Pumpkin": a day said before the name is when, not another Pumpkin."""
+    assert _linked(old, new, owner)

@@ -391,3 +391,19 @@ def test_a_duration_in_hours_is_the_same_duration_in_minutes(a: str, b: str) -> 
 ])
 def test_an_hour_in_a_rate_is_no_duration(text: str, numbers: set[str]) -> None:
     assert values_of(text).numbers == numbers
+
+
+@pytest.mark.parametrize("text, number", [
+    ("The parcel weighs thirty pounds.", "13.6"),
+    ("The parcel weighs 30 pounds.", "13.6"),
+    ("Our puppy is up to twenty-one lbs.", "9.5"),
+])
+def test_pounds_of_weight_said_in_words_are_kilograms_as_in_digits(text: str, number: str) -> None:
+    """"thirty pounds" is a weight as "30 pounds" is, never thirty pounds sterling."""
+    from memctl.policy.distinct import values_of
+    assert values_of(text).numbers == {number}
+
+
+def test_pounds_paid_said_in_words_stay_money() -> None:
+    from memctl.policy.distinct import values_of
+    assert values_of("I paid thirty pounds for the tickets.").numbers == {"£30"}
