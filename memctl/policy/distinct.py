@@ -21,7 +21,7 @@ from memctl.core.text import CJK_RANGES
 from memctl.policy.facts import TITLE_PERIOD, identifiers, names, relations
 from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
 
-_NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*(?::\d{2})?)\s?(?P<suffix>%|k\b|m\b|bn\b)?", re.IGNORECASE)
+_NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*(?::\d{2})?)\s?(?P<suffix>%|(?:k|m|bn)(?![A-Za-z\d_]))?", re.IGNORECASE)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
@@ -358,7 +358,7 @@ _OCLOCK_EN = re.compile(rf"(?i)\b({_HOUR_WORD})\s+o'?clock\b")
 
 # An hour after "at" with nothing after it that it counts ("at six:", "at 7 on Fridays") is a clock
 # time; said of the evening ("evenings", "tonight") a clock time under twelve is after noon.
-_AT_HOUR = re.compile(r"(?i)\bat\s+(1[0-2]|[1-9]|" + "|".join(list(_NUMBER_WORDS)[1:]) + r")(?![\d.]|:\d)"
+_AT_HOUR = re.compile(r"(?i)\bat\s+(1[0-2]|[1-9]|" + "|".join(list(_NUMBER_WORDS)[1:]) + r")(?!\d|[.:]\d)"
                       r"(?=\s*(?:[,;!?)]|\.(?!\d)|:(?!\d)|$)|\s+(?:on|in|every|each|tonight|sharp|with)\b)")
 _EVENING = re.compile(r"(?i)\b(?:evenings?|tonight|at night)\b")
 _MORNING = re.compile(r"(?i)\b(?:mornings?|noon|afternoons?)\b|\ba\.m\.|\d\s*am\b")  # not "I am"
@@ -379,10 +379,25 @@ def _hour(word: str) -> int:
 
 
 def _spoken_clock(text: str) -> str:
-    """A clock time said in words as digits ("half past nine" 9:30, "eleven o'clock" 11:00), then
-    read on 24 hours with its am/pm like any other."""
+    """A clock time said in words as digits ("half past nine" 9:30, "eleven o'clock" 11:00, "eleven at
+    night" 11 pm), then read on 24 hours with its am/pm like any other."""
     text = _PAST_EN.sub(lambda m: f"{_hour(m.group(2))}:{30 if m.group(1).casefold() == 'half' else 15:02d}", text)
-    return _OCLOCK_EN.sub(lambda m: f"{_hour(m.group(1))}:00", text)
+    text = _OCLOCK_EN.sub(lambda m: f"{_hour(m.group(1))}:00", text)
+    return _HOUR_OF_DAY_PART.sub(_hour_of_day_part, text)
+
+
+# An hour said with its part of the day ("eleven at night", "7 in the morning"): the part is its am / pm.
+_HOUR_OF_DAY_PART = re.compile(rf"(?i)\b({_HOUR_WORD})(:\d\d)?\s+(in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b")
+
+
+def _hour_of_day_part(m: re.Match[str]) -> str:
+    """"eleven at night" 23:00, "2 at night" 2:00 (the small hours are the night after midnight)."""
+    hour, part = _hour(m.group(1)), m.group(3).casefold()
+    if not 1 <= hour <= 12:
+        return m.group()
+    night_am = part.endswith("night") and (hour == 12 or hour < 5)
+    hour = hour % 12 + (0 if part.endswith("morning") or night_am else 12)
+    return f"{hour:02d}{m.group(2) or ':00'}"  # "02:00": no bare hour an evening said elsewhere moves
 
 
 _CENTS_EN = re.compile(r"(?i)([$€£]\d+)\s+and\s+(\d{1,2})\s+cents?\b")  # "$42 and 17 cents" is $42.17
@@ -468,7 +483,7 @@ _MAIL_WORDS = re.compile(r"(?i)\be-?mail|\bmail\b|邮件|邮箱|电邮")
 # a word of money ("paid 40 pounds"); Chinese 斤 and 两 as 公斤 ("136斤" 68公斤, "6斤8两" 3.4公斤).
 _POUNDS = re.compile(r"(?i)\b(\d+(?:\.\d+)?)\s*(lbs?|pounds?)\b")
 _MONEY_WORDS = re.compile(r"(?i)\b(?:pa(?:y|id|ys|ying)|costs?|price[sd]?|spen[dt]|charge[sd]?|fees?|rent|bills?|owe[sd]?"
-                          r"|earn(?:s|ed)?|salary|budget|worth|buy|bought|sell|sold|fine[sd]?|tips?|wages?)\b|£")
+                          r"|earn(?:s|ed)?|salary|incomes?|grand|budget|worth|buy|bought|sell|sold|fine[sd]?|tips?|wages?)\b|£")
 _ROUGHLY = re.compile(r"(?i)\b(?:about|around|roughly|approximately|nearly|almost|some)\b|~|约|大约|左右|差不多")
 _JIN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)斤(?:([\d一二三四五六七八九])两)?")
 # A height said short in Chinese ("一米六五" 1.65 m) in centimetres, as it is also written ("165cm").
@@ -500,6 +515,22 @@ def _hours_span(m: re.Match[str]) -> str:
 _METRES = re.compile(r"(?<![\d.])(\d+)\s?(?:米|(?i:met(?:er|re)s?)\b)")
 # The end of a span of days in one month is in that month too ("4月5日到8日" ends on 4月8日).
 _ZH_DAY_SPAN = re.compile(r"(\d{1,2})月(\d{1,2})日(\s*(?:到|至|-|~|—)\s*)(\d{1,2})[日号]")
+
+
+# A magnitude word after digits is part of the number ("50万" 500000, "1.5亿", "5 grand" $5000 is
+# English for thousands of money); 兆 after a number is mega ("500兆" 500M, as the unit is written in
+# Latin letters), and 百兆 / 千兆 a hundred / a thousand of it.
+_ZH_MAGNITUDE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(万|亿)")
+_ZH_MAGNITUDES = {"万": 10_000, "亿": 100_000_000}
+_GRAND = re.compile(rf"(?i)(?<![\d.])([$€£]?\d+(?:\.\d+)?|\b(?:{'|'.join(list(_NUMBER_WORDS)[1:])}))\s+grand\b")
+_MEGA_ZH = re.compile(r"(?<![\d.])(\d+)\s?兆(?!元|赫)|(?<![\d一二两三四五六七八九十百千])([百千])兆(?!元|赫)")
+
+
+def _magnitudes(text: str) -> str:
+    """Numbers with their magnitude word as digits (`_ZH_MAGNITUDE`, `_GRAND`, `_MEGA_ZH`)."""
+    text = _ZH_MAGNITUDE.sub(lambda m: _canon_number(f"{float(m.group(1)) * _ZH_MAGNITUDES[m.group(2)]:.2f}"), text)
+    text = _GRAND.sub(lambda m: f"{_NUMBER_WORDS.get(m.group(1).casefold(), m.group(1))}k", text)
+    return _MEGA_ZH.sub(lambda m: f"{m.group(1) or ('100' if m.group(2) == '百' else '1000')}M ", text)
 
 
 def _weights(text: str) -> str:
@@ -552,7 +583,7 @@ def canonical_values(text: str) -> str:
     sign ("6.4 percent" 6.4%), currency words as signs ("17.99 dollars"
     $17.99), digit groups of one number joined ("139 1122 3344"), Chinese weekdays as English ones
     (这周三 "this wednesday", 下周三 "next wednesday")."""
-    said, text = text, _zh_numerals(text)
+    said, text = text, _magnitudes(_zh_numerals(text))
     text = re.sub(r"(\d{1,2}月\d{1,2})号", r"\1日", text)
     text = _ZH_DAY_SPAN.sub(lambda m: f"{m.group(1)}月{m.group(2)}日{m.group(3)}{m.group(1)}月{m.group(4)}日", text)
     text = _CLOCK_EN.sub(_clock_en, _spoken_clock(_pounds(_said_numbers(_said_dates(plain_addresses(_weights(text)))))))

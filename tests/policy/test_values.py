@@ -300,7 +300,7 @@ def test_a_bare_hour_is_a_clock_time_after_noon_in_the_evening(a: str, b: str) -
 
 
 @pytest.mark.parametrize("text, numbers", [
-    ("Run at 6:30 in the morning, yoga at 7:30 in the evening.", {"6:30", "7:30"}),  # each part of the day said
+    ("Run at 6:30 in the morning, yoga at 7:30 in the evening.", {"6:30", "19:30"}),  # each part of the day said of its own hour
     ("I am home in the evening at 8", {"20:00"}),  # "I am" is no morning
     ("She was promoted at 30.", {"30"}),
     ("He started walking at six months.", {"6"}),
@@ -407,3 +407,59 @@ def test_pounds_of_weight_said_in_words_are_kilograms_as_in_digits(text: str, nu
 def test_pounds_paid_said_in_words_stay_money() -> None:
     from memctl.policy.distinct import values_of
     assert values_of("I paid thirty pounds for the tickets.").numbers == {"£30"}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("老王的年终奖是三万", "老王年终奖拿了3万"),
+    ("这套房子挂牌一百二十万", "这套房子挂牌120万"),
+    ("他欠了银行1.2万", "他欠银行一万二"),
+    ("Priya's bonus was $3,000.", "Priya got a bonus of three grand."),
+])
+def test_a_magnitude_word_after_digits_is_part_of_the_number(a: str, b: str) -> None:
+    assert values_of(a).numbers and distinct_reason(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("老王的年终奖是三万", "老王年终奖拿了5万"),
+    ("挂牌120万", "挂牌12万"),
+    ("Priya's bonus was $3,000.", "Priya got a bonus of four grand."),
+])
+def test_another_magnitude_is_another_number(a: str, b: str) -> None:
+    assert distinct_reason(a, b) is not None
+
+
+def test_grand_without_a_number_is_no_value() -> None:
+    assert not values_of("She plays a grand piano at the hotel.").numbers
+
+
+@pytest.mark.parametrize("a, b", [
+    ("办公室是一千兆光纤", "办公室宽带1000M"),
+    ("宿舍网速一百兆", "宿舍网速100M"),
+    ("宿舍网速百兆", "宿舍的网是100M的"),
+    ("老家装了电信200兆宽带", "老家装的电信宽带是200M"),
+])
+def test_zhao_after_a_number_is_mega(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+def test_a_unit_letter_before_chinese_text_is_still_the_unit() -> None:
+    assert values_of("装了300M光纤").numbers == values_of("光纤是300M").numbers == {"300m"}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The night shift ends at seven in the morning.", "The night shift ends at 7 am."),
+    ("Lights out is ten at night for the kids.", "The kids' lights out is at 10 pm."),
+    ("The ferry leaves at 4:30 in the afternoon.", "The ferry leaves at 4:30 pm."),
+    ("The alarm went off at two at night.", "The alarm went off at 2 am."),
+    ("Choir practice is on Thursdays at 6.", "Choir practice: Thursdays at 6."),
+])
+def test_an_hour_said_with_its_part_of_the_day_is_a_clock_time(a: str, b: str) -> None:
+    assert values_of(a).numbers == values_of(b).numbers != frozenset()
+
+
+def test_another_part_of_the_day_is_another_time() -> None:
+    assert distinct_reason("Dinner is at seven in the evening.", "Dinner is at 7 am.") is not None
+
+
+def test_a_decimal_after_at_is_no_clock_time() -> None:
+    assert values_of("The rate is fixed at 4.5 for the year.").numbers == {"4.5"}
