@@ -30,6 +30,8 @@ SINGLE_VALUED: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "preference": (frozenset(stem(w) for w in "prefers prefer preferred favourite favorite".split()),
                    ("最喜欢", "偏好", "更喜欢")),
     "status": (frozenset(stem(w) for w in "status phase stage currently".split()), ("状态", "阶段")),
+    "diet": (frozenset(stem(w) for w in "vegetarian vegan pescatarian teetotal teetotaler diet meat fish alcohol".split()),
+             ("吃素", "素食", "吃肉", "荤", "喝酒", "戒酒", "忌口")),
     "schedule": (frozenset(stem(w) for w in "scheduled schedule deadline due rescheduled postponed "
                                                "starts begins ends leaves departs arrives meeting appointment "
                                                "standup launch release offsite interview".split()),
@@ -40,7 +42,7 @@ SINGLE_VALUED: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 # Phrases that announce a new value of an attribute (the old one no longer holds).
 CHANGE_PHRASES = re.compile(
     r"(?i)\b(?:moved to|moved back to|moved (?:back |away )?from|moved out of|relocated to|switched to|switched from|"
-    r"changed to|now works|now lives|now uses|no longer|not anymore|any ?more|quit|left (?:his|her|their|my) job|started (?:working|using|at)|"
+    r"changed to|now works|now lives|now uses|no longer|not anymore|any ?more|quit|left (?:his|her|their|my) job|started (?:working|using|at|eating|drinking|smoking)|"
     r"has started|stopped|became|is now|are now|was promoted|joined|"
     r"cancell?ed|called off|gave up|sold (?:my|our|his|her|their|the)|retired|broke up|"
     r"migrated (?:to|from)|upgraded to|downgraded to|handed in (?:my|his|her|their) notice|transferred to|went (?:up|down) to)\b"

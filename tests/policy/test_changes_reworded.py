@@ -226,3 +226,21 @@ def test_now_in_chinese_with_the_same_value_or_another_predicate_is_no_change(ol
 def test_a_word_saying_when_qualifies_no_thing(old: str, new: str, owner: str | None) -> None:
     """"Monday Pumpkin" / "cat Pumpkin": a day said before the name is when, not another Pumpkin."""
     assert _linked(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Greta is vegan.", "Greta started eating eggs and fish again last spring.", "greta"),
+    ("Paolo is teetotal.", "Paolo started drinking alcohol at weddings and parties.", "paolo"),
+])
+def test_a_diet_ended_by_eating_or_drinking_again_is_a_change(old: str, new: str, owner: str) -> None:
+    """What someone eats or drinks is one attribute at a time (facts.SINGLE_VALUED "diet"), and "started
+    eating" / "started drinking" announces a new value of it."""
+    assert _linked(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Greta is vegan.", "Greta's sister started eating fish again."),
+    ("Greta is vegan.", "Greta started running again in March."),
+])
+def test_another_person_or_another_habit_started_is_no_diet_change(old: str, new: str) -> None:
+    assert not _linked(old, new, "greta")
