@@ -334,7 +334,8 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     about: "my brother, Ken" / "my wife Aiko" as an emergency contact are values) naming an attribute word of the other with a value of
     one kind in place of another, each side naming one the other does not ("My car insurance is with
     Geico, $140/month" / "Geico renewal came in at $172 a month", "My laptop is a MacBook Pro" / "The
-    MacBook died, so I'm on a ThinkPad"), or the statement negated: a change said in other words, too
+    MacBook died, so I'm on a ThinkPad"; a code both name is such a word, "B12 was 180" / "B12 came back
+    at 420"), or the statement negated: a change said in other words, too
     few of them shared for `slot_relation` (a near copy with a value swapped, "Bob's laptop is a
     ThinkPad X1" / "... a MacBook Air", is for the token rules: two things unless it says it
     changed). Not in Chinese, whose content words are character pairs:
@@ -342,7 +343,7 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
     if re.search(f"[{CJK_RANGES}]", old + new):
         return False
     a, b = read_statement(old, owner), read_statement(new, owner)
-    shared = attribute_words(old, owner) & attribute_words(new, owner)
+    shared = attribute_words(old, owner) & attribute_words(new, owner) | (a.values.identifiers & b.values.identifiers)
     if a.subject - a.values.relations != b.subject - b.values.relations or not shared:
         return False
     ids_a, ids_b = a.values.identifiers, b.values.identifiers

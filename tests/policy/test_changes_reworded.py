@@ -244,3 +244,19 @@ def test_a_diet_ended_by_eating_or_drinking_again_is_a_change(old: str, new: str
 ])
 def test_another_person_or_another_habit_started_is_no_diet_change(old: str, new: str) -> None:
     assert not _linked(old, new, "greta")
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("Tom's vitamin B12 level was 180 at the spring physical.", "Tom's newest B12 result came back at 420.", "tom"),
+])
+def test_one_named_measure_with_another_number_is_a_change(old: str, new: str, owner: str) -> None:
+    """A code both texts name (B12, HbA1c) is the one thing measured, no other thing: its number swapped
+    is a new value, though no other word of the two is shared."""
+    assert _linked(old, new, owner)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Tom's vitamin B12 level was 180 at the spring physical.", "Tom's vitamin D3 level was 30 at the spring physical."),
+])
+def test_two_named_measures_stay_apart(old: str, new: str) -> None:
+    assert not _linked(old, new, "tom")
