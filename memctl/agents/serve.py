@@ -166,6 +166,10 @@ class Watched:
         """How long the server has had no request (0 while one runs)."""
         return 0.0 if self.active else time.monotonic() - self.last
 
+    def start_clock(self) -> None:
+        """Count idle time from now: the server answers from now on (its warm-up is not idleness)."""
+        self.last = time.monotonic()
+
 
 class Watcher:
     """Stops the server once it has been idle for `idle_minutes`, and a server the CLI started
@@ -180,12 +184,24 @@ class Watcher:
 
     def run(self) -> None:
         interval = min(5.0, max(0.2, self.idle / 20)) if self.idle else 5.0
+        if not self.wait_started(interval):
+            return
+        self.watched.start_clock()
         while not self.stop.wait(interval):
             reason = self.reason()
             if reason:
                 log.info("stopping: %s", reason)
                 self.server.should_exit = True
                 return
+
+    def wait_started(self, interval: float) -> bool:
+        """Whether uvicorn came to answer (False: the server stopped first). A loaded machine can take
+        longer to warm up and start than `idle_minutes`: a server idle from its birth would stop before
+        it ever answered."""
+        while not self.server.started:
+            if self.stop.wait(min(interval, 0.05)):
+                return False
+        return True
 
     def reason(self) -> str | None:
         """Why the server should stop now, or None."""

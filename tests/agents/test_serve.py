@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from memctl.agents.serve import Watched, Watcher
 from memctl.store import server_record
 from tests.helpers import ServeProcess, http, run_memctl, use_hashing_embedder
 from tests.store.test_server_record import dead_pid
@@ -180,3 +184,22 @@ def test_store_with_a_folder_or_a_missing_config_is_a_usage_error(memdir: Path, 
 def test_serve_help_says_a_database_server_writes_no_record() -> None:
     done = run_memctl(None, "serve", "--help", env={"COLUMNS": "200"})
     assert b"--store" in done.stdout and b"no .memctl/server.json" in done.stdout
+
+
+def test_the_idle_clock_starts_when_the_server_answers() -> None:
+    """A warm-up longer than `idle_minutes` (a loaded machine) is no idleness: the server answers for
+    the whole idle time after uvicorn started, and then stops."""
+    watched = Watched(app=None)
+    watched.last -= 60  # built a minute ago, before a long warm-up
+    server = SimpleNamespace(started=False, should_exit=False)
+    stop = threading.Event()
+    watcher = threading.Thread(target=Watcher(server, watched, 0.05, None, stop).run, daemon=True)  # type: ignore[arg-type]
+    watcher.start()
+    try:
+        time.sleep(0.5)
+        assert not server.should_exit  # not started yet: nothing counts
+        server.started, started = True, time.monotonic()
+        watcher.join(60)
+        assert server.should_exit and time.monotonic() - started >= 3.0  # idle 0.05 minutes once answering
+    finally:
+        stop.set()
