@@ -22,10 +22,15 @@ from memctl.policy.statement import owner_free
 
 _CJK = re.compile(f"[{CJK_RANGES}]")
 _COPULA = r"(?:is|are|am|was|were|'s|'re|'m|’s|’m|’re)"
-# "X's/my/our NOUN... is VALUE": the possessed noun phrase and the copula are the attribute.
-_POSSESSED = re.compile(rf"^(?P<attr>.*?\b(?:(?i:my|our|his|her|their|the)|[A-Z][a-z]+(?:'s|’s))\s.+?)\s+{_COPULA}\s+(?P<value>.+)$")
-# "VALUE is my/our NOUN": "Dr. Huang is my dentist", "Alliant is my bank".
-_INVERTED = re.compile(rf"^(?P<value>.+?)\s+{_COPULA}\s+(?P<attr>(?:now\s+)?(?i:my|our)\s.+)$")
+# "X's/my/our NOUN... is VALUE": the possessed noun phrase and the copula are the attribute. Linear on
+# hostile text: the first owner word is the one (atomic: a later one finds no copula an earlier one
+# missed), a blank run is tried from its start only, the copula commits to the first one after the
+# noun (on one line a value always follows it) and the value to the end of the line.
+_POSSESSED = re.compile(rf"^(?>(?P<attr>(?>.*?\b(?:(?i:my|our|his|her|their|the)|[A-Z][a-z]+(?:'s|’s))\s)"
+                        rf".+?)(?<!\s)\s++{_COPULA}\s++)(?P<value>.++)$")
+# "VALUE is my/our NOUN": "Dr. Huang is my dentist", "Alliant is my bank" (a blank run is tried from
+# its start only, the blanks and the rest of the line are taken whole: linear on hostile text).
+_INVERTED = re.compile(rf"^(?P<value>.+?)(?<!\s)\s++{_COPULA}\s++(?P<attr>(?:now\s++)?(?i:my|our)\s.++)$")
 # "I/we VERB [PREPOSITION] VALUE": the subject, the verb and its particle are the attribute.
 _SUBJECT = r"(?:I|We|we|i|(?!(?:My|Our|The|His|Her|Their|It|This|That)\b)[A-Z][a-z]+)"
 _VERBAL = re.compile(
@@ -37,6 +42,10 @@ _COLON = re.compile(r"^(?P<attr>[^:：]{1,40}?)(?<!\d)[:：](?!\d)\s*(?P<value>.
 # The first marker of the highest rank that leaves a value after it splits the clause.
 _ZH_MARKERS = ("是", "叫", "用", "住在", "在", "到", "为", "成", "了")
 _ZH_INVERTED = re.compile(r"^(?P<value>.+?)是(?P<attr>我的.+|我们的.+)$")
+# A statement's shape is read in its opening characters: the attribute opens it, and a value longer
+# than the embedder reads (256 word pieces) compares no better. The bound keeps a hostile text of one
+# long line with many copulas and a line break after them (each copula tries the rest of the line) fast.
+_WINDOW = 1000
 # "Note 1: ...", "Room 4: ...": a numbered thing's label opening the text is no attribute of the statement.
 _LABEL = re.compile(r"^[A-Z][a-z]+\s+\d+\s*[:：]\s*(?=\S)")
 
@@ -91,6 +100,7 @@ def read_triple(text: str, owner: str | None = None) -> Triple:
     a statement of no known shape is its own attribute and value."""
     plain = _LABEL.sub("", _strip(owner_free(text, owner)))
     plain = re.split(r"[;；,，](?=\s*\S)", plain)[0] if len(plain) > 60 else plain
+    plain = plain[:_WINDOW]
     return _chinese(plain) if _CJK.search(plain) else _english(plain)
 
 
