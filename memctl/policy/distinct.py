@@ -24,12 +24,14 @@ from memctl.policy.when import MONTHS, WEEKDAYS, absolute_dates, relative_dates
 _NUMBER = re.compile(r"(?P<cur>[$€£¥₹])?\s?(?P<n>\d+(?:[.,]\d+)*(?::\d{2})?)\s?(?P<suffix>%|(?:k|m|bn)(?![A-Za-z\d_]))?", re.IGNORECASE)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
-_DIGIT_WORD = re.compile(r"[\w-]*\d[\w-]*")
+# A run of word characters and hyphens with a digit in it, whole; tried from a run's start only (each
+# start of "[\w-]*\d[\w-]*" read the rest of a long run: quadratic on a letter run with no digit).
+_DIGIT_WORD = re.compile(r"(?<![\w-])(?=[\w-]*?\d)[\w-]+")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
 _ZH_NEGATIONS = re.compile(r"不|没|无|未")
 _ADDRESS_RUN = re.compile(r"[\w.+-]+", re.ASCII)  # what an address's local part is made of (read backwards too)
-_DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+", re.ASCII)
+_DOMAIN = re.compile(r"(?<![\w-])[\w-]++(?:\.[\w-]++)+", re.ASCII)  # from a run's start: linear wherever it runs
 _CALENDAR_WORDS = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
 
 
@@ -161,7 +163,9 @@ def _negated(text: str) -> bool:
     return bool(words & _NEGATIONS or any(w.endswith("n't") for w in words) or _ZH_NEGATIONS.search(text))
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|\n\s*)(?P<word>[A-Z][a-z]+)(?P<after>'s\b|\s+\S+)?")
+# A blank run with a line break in it is read whole from its start ("\n\s*" tried every line break of a
+# long blank run against the rest of it: quadratic on " \n" repeated).
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s++|(?<!\s)(?>\s*\n\s*))(?P<word>[A-Z][a-z]+)(?P<after>'s\b|\s+\S+)?")
 _AUX = frozenset("is was are were has had have will would can could should may might must does did".split())
 
 
@@ -194,7 +198,10 @@ _ZH_PER = re.compile(rf"(?<=\d)\s1({_ZH_SPAN})|(?<![\d.])1({_ZH_SPAN})(?=\s?\d)"
 _ZH_WHOLE = re.compile(rf"(?:(?:{_ZH_D}百)?(?:零?{_ZH_D}?十)?(?:零?{_ZH_D})?(?<=[一二两三四五六七八九十])万)?(?:零?{_ZH_D}千)?(?:零?{_ZH_D}百)?(?:零?{_ZH_D}?十)?(?:零?{_ZH_D})?")
 # A number said with a point is a decimal ("三点九五" 3.95), not a clock time: its digits come one by
 # one, with no 十 and no 分 or 刻 after (a clock is 三点十五, 三点一刻, 三点零五).
-_ZH_DECIMAL = re.compile(r"(?<!上午|下午|中午|晚上|早上|凌晨)([零一二两三四五六七八九十]+)点([一二三四五六七八九][零一二三四五六七八九]*)"
+# Tried from a numeral run's start (or the next character when a part of the day opens the run: the
+# look-behind keeps the run's start), the runs taken whole: each start of a long run read the rest of it.
+_ZH_DECIMAL = re.compile(r"(?:(?<![零一二两三四五六七八九十])|(?<=(?:上午|下午|中午|晚上|早上|凌晨)[零一二两三四五六七八九十]))"
+                         r"(?<!上午|下午|中午|晚上|早上|凌晨)([零一二两三四五六七八九十]++)点([一二三四五六七八九][零一二三四五六七八九]*+)"
                          r"(?![零一二三四五六七八九十百千万分刻钟])")
 _ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[月日号点元块岁天年个次分周楼层度斤米克]"
                         r"|公里|公斤|毫升|毫克|毫米)")
@@ -219,7 +226,9 @@ _AREA_CODE = re.compile(r"(?<![\w(])\((\d{2,4})\)[ -]?(\d{3,4}(?:[ -]\d{3,4}){0,
 _STREET_SHORT = {"avenue": "Ave", "street": "St", "road": "Rd", "boulevard": "Blvd", "apartment": "Apt",
                  "lane": "Ln", "place": "Pl", "square": "Sq", "ave.": "Ave", "st.": "St", "rd.": "Rd",
                  "blvd.": "Blvd", "apt.": "Apt", "ln.": "Ln", "pl.": "Pl", "sq.": "Sq"}
-_STREET = re.compile(r"(\b(?:[A-Z][A-Za-z'-]*|\d+(?:st|nd|rd|th)?) )(Avenue|Street|Road|Boulevard|Lane|Place|Square"
+# The word before a street word is read in its first 40 letters (a capital inside a long run of letters
+# and apostrophes read the rest of the run: quadratic).
+_STREET = re.compile(r"(\b(?:[A-Z][A-Za-z'-]{0,40}+|\d+(?:st|nd|rd|th)?) )(Avenue|Street|Road|Boulevard|Lane|Place|Square"
                      r"|(?:Ave|St|Rd|Blvd|Apt|Ln|Pl|Sq)\.)(?![A-Za-z])|\b(Apartment|Apt\.)(?=\s*\d)")
 _ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
 # 这周三 / 下周三 / 上礼拜五: a weekday of this, next or last week, as "this/next/last wednesday" in English.

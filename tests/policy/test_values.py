@@ -10,6 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memctl.policy.distinct import (
+    _DIGIT_WORD,
+    _SENTENCE_START,
+    _ZH_DECIMAL,
     _without,
     canonical_values,
     distinct_reason,
@@ -18,6 +21,7 @@ from memctl.policy.distinct import (
     values_of,
     without_emails,
 )
+from tests.policy.linear import finishes
 
 
 @pytest.mark.parametrize("a, b", [
@@ -463,3 +467,24 @@ def test_another_part_of_the_day_is_another_time() -> None:
 
 def test_a_decimal_after_at_is_no_clock_time() -> None:
     assert values_of("The rate is fixed at 4.5 for the year.").numbers == {"4.5"}
+
+
+def test_hostile_runs_are_read_in_linear_time() -> None:
+    """Long runs the value readers tried from every start (each read the rest of the run: a letter run
+    with no digit or no dot, blank runs with line breaks, a run of capitalised letters and apostrophes
+    before no street word, a Chinese numeral run with no 点): 16,000 characters took 4-33 s each."""
+    assert finishes(
+        "from memctl.policy import distinct\n"
+        "cases = [(distinct._DIGIT_WORD, 'a' * 100000), (distinct._DOMAIN, 'a' * 100000),\n"
+        "         (distinct._SENTENCE_START, ' \\n' * 50000), (distinct._STREET, \"Ab'\" * 30000),\n"
+        "         (distinct._ZH_DECIMAL, '一二三四五六' * 15000), (distinct._ZH_DECIMAL, '上午' + '十' * 90000)]\n"
+        "for pattern, text in cases:\n"
+        "    assert not list(pattern.finditer(text))\n"
+        "assert distinct.email_spans('a' * 50000 + '@' + 'b' * 50000) == []\n")
+
+
+def test_the_linear_readers_read_what_they_read_before() -> None:
+    assert _DIGIT_WORD.findall("gate code ab-12x, door 7") == ["ab-12x", "7"]
+    assert [m.group(1, 2) for m in _ZH_DECIMAL.finditer("汇率三点九五，下午三点五")] == [("三", "九五")]
+    assert [m.group("word") for m in _SENTENCE_START.finditer("Notes.  \n\n  Alice moved to Rome. Bob's cat")] == \
+        ["Notes", "Alice", "Bob"]
