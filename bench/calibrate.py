@@ -24,6 +24,9 @@ the follow line as they are (a change that moves one language's signals need not
 `--lines` recalls the dialogue queries only and refits only the models that read a dialogue's
 per-line cosines (keys `...,lines|...`; with `--only LANG` only those of LANG's queries, and none
 for the other languages), keeping every other model, the margins and the follow line.
+`--margins LANG` refits nothing: it recomputes only LANG's clear margins (keys `MODEL|LANG`) from the
+rows and keeps every model, the other languages' margins and the follow line (a margin is one quantile
+of that language's negatives: it moves when the dev split grows, where the models need not).
 `--cv LANG` writes nothing: it leaves each store of LANG's recall set out in turn, refits LANG's models
 (as `--only LANG`) on the rest and judges that store with them, and prints the figures out of fold:
 in sample a fit meets its targets by construction, and those figures do not carry to new stores.
@@ -399,6 +402,16 @@ def only_language(fit: dict[str, tuple[tuple[str, ...], list[float]]], language:
     return {**kept, **fresh}, dict(relevance_fit.MARGINS), relevance_fit.FOLLOW
 
 
+def only_margins(gaps: dict[str, float], language: str
+                 ) -> tuple[dict[str, tuple[tuple[str, ...], list[float]]], dict[str, float], float]:
+    """The shipped fit and follow line, with only `language`'s margins replaced by those of `gaps`."""
+    from memctl.policy import relevance_fit
+
+    kept = {key: (names, list(beta)) for key, (names, beta) in relevance_fit.FIT.items()}
+    margins = {key: value for key, value in relevance_fit.MARGINS.items() if not key.endswith(f"|{language}")}
+    return kept, {**margins, **{k: v for k, v in gaps.items() if k.endswith(f"|{language}")}}, relevance_fit.FOLLOW
+
+
 def only_lines(fit: dict[str, tuple[tuple[str, ...], list[float]]], language: str | None = None,
                rows: list[dict] | None = None, threshold: float = 0.55
                ) -> tuple[dict[str, tuple[tuple[str, ...], list[float]]], dict[str, float], float]:
@@ -463,6 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default=None, metavar="LANG", help="refit only the models of LANG's queries")
     parser.add_argument("--lines", action="store_true",
                         help="recall the dialogues only and refit only the models that read their lines")
+    parser.add_argument("--margins", default=None, metavar="LANG",
+                        help="recompute only LANG's clear margins; keep every model and the follow line")
     parser.add_argument("--cv", default=None, metavar="LANG",
                         help="leave one store of LANG's recall set out in turn: figures out of fold (writes nothing)")
     parser.add_argument("--json", action="store_true")
@@ -477,14 +492,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.rows.write_text(json.dumps(rows), encoding="utf-8")
     if args.cv:
         return show_cv(cross_validate(rows, RecallSettings().min_relevance, args.cv), args.json)
-    fit = calibrate(rows, RecallSettings().min_relevance)
+    fit = {} if args.margins else calibrate(rows, RecallSettings().min_relevance)  # --margins: no model refitted
     sources = sorted({r["source"] for r in rows})
     if args.lines or args.only:  # the other models stay as fitted: so do their sources
         sources = sorted(set(sources) | set(fitted_on()))
     gaps = margins([r for r in rows if r["setup"] != "hashing"])
     threshold = RecallSettings().min_relevance
     follow = follow_line([r for r in rows if r["setup"] != "hashing"], fit, threshold, gaps)
-    if args.lines:
+    if args.margins:
+        fit, gaps, follow = only_margins(gaps, args.margins)
+        sources = sorted(set(sources) | set(fitted_on()))
+    elif args.lines:
         fit, gaps, follow = only_lines(fit, args.only, rows, threshold)
     elif args.only:
         fit, gaps, follow = only_language(fit, args.only)

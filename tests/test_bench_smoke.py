@@ -156,6 +156,19 @@ def test_calibration_puts_the_threshold_where_each_sets_negatives_stay_clean() -
     assert ("cos:m", "gap:m", "top:m") in calibrate.combos(["cos:m", "gap:m", "top:m", "coverage"])
 
 
+def test_recomputing_one_languages_margins_keeps_every_model_and_the_other_languages_margins() -> None:
+    from memctl.policy import relevance_fit
+
+    calibrate = load("calibrate")
+    fresh = {"m|zh": 0.5, "m|en": 0.9}  # what the rows would give, both languages
+    fit, margins, follow = calibrate.only_margins(fresh, "zh")
+    assert {k: tuple(b) for k, (_, b) in fit.items()} == {k: b for k, (_, b) in relevance_fit.FIT.items()}
+    assert margins["m|zh"] == 0.5 and "m|en" not in margins and follow == relevance_fit.FOLLOW
+    assert {k: v for k, v in margins.items() if k.endswith("|en")} == \
+        {k: v for k, v in relevance_fit.MARGINS.items() if k.endswith("|en")}
+    assert not any(k.endswith("|zh") and k != "m|zh" for k in margins)  # zh's margins are the rows' alone
+
+
 def test_a_model_that_reads_a_dialogues_lines_replaces_nothing_it_does_not_beat() -> None:
     calibrate = load("calibrate")
     names = ["cos:m", "gap:m", "top:m", "last:m", "coverage"]

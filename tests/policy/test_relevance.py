@@ -223,6 +223,17 @@ def test_a_margin_one_model_sees_and_another_contradicts_lifts_nothing() -> None
     assert margin(HitSignals(gaps={E5: 0.05, MINILM: 0.01}), EN)
 
 
+def test_a_lead_the_chinese_negatives_reach_by_minilm_alone_is_no_clear_margin() -> None:
+    from memctl.policy.relevance import margin
+
+    zh = QueryFacts(language="zh")
+    # "帮我约个围棋老师" of a store that never mentions go, recalled by the shipped model alone: its
+    # best hit leads the next by about 0.065, as several of the Chinese dev negatives' best hits do
+    assert not margin(HitSignals(gaps={MINILM: 0.066}), zh)
+    assert margin(HitSignals(gaps={MINILM: 0.09}), zh)  # a lead they do not reach still lifts
+    assert margin(HitSignals(gaps={E5: 0.02}), zh)  # e5's lead is what a Chinese question over English memories has
+
+
 def test_a_hit_on_the_querys_everyday_topic_near_its_best_cosine_is_not_held_back() -> None:
     from memctl.policy.relevance import MARGINS, TOPIC_FLOOR, TOPIC_REACH
 
