@@ -118,6 +118,7 @@ _NEGATIONS = frozenset(
     for w in "not no never none nobody nothing neither nor without dislikes hates"
     " formerly previously former anymore stopped quit ex 不 没 无 非 别 未 曾".split()
 )
+_BEFORE_NOW = frozenset(stem(w) for w in ("previous", "former"))
 _USED, _TO = stem("used"), stem("to")  # "used to" is a negation of the present; "used" is the stem of "uses" too
 _ANTONYM_PAIRS = [
     ("likes", "dislikes"), ("likes", "hates"), ("loves", "hates"), ("loves", "dislikes"),
@@ -197,7 +198,17 @@ def _negations(toks: list[str], start: int = 0, end: int | None = None) -> int:
     Vim" negates nothing, and "I use Vim" / "I used to use Vim" inserts "to use", a negation)."""
     used_to = {k for n, (a, b) in enumerate(pairwise(toks)) if a == _USED and b == _TO for k in (n, n + 1)}
     span = range(start, len(toks) if end is None else end)
-    return sum(toks[k] in _NEGATIONS or k in used_to for k in span)
+    return sum((toks[k] in _NEGATIONS and not _says_when(toks, k)) or k in used_to for k in span)
+
+
+# "the previous month", "a former summer": a time before now, said of when something happened, not of
+# a state that no longer holds ("formerly lived in Oslo", "her former boss").
+_TIME_WORDS = frozenset(stem(w) for w in "day night morning evening week weekend month year summer winter spring "
+                                         "autumn fall season semester term".split())
+
+
+def _says_when(toks: list[str], k: int) -> bool:
+    return toks[k] in _BEFORE_NOW and k + 1 < len(toks) and toks[k + 1] in _TIME_WORDS
 
 
 def _replaced_value(ops: list[Opcode], old: list[str], new: list[str]) -> str | None:

@@ -547,3 +547,19 @@ def test_a_chinese_clock_time_is_read_apart_from_the_date_before_it() -> None:
 
     moved = values_of("复盘会改10/14上午11点")  # not the number 1411:00
     assert moved.dates == {"--10-14"} and moved.numbers == {"11:00"}
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Rita and her niece loved the lantern festival the previous month.", "Rita is organising a pottery fair with her students for next month."),
+    ("The former year Omar coached the chess club.", "Omar is learning to sail this summer."),
+])
+def test_previous_or_former_before_a_time_word_says_when_not_a_negation(old: str, new: str) -> None:
+    """"the previous month" is when something happened, not "previously" said of a state that ended."""
+    from memctl.policy.decide import compare_texts, flips_polarity
+    assert not flips_polarity(old, new)
+    assert compare_texts(old, new) != "changed"
+
+
+def test_former_said_of_a_state_is_still_a_negation() -> None:
+    from memctl.policy.decide import flips_polarity
+    assert flips_polarity("Ines is the club treasurer.", "Ines is the former club treasurer.")
