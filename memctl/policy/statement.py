@@ -19,9 +19,18 @@ from functools import lru_cache
 
 from memctl.core.text import CJK_RANGES, stem
 from memctl.policy.distinct import Values, values_of, without_emails
-from memctl.policy.facts import THING_WORDS, announces_change, labelled_things, moved_thing, moved_to, relations
+from memctl.policy.facts import (
+    THING_WORDS,
+    announces_change,
+    is_occurrence,
+    labelled_things,
+    moved_thing,
+    moved_to,
+    relations,
+)
 from memctl.policy.facts import names as capitalised_names
 from memctl.policy.measures import COUNT, comparable, number_kinds
+from memctl.policy.when import absolute_dates
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
@@ -351,9 +360,19 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if qualifier_differs(a, b, set(a.slot & b.slot) - _value_labels(old, new, ids_a != ids_b)):
         return False
-    swapped = a.values.negated != b.values.negated or any(
-        left - right and right - left for left, right in _pairs_of_kinds(_kinds(a.values, old), _kinds(b.values, new)))
-    return swapped and reworded(owner_free(old, owner), owner_free(new, owner))  # last: quadratic in the words
+    swapped = [kind for kind, (left, right) in zip(sorted(_kinds(a.values, old).keys() | _kinds(b.values, new).keys()),
+                                                   _pairs_of_kinds(_kinds(a.values, old), _kinds(b.values, new)))
+               if left - right and right - left]
+    if swapped == ["dates"] and _relative_times_only(old, new, a.values, b.values):
+        return False  # "attended a parade last week" / "... a conference this month": two times, two things
+    return bool(a.values.negated != b.values.negated or swapped) and reworded(owner_free(old, owner), owner_free(new, owner))
+
+
+def _relative_times_only(old: str, new: str, a: Values, b: Values) -> bool:
+    """The dates swapped are all said from when the text was said ("last week", "this month"), no date
+    of a calendar, and one text tells of something that happened then (an occurrence)."""
+    calendar = {value for text in (old, new) for _, value in absolute_dates(text)}
+    return not (a.dates | b.dates) & calendar and (is_occurrence(old) or is_occurrence(new))
 
 
 def _identifiers_are_values(old: str, new: str, shared: set[str]) -> bool:

@@ -260,3 +260,16 @@ def test_one_named_measure_with_another_number_is_a_change(old: str, new: str, o
 ])
 def test_two_named_measures_stay_apart(old: str, new: str) -> None:
     assert not _linked(old, new, "tom")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Nora attended a jazz festival last week and loved every minute.", "Nora is looking forward to attending a poetry reading this month."),
+])
+def test_two_times_said_from_now_of_something_that_happened_are_two_things(old: str, new: str) -> None:
+    """"last week" / "this month": when each thing happens, not one value put in place of another."""
+    assert not _linked(old, new, "nora", cosine=0.8)
+
+
+def test_a_calendar_date_moved_is_still_a_new_value() -> None:
+    assert _linked("Nora's passport renewal appointment is on 3 March.",
+                   "The consulate moved the renewal to 17 March, Nora says.", "nora", cosine=0.8)
