@@ -31,7 +31,10 @@ _CJK = re.compile(f"[{CJK_RANGES}]")
 _ZH_UNIT = r"(?:[年月日号时点分秒元块岁次个天周层楼度斤]|公里|公斤|毫克|毫升|分钟|小时)*"
 _ZH_FREQUENCY = re.compile(r"每个?(月|年|天|日|(?:周|星期|礼拜)(?![一二三四五六日天]))")  # 每周二 is a weekday
 _ZH_FREQUENCY_UNIT = {"月": "month", "年": "year", "天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}
-_VALUE_RUN = re.compile(rf"[^\s{CJK_RANGES}，。：；！？、（）]*\d[^\s{CJK_RANGES}，。：；！？、（）]*{_ZH_UNIT}")
+# A run of characters other than blanks, Chinese and its punctuation with a digit in it, whole, and its
+# unit; tried from a run's start only (each start read the rest of a long run: quadratic with no digit).
+_RUN = rf"[^\s{CJK_RANGES}，。：；！？、（）]"
+_VALUE_RUN = re.compile(rf"(?<!{_RUN})(?={_RUN}*?\d){_RUN}+{_ZH_UNIT}")
 _PHONE = re.compile(r"\d{7,}")
 _PAST = re.compile(r"(?i)\b(?:was|were|used to|had been|no longer)\b(?!\s+born\b)")  # "my rent was $900" no longer holds
 
