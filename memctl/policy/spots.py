@@ -12,7 +12,10 @@ from decimal import Decimal, InvalidOperation
 from memctl.core.recognisers import Lexicon
 from memctl.core.textdates import read_dates
 
-_AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d++)(?:\.\d++)?"
+# An amount that opens a match is read from its digit run's start (or where its thousands start): from
+# every digit of a long run, each start read the rest of it (quadratic); a later start reads no more.
+_RUN_START = r"(?:(?<!\d)|(?=\d{1,3},\d{3}))"
 _CODES = "USD|EUR|GBP|CHF|JPY|CNY|RMB|CAD|AUD|HKD|SGD|INR|KRW|SEK|NOK|DKK|NZD|TWD|THB|MXN|BRL"
 _SYMBOLS = {"US$": "USD", "$": "USD", "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW"}
 _WORDS = {"dollar": "USD", "dollars": "USD", "bucks": "USD", "euro": "EUR", "euros": "EUR", "pound": "GBP",
@@ -21,15 +24,15 @@ _WORDS = {"dollar": "USD", "dollars": "USD", "bucks": "USD", "euro": "EUR", "eur
 _MONEY = re.compile(
     rf"(?P<sym>US\$|\$|£|€|¥|￥|₹|₩)\s?(?P<a1>{_AMOUNT})"
     rf"|(?<![A-Za-z])(?P<c1>{_CODES})\s?(?P<a2>{_AMOUNT})"
-    rf"|(?P<a3>{_AMOUNT})\s?(?:(?P<c2>{_CODES})(?![A-Za-z])|(?P<w>dollars?|bucks|euros?|pounds?|francs|yen|yuan|"
+    rf"|{_RUN_START}(?P<a3>{_AMOUNT})\s?(?:(?P<c2>{_CODES})(?![A-Za-z])|(?P<w>dollars?|bucks|euros?|pounds?|francs|yen|yuan|"
     r"块钱|元|块|人民币|美元|欧元|英镑|日元|港币)(?![A-Za-z]))", re.IGNORECASE)
 _UNITS = {"mg": "mg", "milligrams": "mg", "mcg": "mcg", "µg": "mcg", "μg": "mcg", "g": "g", "ml": "ml",
           "iu": "IU", "units": "IU", "unit": "IU", "km": "km", "kilometers": "km", "kilometres": "km", "miles": "mi",
           "mi": "mi", "毫克": "mg", "微克": "mcg", "克": "g", "毫升": "ml", "个单位": "IU", "单位": "IU",
           "公里": "km", "千米": "km"}
 _QUANTITY = re.compile(
-    r"(?P<wan>\d+(?:\.\d+)?)\s?万(?:\s?(?P<qian>\d)\s?千)?\s?(?P<u1>公里|千米|km)"
-    rf"|(?P<a>{_AMOUNT})\s?(?P<u2>milligrams|kilometers|kilometres|miles|units?|mcg|µg|μg|mg|ml|iu|km|mi|g"
+    r"(?<!\d)(?P<wan>\d++(?:\.\d++)?)\s?万(?:\s?(?P<qian>\d)\s?千)?\s?(?P<u1>公里|千米|km)"
+    rf"|{_RUN_START}(?P<a>{_AMOUNT})\s?(?P<u2>milligrams|kilometers|kilometres|miles|units?|mcg|µg|μg|mg|ml|iu|km|mi|g"
     r"|毫克|微克|毫升|个单位|单位|公里|千米|克)(?![A-Za-z])", re.IGNORECASE)
 _FLIGHT = re.compile(r"(?<![A-Za-z0-9])(?P<f>[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?(?P<n>\d{2,4})(?![0-9A-Za-z])")
 _NUMBER = re.compile(r"(?<![\w.])\d{1,6}(?![\w.]|,\d)")

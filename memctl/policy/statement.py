@@ -416,14 +416,18 @@ def shares_slot(old: str, new: str, owner: str | None = None) -> bool:
 
 
 # A word written with a capital, inside or after a digit too ("LastPass", "1Password", "Linear"): a name.
-_CAPITALISED = re.compile(r"\b[\w-]*[A-Z][\w-]*")
+# Each run of word characters and hyphens is read once, from its first word character to its end (a
+# search for the capital from every word start of a long hyphenated run read the rest of it: quadratic).
+_WORD_RUN = re.compile(r"(?<![\w-])-*+(\w[\w-]*+)")
+_CAPITAL = re.compile(r"[A-Z]")
 _SENTENCE_END = re.compile(r"[.!?]\s+")  # what a sentence's first word follows
 
 
 def _capitalised(text: str, opening: bool = False) -> set[str]:
     """The words of a text written with a capital (`opening`: the one that opens a sentence too)."""
     openings = {0} | {m.end() for m in _SENTENCE_END.finditer(text)}  # one pass: linear in the text
-    found = {m.group() for m in _CAPITALISED.finditer(text) if opening or m.start() not in openings}
+    runs = (m for m in _WORD_RUN.finditer(text) if _CAPITAL.search(m.group(1)))
+    found = {m.group(1) for m in runs if opening or m.start(1) not in openings}
     return {word for word in found if not values_of(word).dates}  # "Friday", "May": a day, not a name
 
 
