@@ -27,6 +27,9 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
 # A run of word characters and hyphens with a digit in it, whole; tried from a run's start only (each
 # start of "[\w-]*\d[\w-]*" read the rest of a long run: quadratic on a letter run with no digit).
 _DIGIT_WORD = re.compile(r"(?<![\w-])(?=[\w-]*?\d)[\w-]+")
+# An identifier as written: letters, a dash or '#', digits; from a letter run's start (each start of a
+# long letter run read the rest of it).
+_ID_PHRASE = re.compile(r"(?:(?<![A-Za-z])[A-Za-z]++)?[-#]?\d[\w-]*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset("not no never none nobody nothing neither nor without cannot".split())
 _ZH_NEGATIONS = re.compile(r"不|没|无|未")
@@ -619,7 +622,7 @@ def values_of(text: str) -> Values:
     addresses = [m.casefold() for m in emails(text)]  # an address is a value ("my email is ..."), not a number
     text = without_emails(text)
     ids = identifiers(_DIGIT_WORD.sub(lambda m: m.group().upper(), text))  # "inv-2024-072" is INV-2024-072
-    id_phrases = [m for m in re.findall(r"[A-Za-z]*[-#]?\d[\w-]*", text) if m.upper().replace("#", "") in ids]
+    id_phrases = [m for m in _ID_PHRASE.findall(text) if m.upper().replace("#", "") in ids]
     date_phrases = [phrase for phrase, _ in absolute_dates(text)]
     rest = _without(text, [*id_phrases, *date_phrases])
     return Values(identifiers=frozenset(ids), numbers=frozenset(_numbers(_without(rest, list(ids)))),

@@ -130,11 +130,15 @@ _CHILD_WORD = re.compile(r"\b(?:my|our|his|her|their|[a-z]+'s)\s+(?:(?:little|ol
                          r"(boy|girl)s?\b")
 
 
+# A relative by marriage, from the start of its word (each start of a long letter run read the rest of it).
+_IN_LAW = re.compile(r"(?<![a-z])([a-z]++)[- ]in[- ]law")
+
+
 @lru_cache(maxsize=16384)
 def _relations(text: str) -> frozenset[str]:
     lower = text.lower().replace("\u2019", "'")
-    in_law = {f"{m}-in-law" for m in re.findall(r"([a-z]+)[- ]in[- ]law", lower)}  # "mother-in-law" is not "mother"
-    words = {stem(w) for w in re.findall(r"[a-z]+", re.sub(r"[a-z]+[- ]in[- ]law", " ", lower))}
+    in_law = {f"{m}-in-law" for m in _IN_LAW.findall(lower)}  # "mother-in-law" is not "mother"
+    words = {stem(w) for w in re.findall(r"[a-z]+", _IN_LAW.sub(" ", lower))}
     children = {"son" if found == "boy" else "daughter" for found in _CHILD_WORD.findall(lower)}
     english = {_SAME_RELATIVE.get(word, word) for word in words & _RELATIONS} | children
     return frozenset(english | in_law | {r for r in _ZH_RELATIONS if r in text})

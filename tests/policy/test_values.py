@@ -488,3 +488,13 @@ def test_the_linear_readers_read_what_they_read_before() -> None:
     assert [m.group(1, 2) for m in _ZH_DECIMAL.finditer("汇率三点九五，下午三点五")] == [("三", "九五")]
     assert [m.group("word") for m in _SENTENCE_START.finditer("Notes.  \n\n  Alice moved to Rome. Bob's cat")] == \
         ["Notes", "Alice", "Bob"]
+
+
+def test_a_long_letter_run_is_read_in_linear_time() -> None:
+    """An identifier as written and a relative by marriage were searched from every letter of a long
+    run, each reading the rest of it: values_of on 16,000 letters took 96 s."""
+    assert finishes(
+        "from memctl.policy.distinct import values_of\n"
+        "for text in ('a' * 40000, 'mother' * 8000 + ' in law', 'ab' * 20000 + '#12'):\n"
+        "    values_of(text)\n"
+        "assert values_of('my mother-in-law has locker B-12').relations == {'mother-in-law'}\n")
