@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import sys
+import tomllib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memctl.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 DEFAULT_TYPES = ("preference", "fact", "skill", "habit", "event", "context", "constraint", "decision")
 PRESETS: dict[str, tuple[str, ...]] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
+import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib.resources import files
@@ -24,11 +24,6 @@ from memctl.core.recognisers import Common, Lexicon, Recogniser, merge_lexicon, 
 from memctl.core.schemas import Schema, parse_schema
 from memctl.store.files import read_bounded
 from memctl.store.layout import CONFIG_NAME, RULE_DIRS
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 SCHEMAS_DIR, CHECKS_DIR, RECOGNISERS_DIR = RULE_DIRS
 MAX_FILE_BYTES = 256 * 1024  # a rule file is a page of rules, not a data set

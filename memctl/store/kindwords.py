@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
+import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,11 +21,6 @@ from memctl._version import __version__
 from memctl.core import jsonsafe
 from memctl.core.kindwords import check_words
 from memctl.store.files import read_bounded, write_atomic
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "kinds.toml"
 CACHE_NAME = "kind-words.json"

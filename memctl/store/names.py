@@ -46,10 +46,8 @@ def memory_ids(root: Path, prefix: str = "") -> list[str]:
 
 def configured_types(root: Path, presets: dict[str, list[str]]) -> list[str]:
     """The types memctl.toml configures ([memory] types, else its preset's), read as TOML (never run)."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10 without tomli: the default preset
-        return list(presets["default"])
+    import tomllib
+
     try:
         with open(root / "memctl.toml", "rb") as handle:
             memory = tomllib.load(handle).get("memory", {})

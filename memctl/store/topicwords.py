@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
+import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
 from memctl._version import __version__
 from memctl.core.kindwords import check_words
 from memctl.store.kindwords import Words, kept
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "topics.toml"
 CACHE_NAME = "topic-words.json"

@@ -5,7 +5,7 @@ topic, and everyday sentences match the topic they are about (under topic.py's o
 from __future__ import annotations
 
 import json
-import sys
+import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -15,11 +15,6 @@ import memctl
 from memctl.core.text import search_terms
 from memctl.policy.topic import MAX_KINDS, checked_lexicon, kinds_in, lexicon
 from memctl.store.topicwords import MAX_TOPIC_WORDS
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 TOPICS = Path(memctl.__file__).resolve().parent / "data" / "topics.toml"
 LANGUAGES = ("en", "zh")
