@@ -282,6 +282,12 @@ def _pairs_of_kinds(left: dict[str, frozenset[str]], right: dict[str, frozenset[
     return [(comparable(left, kind), comparable(right, kind)) for kind in sorted(left.keys() | right.keys())]
 
 
+def _swapped_kinds(left: dict[str, frozenset[str]], right: dict[str, frozenset[str]]) -> list[str]:
+    """The kinds of value each side names one the other does not (a value swapped for another)."""
+    kinds = sorted(left.keys() | right.keys())
+    return [kind for kind, (x, y) in zip(kinds, _pairs_of_kinds(left, right)) if x - y and y - x]
+
+
 def value_replaced(a: Values, b: Values, old: str = "", new: str = "") -> bool:
     """A value of one kind in place of another of that kind ("iPhone 13" / "Pixel 8", "$30" / "$35"), or
     the statement negated: a new value. A value one side adds where the other names none of its
@@ -298,7 +304,7 @@ def measures_another_attribute(old: str, new: str, owner: str | None = None) -> 
     "... costs $18 a session", "a 2019 Subaru Outback" / "62,000 miles on it"), not a new value."""
     a, b = read_statement(old, owner), read_statement(new, owner)
     left, right = _kinds(a.values, old), _kinds(b.values, new)
-    if a.values.negated != b.values.negated or any(x - y and y - x for x, y in _pairs_of_kinds(left, right)):
+    if a.values.negated != b.values.negated or _swapped_kinds(left, right):
         return False
     return _lone_kind(left, right, recurring(old)) and _lone_kind(right, left, recurring(new))
 
@@ -360,9 +366,7 @@ def swaps_a_value(old: str, new: str, owner: str | None = None) -> bool:
         return False
     if qualifier_differs(a, b, set(a.slot & b.slot) - _value_labels(old, new, ids_a != ids_b)):
         return False
-    swapped = [kind for kind, (left, right) in zip(sorted(_kinds(a.values, old).keys() | _kinds(b.values, new).keys()),
-                                                   _pairs_of_kinds(_kinds(a.values, old), _kinds(b.values, new)))
-               if left - right and right - left]
+    swapped = _swapped_kinds(_kinds(a.values, old), _kinds(b.values, new))
     if swapped == ["dates"] and _relative_times_only(old, new, a.values, b.values):
         return False  # "attended a parade last week" / "... a conference this month": two times, two things
     return bool(a.values.negated != b.values.negated or swapped) and reworded(owner_free(old, owner), owner_free(new, owner))
